@@ -1,0 +1,320 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// CertMode selects how the Gateway's TLS listeners get their certificates.
+// +kubebuilder:validation:Enum=http01;dns01;existingSecret;edge
+type CertMode string
+
+// Certificate modes.
+const (
+	// CertModeHTTP01 issues one ACME certificate per hostname through the
+	// HTTP-01 solver on the Gateway's own http listener.
+	CertModeHTTP01 CertMode = "http01"
+	// CertModeDNS01 issues one wildcard ACME certificate for the apex and every
+	// inheriting child apex through a DNS-01 provider.
+	CertModeDNS01 CertMode = "dns01"
+	// CertModeExistingSecret serves an operator-supplied wildcard Secret.
+	CertModeExistingSecret CertMode = "existingSecret"
+	// CertModeEdge serves plain HTTP; TLS is terminated in front of the Gateway.
+	CertModeEdge CertMode = "edge"
+)
+
+// CertModes lists every CertMode in the order the spec documents them.
+var CertModes = []CertMode{CertModeHTTP01, CertModeDNS01, CertModeExistingSecret, CertModeEdge}
+
+// IssuerName names the ACME server the per-tenant Issuer talks to.
+// +kubebuilder:validation:Enum=letsencrypt-prod;letsencrypt-stage
+type IssuerName string
+
+// Supported ACME issuers.
+const (
+	IssuerLetsEncryptProd  IssuerName = "letsencrypt-prod"
+	IssuerLetsEncryptStage IssuerName = "letsencrypt-stage"
+)
+
+// IssuerNames lists every supported IssuerName.
+var IssuerNames = []IssuerName{IssuerLetsEncryptProd, IssuerLetsEncryptStage}
+
+// DNS01ProviderName names a DNS-01 provider.
+// +kubebuilder:validation:Enum=cloudflare;route53;digitalocean;rfc2136
+type DNS01ProviderName string
+
+// Supported DNS-01 providers.
+const (
+	DNS01Cloudflare   DNS01ProviderName = "cloudflare"
+	DNS01Route53      DNS01ProviderName = "route53"
+	DNS01DigitalOcean DNS01ProviderName = "digitalocean"
+	DNS01RFC2136      DNS01ProviderName = "rfc2136"
+)
+
+// DNS01ProviderNames lists every supported DNS01ProviderName.
+var DNS01ProviderNames = []DNS01ProviderName{DNS01Cloudflare, DNS01Route53, DNS01DigitalOcean, DNS01RFC2136}
+
+// DefaultGatewayClassName is the class a TenantGateway uses when none is set.
+const DefaultGatewayClassName = "cilium"
+
+// DefaultTSIGAlgorithm is the RFC2136 TSIG algorithm used when none is set.
+const DefaultTSIGAlgorithm = "HMACSHA256"
+
+// SecretKeySelector names one key of a Secret in the TenantGateway's namespace.
+type SecretKeySelector struct {
+	// Name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// Key within the Secret.
+	// +kubebuilder:validation:MinLength=1
+	Key string `json:"key"`
+}
+
+// CloudflareProvider configures the Cloudflare DNS-01 provider.
+type CloudflareProvider struct {
+	// APITokenSecretRef names the Secret key holding a Cloudflare API token.
+	APITokenSecretRef SecretKeySelector `json:"apiTokenSecretRef"`
+}
+
+// Route53Provider configures the AWS Route53 DNS-01 provider.
+type Route53Provider struct {
+	// Region of the Route53 API.
+	// +kubebuilder:validation:MinLength=1
+	Region string `json:"region"`
+	// AccessKeyID of the IAM user. Empty uses ambient credentials.
+	// +optional
+	AccessKeyID string `json:"accessKeyID,omitempty"`
+	// SecretAccessKeySecretRef names the Secret key holding the secret access
+	// key. Unset uses ambient credentials.
+	// +optional
+	SecretAccessKeySecretRef *SecretKeySelector `json:"secretAccessKeySecretRef,omitempty"`
+}
+
+// DigitalOceanProvider configures the DigitalOcean DNS-01 provider.
+type DigitalOceanProvider struct {
+	// TokenSecretRef names the Secret key holding a DigitalOcean API token.
+	TokenSecretRef SecretKeySelector `json:"tokenSecretRef"`
+}
+
+// RFC2136Provider configures the RFC2136 (dynamic DNS update) provider.
+type RFC2136Provider struct {
+	// Nameserver is the host:port of the authoritative DNS server.
+	// +kubebuilder:validation:MinLength=1
+	Nameserver string `json:"nameserver"`
+	// TSIGKeyName is the name of the TSIG key.
+	// +kubebuilder:validation:MinLength=1
+	TSIGKeyName string `json:"tsigKeyName"`
+	// TSIGAlgorithm is the TSIG algorithm.
+	// +kubebuilder:default=HMACSHA256
+	// +optional
+	TSIGAlgorithm string `json:"tsigAlgorithm,omitempty"`
+	// TSIGSecretSecretRef names the Secret key holding the TSIG secret.
+	TSIGSecretSecretRef SecretKeySelector `json:"tsigSecretSecretRef"`
+}
+
+// DNS01 configures the DNS-01 solver. The block named by Provider is
+// required when certMode is dns01 (enforced on TenantGatewaySpec, where the
+// mode is known).
+type DNS01 struct {
+	// Provider selects the DNS-01 provider.
+	// +kubebuilder:default=cloudflare
+	// +optional
+	Provider DNS01ProviderName `json:"provider,omitempty"`
+	// Cloudflare configures the cloudflare provider.
+	// +optional
+	Cloudflare *CloudflareProvider `json:"cloudflare,omitempty"`
+	// Route53 configures the route53 provider.
+	// +optional
+	Route53 *Route53Provider `json:"route53,omitempty"`
+	// DigitalOcean configures the digitalocean provider.
+	// +optional
+	DigitalOcean *DigitalOceanProvider `json:"digitalocean,omitempty"`
+	// RFC2136 configures the rfc2136 provider.
+	// +optional
+	RFC2136 *RFC2136Provider `json:"rfc2136,omitempty"`
+}
+
+// LocalSecretReference names a Secret in the TenantGateway's namespace.
+type LocalSecretReference struct {
+	// Name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+}
+
+// DNSLabel is an RFC 1123 DNS label, such as a namespace or service name.
+// +kubebuilder:validation:MinLength=1
+// +kubebuilder:validation:MaxLength=63
+// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+type DNSLabel string
+
+// TenantGatewaySpec is the operator's intent for one tenant's Gateway.
+// +kubebuilder:validation:XValidation:rule="self.certMode != 'dns01' || has(self.dns01)",message="spec.dns01 is required when spec.certMode is dns01"
+// +kubebuilder:validation:XValidation:rule="self.certMode != 'dns01' || !has(self.dns01) || self.dns01.provider != 'cloudflare' || has(self.dns01.cloudflare)",message="spec.dns01.cloudflare is required when spec.certMode is dns01 and spec.dns01.provider is cloudflare"
+// +kubebuilder:validation:XValidation:rule="self.certMode != 'dns01' || !has(self.dns01) || self.dns01.provider != 'route53' || has(self.dns01.route53)",message="spec.dns01.route53 is required when spec.certMode is dns01 and spec.dns01.provider is route53"
+// +kubebuilder:validation:XValidation:rule="self.certMode != 'dns01' || !has(self.dns01) || self.dns01.provider != 'digitalocean' || has(self.dns01.digitalocean)",message="spec.dns01.digitalocean is required when spec.certMode is dns01 and spec.dns01.provider is digitalocean"
+// +kubebuilder:validation:XValidation:rule="self.certMode != 'dns01' || !has(self.dns01) || self.dns01.provider != 'rfc2136' || has(self.dns01.rfc2136)",message="spec.dns01.rfc2136 is required when spec.certMode is dns01 and spec.dns01.provider is rfc2136"
+// +kubebuilder:validation:XValidation:rule="self.certMode != 'existingSecret' || has(self.wildcardSecretRef)",message="spec.wildcardSecretRef.name is required when spec.certMode is existingSecret"
+type TenantGatewaySpec struct {
+	// Apex is the tenant's apex domain: a lowercase DNS name without wildcard.
+	// Every hostname the Gateway serves is the apex or one of its subdomains.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Apex string `json:"apex"`
+
+	// CertMode selects how TLS listeners get their certificates.
+	// +kubebuilder:default=http01
+	// +optional
+	CertMode CertMode `json:"certMode,omitempty"`
+
+	// IssuerName selects the ACME server. Read only in http01 and dns01.
+	// +kubebuilder:default=letsencrypt-prod
+	// +optional
+	IssuerName IssuerName `json:"issuerName,omitempty"`
+
+	// DNS01 configures the DNS-01 provider. Required when certMode is dns01.
+	// +optional
+	DNS01 *DNS01 `json:"dns01,omitempty"`
+
+	// WildcardSecretRef names the operator-supplied wildcard TLS Secret in
+	// this namespace. Required when certMode is existingSecret.
+	// +optional
+	WildcardSecretRef *LocalSecretReference `json:"wildcardSecretRef,omitempty"`
+
+	// AttachedNamespaces are namespaces, besides this one, whose routes may
+	// attach to the Gateway. Each gets the label
+	// namespace.cozystack.io/gateway=<this namespace>.
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=256
+	// +optional
+	AttachedNamespaces []DNSLabel `json:"attachedNamespaces,omitempty"`
+
+	// TLSPassthroughServices get one TLS passthrough listener each, for the
+	// hostname <service>.<apex>. Ignored in edge mode.
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	TLSPassthroughServices []DNSLabel `json:"tlsPassthroughServices,omitempty"`
+
+	// GatewayClassName is the GatewayClass of the Gateway.
+	// +kubebuilder:default=cilium
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	GatewayClassName string `json:"gatewayClassName,omitempty"`
+}
+
+// ListenerStatus reports one Gateway listener, in Gateway order.
+type ListenerStatus struct {
+	// Name of the listener.
+	Name string `json:"name"`
+	// Hostname of the listener; empty for a listener that matches any host.
+	// +optional
+	Hostname string `json:"hostname,omitempty"`
+	// Port of the listener.
+	Port int32 `json:"port"`
+	// Ready is true when the listener is Accepted and Programmed.
+	Ready bool `json:"ready"`
+	// Reason is Ready, Pending, NotAccepted or NotProgrammed.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+	// CertificateName is the Secret the listener's TLS refers to.
+	// +optional
+	CertificateName string `json:"certificateName,omitempty"`
+}
+
+// HostnameState is the judgement of one hostname a route asked for.
+// +kubebuilder:validation:Enum=Listening;Conflict;OutsideApex;Invalid;OverListenerLimit;Passthrough;Covered
+type HostnameState string
+
+// Hostname states.
+const (
+	HostnameListening         HostnameState = "Listening"
+	HostnameConflict          HostnameState = "Conflict"
+	HostnameOutsideApex       HostnameState = "OutsideApex"
+	HostnameInvalid           HostnameState = "Invalid"
+	HostnameOverListenerLimit HostnameState = "OverListenerLimit"
+	HostnamePassthrough       HostnameState = "Passthrough"
+	HostnameCovered           HostnameState = "Covered"
+)
+
+// HostnameStatus reports one hostname claimed by one route.
+type HostnameStatus struct {
+	// Hostname the route asked for.
+	Hostname string `json:"hostname"`
+	// Route is <kind>/<namespace>/<name>.
+	Route string `json:"route"`
+	// State is the judgement of the claim.
+	State HostnameState `json:"state"`
+	// Message explains a state other than Listening or Covered.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// ConflictStatus reports a hostname claimed from several namespaces.
+type ConflictStatus struct {
+	// Hostname in dispute.
+	Hostname string `json:"hostname"`
+	// Winner is the route (<kind>/<namespace>/<name>) that keeps it.
+	Winner string `json:"winner"`
+	// Losers are the routes refused for it.
+	Losers []string `json:"losers"`
+}
+
+// ChildApexState is the judgement of an inheriting child apex.
+// +kubebuilder:validation:Enum=Listening;OutsideApex;OverListenerLimit
+type ChildApexState string
+
+// Child apex states.
+const (
+	ChildApexListening         ChildApexState = "Listening"
+	ChildApexOutsideApex       ChildApexState = "OutsideApex"
+	ChildApexOverListenerLimit ChildApexState = "OverListenerLimit"
+)
+
+// ChildApexStatus reports one inheriting child apex.
+type ChildApexStatus struct {
+	// Apex of the child tenant.
+	Apex string `json:"apex"`
+	// Namespace of the child tenant.
+	Namespace string `json:"namespace"`
+	// State of the child apex.
+	State ChildApexState `json:"state"`
+}
+
+// TenantGatewayStatus is what the function observed and decided. Crossplane
+// adds its own conditions (Ready, Synced) and the custom ones the function
+// returns (GatewayReady, ListenersReady, RoutesAccepted) next to these fields.
+type TenantGatewayStatus struct {
+	// CertMode is the certificate mode in force.
+	// +optional
+	CertMode CertMode `json:"certMode,omitempty"`
+	// Listeners mirror the Gateway's listeners, in Gateway order.
+	// +optional
+	Listeners []ListenerStatus `json:"listeners,omitempty"`
+	// Hostnames are every hostname a route asked for, with its state.
+	// +optional
+	Hostnames []HostnameStatus `json:"hostnames,omitempty"`
+	// Conflicts are hostnames claimed from several namespaces.
+	// +optional
+	Conflicts []ConflictStatus `json:"conflicts,omitempty"`
+	// ChildApexes are the apexes of inheriting child tenants.
+	// +optional
+	ChildApexes []ChildApexStatus `json:"childApexes,omitempty"`
+}
+
+// A TenantGateway gives one tenant its own Gateway API Gateway with
+// automatic TLS. Crossplane appends its own SYNCED, READY, COMPOSITION and
+// AGE printer columns to the three declared here.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Namespaced,shortName=tgw
+// +kubebuilder:printcolumn:name="APEX",type="string",JSONPath=".spec.apex"
+// +kubebuilder:printcolumn:name="MODE",type="string",JSONPath=".spec.certMode"
+// +kubebuilder:printcolumn:name="CLASS",type="string",JSONPath=".spec.gatewayClassName"
+type TenantGateway struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +kubebuilder:validation:Required
+	Spec   TenantGatewaySpec   `json:"spec"`
+	Status TenantGatewayStatus `json:"status,omitempty"`
+}

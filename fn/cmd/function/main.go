@@ -1,0 +1,44 @@
+// Command function serves function-tenant-gateway over gRPC.
+package main
+
+import (
+	"time"
+
+	"github.com/alecthomas/kong"
+	"github.com/crossplane/function-sdk-go"
+
+	"github.com/cozystack/function-tenant-gateway/fn"
+)
+
+// CLI are the flags of the function binary.
+type CLI struct {
+	Debug bool `help:"Emit debug logs in addition to info logs." short:"d"`
+
+	Network            string        `default:"tcp"                                                                                                                   help:"Network on which to listen for gRPC connections."`
+	Address            string        `default:":9443"                                                                                                                 help:"Address at which to listen for gRPC connections."`
+	TLSServerCertsDir  string        `env:"TLS_SERVER_CERTS_DIR"                                                                                                      help:"Directory containing server certs (tls.key, tls.crt) and the CA used to verify client certificates (ca.crt)."`
+	Insecure           bool          `help:"Run without mTLS credentials. Only for local development and crossplane render."`
+	MaxRecvMessageSize int           `default:"4"                                                                                                                     help:"Maximum size of a received gRPC message, in MiB."`
+	TTL                time.Duration `default:"60s"                                                                                                                   help:"How long Crossplane may cache a response. Routes are not watched, so a new route is picked up within one TTL."`
+	MetricsAddress     string        `default:":8080"                                                                                                                 help:"Address of the Prometheus metrics endpoint; empty disables it."`
+}
+
+// Run serves the function until it fails.
+func (c *CLI) Run() error {
+	log, err := function.NewLogger(c.Debug)
+	if err != nil {
+		return err
+	}
+	log.Info("serving function-tenant-gateway", "address", c.Address, "insecure", c.Insecure, "ttl", c.TTL.String(), "max-recv-message-size-mib", c.MaxRecvMessageSize)
+	return function.Serve(fn.NewFunction(fn.WithLogger(log), fn.WithTTL(c.TTL)),
+		function.Listen(c.Network, c.Address),
+		function.MTLSCertificates(c.TLSServerCertsDir),
+		function.Insecure(c.Insecure),
+		function.MaxRecvMessageSize(c.MaxRecvMessageSize*1024*1024),
+		function.WithMetricsServer(c.MetricsAddress))
+}
+
+func main() {
+	ctx := kong.Parse(&CLI{}, kong.Description("A Crossplane composition function that gives every tenant its own Gateway API Gateway with automatic TLS."))
+	ctx.FatalIfErrorf(ctx.Run())
+}

@@ -1,0 +1,78 @@
+package fn
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/request"
+	"github.com/crossplane/function-sdk-go/response"
+
+	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+)
+
+// DefaultTTL is how long Crossplane may cache a response. Required resources
+// (routes, namespaces) are not watched, so this bounds how long a new route
+// waits for its listener.
+const DefaultTTL = 60 * time.Second
+
+// Function serves RunFunction for every composite kind this project defines.
+type Function struct {
+	fnv1.UnimplementedFunctionRunnerServiceServer
+
+	log logging.Logger
+	ttl time.Duration
+}
+
+// An Option configures a Function.
+type Option func(*Function)
+
+// WithLogger sets the Function's logger.
+func WithLogger(l logging.Logger) Option { return func(f *Function) { f.log = l } }
+
+// WithTTL sets the TTL of every response.
+func WithTTL(d time.Duration) Option { return func(f *Function) { f.ttl = d } }
+
+// NewFunction returns a Function with the supplied options.
+func NewFunction(o ...Option) *Function {
+	f := &Function{log: logging.NewNopLogger(), ttl: DefaultTTL}
+	for _, fn := range o {
+		fn(f)
+	}
+	return f
+}
+
+// RunFunction runs one pipeline step. Every failure is reported as a result
+// on the response; the gRPC error is reserved for a request that cannot be
+// answered at all.
+func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
+	rsp := response.To(req, f.ttl)
+
+	in := &fnv1beta1.Input{}
+	if req.GetInput() != nil {
+		if err := request.GetInput(req, in); err != nil {
+			response.Fatal(rsp, fmt.Errorf("cannot read the function input (apiVersion %s, kind Input): %w", fnv1beta1.SchemeGroupVersion, err))
+			return rsp, nil
+		}
+	}
+	settings := in.WithDefaults()
+
+	xr, err := request.GetObservedCompositeResource(req)
+	if err != nil {
+		response.Fatal(rsp, fmt.Errorf("cannot get the observed composite resource: %w", err))
+		return rsp, nil
+	}
+	gvk := xr.Resource.GroupVersionKind()
+	log := f.log.WithValues("xr-kind", gvk.Kind, "xr-namespace", xr.Resource.GetNamespace(), "xr-name", xr.Resource.GetName())
+
+	switch gvk.GroupKind() {
+	case v1alpha1.TenantGatewayGroupVersionKind.GroupKind():
+		runTenantGateway(log, req, rsp, xr, settings)
+	default:
+		response.Fatal(rsp, fmt.Errorf("function-tenant-gateway composes %s, but the composite resource is a %s", v1alpha1.TenantGatewayGroupVersionKind.GroupKind(), gvk.GroupKind()))
+	}
+	return rsp, nil
+}

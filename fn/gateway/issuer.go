@@ -1,0 +1,63 @@
+package gateway
+
+import (
+	cmacme "github.com/cert-manager/cert-manager/pkg/apis/acme/v1"
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+)
+
+// ACME directory URLs of the supported issuers.
+const (
+	ACMEServerProd  = "https://acme-v02.api.letsencrypt.org/directory"
+	ACMEServerStage = "https://acme-staging-v02.api.letsencrypt.org/directory"
+)
+
+// acmeServer maps an issuer name to its directory. Validate has already
+// refused any other name.
+func acmeServer(n v1alpha1.IssuerName) string {
+	if n == v1alpha1.IssuerLetsEncryptStage {
+		return ACMEServerStage
+	}
+	return ACMEServerProd
+}
+
+// issuerObject is the per-tenant ACME Issuer (http01): its own account key and
+// one HTTP-01 solver that puts challenge routes on the Gateway's http
+// listener.
+func issuerObject(in *Input) *cmv1.Issuer {
+	return &cmv1.Issuer{
+		TypeMeta: metav1.TypeMeta{APIVersion: cmv1.SchemeGroupVersion.String(), Kind: cmv1.IssuerKind},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      IssuerName(in.Name),
+			Namespace: in.Namespace,
+			Labels:    commonLabels(in),
+		},
+		Spec: cmv1.IssuerSpec{IssuerConfig: cmv1.IssuerConfig{ACME: &cmacme.ACMEIssuer{
+			Server:     acmeServer(in.Spec.IssuerName),
+			PrivateKey: cmmeta.SecretKeySelector{LocalObjectReference: cmmeta.LocalObjectReference{Name: AccountKeySecretName(in.Name)}},
+			Solvers:    []cmacme.ACMEChallengeSolver{http01Solver(in)},
+		}}},
+	}
+}
+
+func http01Solver(in *Input) cmacme.ACMEChallengeSolver {
+	group := gwapiv1.Group(gwapiv1.GroupName)
+	kind := gwapiv1.Kind("Gateway")
+	ns := gwapiv1.Namespace(in.Namespace)
+	section := gwapiv1.SectionName(ListenerHTTP)
+	return cmacme.ACMEChallengeSolver{HTTP01: &cmacme.ACMEChallengeSolverHTTP01{
+		GatewayHTTPRoute: &cmacme.ACMEChallengeSolverHTTP01GatewayHTTPRoute{
+			ParentRefs: []gwapiv1.ParentReference{{
+				Group:       &group,
+				Kind:        &kind,
+				Name:        gwapiv1.ObjectName(in.Name),
+				Namespace:   &ns,
+				SectionName: &section,
+			}},
+		},
+	}}
+}

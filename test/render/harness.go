@@ -1,0 +1,392 @@
+// Package render runs `crossplane render` against the function for every
+// scenario under examples/, offline: the function is a local process (the
+// Development runtime) and the render engine is a local Crossplane core
+// binary, so no Docker daemon and no registry are involved. It backs both
+// `make render` (cmd/render) and the golden tests (render_test.go).
+package render
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+// Environment variables naming the binaries. The Makefile builds and sets
+// them; see `make tools`.
+const (
+	EnvCrossplane     = "CROSSPLANE"
+	EnvCrossplaneCore = "CROSSPLANE_CORE"
+	EnvFunction       = "FUNCTION_BIN"
+)
+
+// Paths relative to the repository root.
+const (
+	ExamplesDir  = "examples"
+	FunctionsYML = "examples/functions.yaml"
+)
+
+// compositions maps an XR kind to the Composition and XRD that ship for it.
+var compositions = map[string]struct{ Composition, XRD string }{
+	"TenantGateway": {
+		Composition: "package/configuration/tenantgateway/composition.yaml",
+		XRD:         "package/configuration/tenantgateway/definition.yaml",
+	},
+}
+
+// Scenario file names.
+const (
+	fileXR          = "xr.yaml"
+	fileComposition = "composition.yaml"
+	fileRequired    = "required.yaml"
+	fileObserved    = "observed.yaml"
+	// FileExpected is the golden output of a scenario.
+	FileExpected = "expected.yaml"
+)
+
+// Tools are the binaries a render needs.
+type Tools struct {
+	Crossplane     string
+	CrossplaneCore string
+}
+
+// ToolsFromEnv reads the binaries' paths from the environment.
+func ToolsFromEnv() (Tools, error) {
+	t := Tools{Crossplane: os.Getenv(EnvCrossplane), CrossplaneCore: os.Getenv(EnvCrossplaneCore)}
+	if t.Crossplane == "" || t.CrossplaneCore == "" {
+		return t, fmt.Errorf("%s and %s must name the Crossplane CLI and core binaries (run through `make`, which builds them)", EnvCrossplane, EnvCrossplaneCore)
+	}
+	return t, nil
+}
+
+// RepoRoot finds the repository root above dir (the folder holding go.mod).
+func RepoRoot(dir string) (string, error) {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", fmt.Errorf("cannot find go.mod above %s", dir)
+		}
+		d = parent
+	}
+}
+
+// A Scenario is one folder under examples/ holding an xr.yaml.
+type Scenario struct {
+	Name string
+	Dir  string
+}
+
+// Scenarios lists the scenarios under root/examples, sorted by name.
+func Scenarios(root string) ([]Scenario, error) {
+	entries, err := os.ReadDir(filepath.Join(root, ExamplesDir))
+	if err != nil {
+		return nil, fmt.Errorf("cannot list scenarios: %w", err)
+	}
+	var out []Scenario
+	for _, e := range entries {
+		dir := filepath.Join(root, ExamplesDir, e.Name())
+		if !e.IsDir() || !exists(filepath.Join(dir, fileXR)) {
+			continue
+		}
+		out = append(out, Scenario{Name: e.Name(), Dir: dir})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Function is a running function process.
+type Function struct {
+	Address string
+	cmd     *exec.Cmd
+	done    chan error
+}
+
+// StartFunction starts the function binary on a free loopback port with
+// --insecure and waits until it accepts connections.
+func StartFunction(bin string, log io.Writer) (*Function, error) {
+	addr, err := freeAddress()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "--insecure", "--debug", "--address="+addr, "--metrics-address=") //nolint:gosec // The binary is ours, built by the Makefile.
+	cmd.Stdout = log
+	cmd.Stderr = log
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("cannot start function %s: %w", bin, err)
+	}
+	f := &Function{Address: addr, cmd: cmd, done: make(chan error, 1)}
+	go func() { f.done <- cmd.Wait() }()
+
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-f.done:
+			return nil, fmt.Errorf("function exited before it served: %w", err)
+		default:
+		}
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			_ = c.Close()
+			return f, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = f.Stop()
+	return nil, fmt.Errorf("function did not listen on %s within 30s", addr)
+}
+
+// Stop kills the function by its PID and waits for it to exit.
+func (f *Function) Stop() error {
+	if f == nil || f.cmd.Process == nil {
+		return nil
+	}
+	_ = f.cmd.Process.Kill()
+	select {
+	case <-f.done:
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("function (pid %d) did not exit", f.cmd.Process.Pid)
+	}
+	return nil
+}
+
+func freeAddress() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("cannot find a free loopback port: %w", err)
+	}
+	defer l.Close() //nolint:errcheck // Only its address is needed.
+	return l.Addr().String(), nil
+}
+
+// Render runs `crossplane render` for one scenario against the function at
+// addr and returns its output: the XR (with -x, its spec too), every composed
+// resource, and the function's results.
+func Render(ctx context.Context, t Tools, root string, sc Scenario, addr string) ([]byte, error) {
+	xr := filepath.Join(sc.Dir, fileXR)
+	kind, err := kindOf(xr)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := compositions[kind]
+	if !ok {
+		return nil, fmt.Errorf("scenario %s: no Composition ships for kind %q", sc.Name, kind)
+	}
+	comp := filepath.Join(root, c.Composition)
+	if p := filepath.Join(sc.Dir, fileComposition); exists(p) {
+		comp = p
+	}
+	args := []string{
+		"render", xr, comp, filepath.Join(root, FunctionsYML),
+		"--crossplane-binary=" + t.CrossplaneCore,
+		"--xrd=" + filepath.Join(root, c.XRD),
+		"--include-function-results",
+		"--include-full-xr",
+		"--function-annotations=render.crossplane.io/runtime-development-target=" + addr,
+	}
+	if p := filepath.Join(sc.Dir, fileRequired); exists(p) {
+		args = append(args, "--required-resources="+p)
+	}
+	if p := filepath.Join(sc.Dir, fileObserved); exists(p) {
+		args = append(args, "--observed-resources="+p)
+	}
+	out, err := run(ctx, t.Crossplane, args...)
+	if err != nil {
+		return nil, err
+	}
+	return sortUnreadyResults(out), nil
+}
+
+// sortUnreadyResults sorts the "Composed resource %q is not yet ready"
+// results the render engine appends. Crossplane emits them while ranging over
+// a map, so their order changes from run to run; everything the function
+// itself returns keeps its order.
+func sortUnreadyResults(out []byte) []byte {
+	trailing := len(out) - len(trimEnd(out))
+	docs := bytes.Split(trimEnd(out), []byte("\n---\n"))
+	isUnready := func(d []byte) bool {
+		return bytes.Contains(d, []byte("kind: Result\n")) && bytes.Contains(d, []byte("message: Composed resource \"")) && bytes.Contains(d, []byte("is not yet ready"))
+	}
+	for i := 0; i < len(docs); {
+		if !isUnready(docs[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(docs) && isUnready(docs[j]) {
+			j++
+		}
+		run := docs[i:j]
+		sort.SliceStable(run, func(a, b int) bool { return bytes.Compare(run[a], run[b]) < 0 })
+		i = j
+	}
+	return append(bytes.Join(docs, []byte("\n---\n")), out[len(out)-trailing:]...)
+}
+
+// trimEnd drops the newlines that end a stream.
+func trimEnd(b []byte) []byte { return bytes.TrimRight(b, "\n") }
+
+// SchemaDir fills dir with every schema the rendered objects are validated
+// against: the Gateway API standard-channel and cert-manager CRDs from the Go
+// module cache (the versions go.mod pins) and our own XRDs.
+func SchemaDir(ctx context.Context, root, dir string) error {
+	if _, err := run(ctx, "go", "-C", root, "mod", "download", "sigs.k8s.io/gateway-api", "github.com/cert-manager/cert-manager"); err != nil {
+		return err
+	}
+	out, err := run(ctx, "go", "-C", root, "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/gateway-api", "github.com/cert-manager/cert-manager")
+	if err != nil {
+		return err
+	}
+	dirs := strings.Fields(string(out))
+	if len(dirs) != 2 {
+		return fmt.Errorf("cannot find the gateway-api and cert-manager modules: go list printed %q", out)
+	}
+	var files []string
+	gw, err := filepath.Glob(filepath.Join(dirs[0], "config", "crd", "standard", "gateway.networking.k8s.io_*.yaml"))
+	if err != nil {
+		return err
+	}
+	for _, f := range gw {
+		// Not a CRD: a ValidatingAdmissionPolicy guarding upgrades.
+		if !strings.HasSuffix(f, "_vap_safeupgrades.yaml") {
+			files = append(files, f)
+		}
+	}
+	cm, err := filepath.Glob(filepath.Join(dirs[1], "deploy", "crds", "*.yaml"))
+	if err != nil {
+		return err
+	}
+	files = append(files, cm...)
+	for _, c := range compositions {
+		files = append(files, filepath.Join(root, c.XRD))
+	}
+	sort.Strings(files)
+	if len(gw) == 0 || len(cm) == 0 {
+		return fmt.Errorf("no CRDs found under %s and %s", dirs[0], dirs[1])
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f) //nolint:gosec // Paths come from the module cache and the repository.
+		if err != nil {
+			return fmt.Errorf("cannot read schema %s: %w", f, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o600); err != nil {
+			return fmt.Errorf("cannot write schema %s: %w", f, err)
+		}
+	}
+	return nil
+}
+
+// Validate checks every Kubernetes object in rendered output against the
+// schemas in dir with `crossplane resource validate`, offline. The
+// render-only documents (results, context) are left out, and a missing
+// schema is an error, so every composed object is really checked.
+func Validate(ctx context.Context, t Tools, schemas string, rendered []byte, cacheDir string) ([]byte, error) {
+	objs, err := KubernetesObjects(rendered)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp("", "rendered-*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name()) //nolint:errcheck // Best-effort clean-up of a temp file.
+	if _, err := f.Write(objs); err != nil {
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	return run(ctx, t.Crossplane, "resource", "validate", schemas, f.Name(),
+		"--crossplane-image=", "--cache-dir="+cacheDir, "--error-on-missing-schemas")
+}
+
+// KubernetesObjects drops the render.crossplane.io documents (Result,
+// Context) from rendered output.
+func KubernetesObjects(rendered []byte) ([]byte, error) {
+	docs, err := Documents(rendered)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	for _, d := range docs {
+		if strings.HasPrefix(apiVersionOf(d), "render.crossplane.io/") {
+			continue
+		}
+		b, err := yaml.Marshal(d)
+		if err != nil {
+			return nil, err
+		}
+		out.WriteString("---\n")
+		out.Write(b)
+	}
+	return out.Bytes(), nil
+}
+
+// Documents splits a YAML stream into objects.
+func Documents(stream []byte) ([]map[string]any, error) {
+	d := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(stream), 4096)
+	var out []map[string]any
+	for {
+		m := map[string]any{}
+		if err := d.Decode(&m); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return nil, fmt.Errorf("cannot decode rendered YAML: %w", err)
+		}
+		if len(m) > 0 {
+			out = append(out, m)
+		}
+	}
+}
+
+func apiVersionOf(m map[string]any) string {
+	s, _ := m["apiVersion"].(string)
+	return s
+}
+
+func kindOf(file string) (string, error) {
+	b, err := os.ReadFile(file) //nolint:gosec // Scenario files are ours.
+	if err != nil {
+		return "", fmt.Errorf("cannot read %s: %w", file, err)
+	}
+	m := map[string]any{}
+	if err := yaml.Unmarshal(b, &m); err != nil {
+		return "", fmt.Errorf("cannot decode %s: %w", file, err)
+	}
+	k, _ := m["kind"].(string)
+	return k, nil
+}
+
+func run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, name, args...) //nolint:gosec // Our own tools, with our own arguments.
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.Bytes(), fmt.Errorf("%s %s: %w\n%s%s", filepath.Base(name), strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	return stdout.Bytes(), nil
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
