@@ -53,7 +53,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 
 	in := &fnv1beta1.Input{}
 	if req.GetInput() != nil {
-		if err := request.GetInput(req, in); err != nil {
+		if err := decodeJSON(req.GetInput().AsMap(), in); err != nil {
 			response.Fatal(rsp, fmt.Errorf("cannot read the function input (apiVersion %s, kind Input): %w", fnv1beta1.SchemeGroupVersion, err))
 			return rsp, nil
 		}

@@ -5,19 +5,26 @@ import (
 	"fmt"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/request"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/crossplane/function-sdk-go/response"
-	"k8s.io/apimachinery/pkg/runtime"
-	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
+
+// decodeTenantGateway reads the observed XR into its Go type.
+func decodeTenantGateway(xr *resource.Composite) (*v1alpha1.TenantGateway, error) {
+	tgw := &v1alpha1.TenantGateway{}
+	return tgw, decodeJSON(xr.Resource.Object, tgw)
+}
 
 func init() { //nolint:gochecknoinits // composed.From needs the kinds we compose in its scheme.
 	for _, add := range []func(*runtime.Scheme) error{gwapiv1.Install, cmv1.AddToScheme} {
@@ -29,8 +36,8 @@ func init() { //nolint:gochecknoinits // composed.From needs the kinds we compos
 
 // runTenantGateway composes one TenantGateway.
 func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr *resource.Composite, settings fnv1beta1.Input) {
-	tgw := &v1alpha1.TenantGateway{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(xr.Resource.Object, tgw); err != nil {
+	tgw, err := decodeTenantGateway(xr)
+	if err != nil {
 		response.Fatal(rsp, fmt.Errorf("cannot decode TenantGateway %s/%s (is every spec field of the type the XRD declares?): %w", xr.Resource.GetNamespace(), xr.Resource.GetName(), err))
 		return
 	}

@@ -102,48 +102,64 @@ func validateIssuerName(p *field.Path, n v1alpha1.IssuerName) field.ErrorList {
 	return field.ErrorList{field.NotSupported(p, n, v1alpha1.IssuerNames)}
 }
 
+// providerValidators check the block of each DNS-01 provider; a nil block is
+// reported before they run.
+var providerValidators = map[v1alpha1.DNS01ProviderName]struct {
+	present  func(*v1alpha1.DNS01) bool
+	validate func(*field.Path, *v1alpha1.DNS01) field.ErrorList
+}{
+	v1alpha1.DNS01Cloudflare: {
+		present: func(d *v1alpha1.DNS01) bool { return d.Cloudflare != nil },
+		validate: func(p *field.Path, d *v1alpha1.DNS01) field.ErrorList {
+			return validateSecretKey(p.Child("apiTokenSecretRef"), &d.Cloudflare.APITokenSecretRef)
+		},
+	},
+	v1alpha1.DNS01Route53: {
+		present: func(d *v1alpha1.DNS01) bool { return d.Route53 != nil },
+		validate: func(p *field.Path, d *v1alpha1.DNS01) field.ErrorList {
+			var errs field.ErrorList
+			if d.Route53.Region == "" {
+				errs = append(errs, field.Required(p.Child("region"), "the AWS region of the Route53 API"))
+			}
+			if d.Route53.SecretAccessKeySecretRef != nil {
+				errs = append(errs, validateSecretKey(p.Child("secretAccessKeySecretRef"), d.Route53.SecretAccessKeySecretRef)...)
+			}
+			return errs
+		},
+	},
+	v1alpha1.DNS01DigitalOcean: {
+		present: func(d *v1alpha1.DNS01) bool { return d.DigitalOcean != nil },
+		validate: func(p *field.Path, d *v1alpha1.DNS01) field.ErrorList {
+			return validateSecretKey(p.Child("tokenSecretRef"), &d.DigitalOcean.TokenSecretRef)
+		},
+	},
+	v1alpha1.DNS01RFC2136: {
+		present: func(d *v1alpha1.DNS01) bool { return d.RFC2136 != nil },
+		validate: func(p *field.Path, d *v1alpha1.DNS01) field.ErrorList {
+			var errs field.ErrorList
+			if d.RFC2136.Nameserver == "" {
+				errs = append(errs, field.Required(p.Child("nameserver"), "host:port of the authoritative DNS server"))
+			}
+			if d.RFC2136.TSIGKeyName == "" {
+				errs = append(errs, field.Required(p.Child("tsigKeyName"), "the name of the TSIG key"))
+			}
+			return append(errs, validateSecretKey(p.Child("tsigSecretSecretRef"), &d.RFC2136.TSIGSecretSecretRef)...)
+		},
+	},
+}
+
 func validateDNS01(p *field.Path, d *v1alpha1.DNS01) field.ErrorList {
 	if d == nil {
 		return field.ErrorList{field.Required(p, fmt.Sprintf("the DNS-01 provider is required when spec.certMode is dns01 (spec.dns01.provider: one of %s, with the block of that name)", quoted(v1alpha1.DNS01ProviderNames)))}
 	}
-	var errs field.ErrorList
-	switch d.Provider {
-	case v1alpha1.DNS01Cloudflare:
-		if d.Cloudflare == nil {
-			return field.ErrorList{providerBlockRequired(p, d.Provider)}
-		}
-		errs = append(errs, validateSecretKey(p.Child("cloudflare", "apiTokenSecretRef"), &d.Cloudflare.APITokenSecretRef)...)
-	case v1alpha1.DNS01Route53:
-		if d.Route53 == nil {
-			return field.ErrorList{providerBlockRequired(p, d.Provider)}
-		}
-		if d.Route53.Region == "" {
-			errs = append(errs, field.Required(p.Child("route53", "region"), "the AWS region of the Route53 API"))
-		}
-		if d.Route53.SecretAccessKeySecretRef != nil {
-			errs = append(errs, validateSecretKey(p.Child("route53", "secretAccessKeySecretRef"), d.Route53.SecretAccessKeySecretRef)...)
-		}
-	case v1alpha1.DNS01DigitalOcean:
-		if d.DigitalOcean == nil {
-			return field.ErrorList{providerBlockRequired(p, d.Provider)}
-		}
-		errs = append(errs, validateSecretKey(p.Child("digitalocean", "tokenSecretRef"), &d.DigitalOcean.TokenSecretRef)...)
-	case v1alpha1.DNS01RFC2136:
-		if d.RFC2136 == nil {
-			return field.ErrorList{providerBlockRequired(p, d.Provider)}
-		}
-		r := p.Child("rfc2136")
-		if d.RFC2136.Nameserver == "" {
-			errs = append(errs, field.Required(r.Child("nameserver"), "host:port of the authoritative DNS server"))
-		}
-		if d.RFC2136.TSIGKeyName == "" {
-			errs = append(errs, field.Required(r.Child("tsigKeyName"), "the name of the TSIG key"))
-		}
-		errs = append(errs, validateSecretKey(r.Child("tsigSecretSecretRef"), &d.RFC2136.TSIGSecretSecretRef)...)
-	default:
-		errs = append(errs, field.NotSupported(p.Child("provider"), d.Provider, v1alpha1.DNS01ProviderNames))
+	v, ok := providerValidators[d.Provider]
+	switch {
+	case !ok:
+		return field.ErrorList{field.NotSupported(p.Child("provider"), d.Provider, v1alpha1.DNS01ProviderNames)}
+	case !v.present(d):
+		return field.ErrorList{providerBlockRequired(p, d.Provider)}
 	}
-	return errs
+	return v.validate(p.Child(string(d.Provider)), d)
 }
 
 func providerBlockRequired(p *field.Path, provider v1alpha1.DNS01ProviderName) *field.Error {

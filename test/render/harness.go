@@ -116,7 +116,9 @@ func Scenarios(root string) ([]Scenario, error) {
 type Function struct {
 	Address string
 	cmd     *exec.Cmd
-	done    chan error
+	// done is closed when the process has exited; exitErr is then set.
+	done    chan struct{}
+	exitErr error
 }
 
 // StartFunction starts the function binary on a free loopback port with
@@ -132,14 +134,17 @@ func StartFunction(bin string, log io.Writer) (*Function, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("cannot start function %s: %w", bin, err)
 	}
-	f := &Function{Address: addr, cmd: cmd, done: make(chan error, 1)}
-	go func() { f.done <- cmd.Wait() }()
+	f := &Function{Address: addr, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		f.exitErr = cmd.Wait()
+		close(f.done)
+	}()
 
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
-		case err := <-f.done:
-			return nil, fmt.Errorf("function exited before it served: %w", err)
+		case <-f.done:
+			return nil, fmt.Errorf("function exited before it served: %w", f.exitErr)
 		default:
 		}
 		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
@@ -247,50 +252,60 @@ func trimEnd(b []byte) []byte { return bytes.TrimRight(b, "\n") }
 // against: the Gateway API standard-channel and cert-manager CRDs from the Go
 // module cache (the versions go.mod pins) and our own XRDs.
 func SchemaDir(ctx context.Context, root, dir string) error {
-	if _, err := run(ctx, "go", "-C", root, "mod", "download", "sigs.k8s.io/gateway-api", "github.com/cert-manager/cert-manager"); err != nil {
-		return err
-	}
-	out, err := run(ctx, "go", "-C", root, "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/gateway-api", "github.com/cert-manager/cert-manager")
+	files, err := schemaFiles(ctx, root)
 	if err != nil {
 		return err
-	}
-	dirs := strings.Fields(string(out))
-	if len(dirs) != 2 {
-		return fmt.Errorf("cannot find the gateway-api and cert-manager modules: go list printed %q", out)
-	}
-	var files []string
-	gw, err := filepath.Glob(filepath.Join(dirs[0], "config", "crd", "standard", "gateway.networking.k8s.io_*.yaml"))
-	if err != nil {
-		return err
-	}
-	for _, f := range gw {
-		// Not a CRD: a ValidatingAdmissionPolicy guarding upgrades.
-		if !strings.HasSuffix(f, "_vap_safeupgrades.yaml") {
-			files = append(files, f)
-		}
-	}
-	cm, err := filepath.Glob(filepath.Join(dirs[1], "deploy", "crds", "*.yaml"))
-	if err != nil {
-		return err
-	}
-	files = append(files, cm...)
-	for _, c := range compositions {
-		files = append(files, filepath.Join(root, c.XRD))
-	}
-	sort.Strings(files)
-	if len(gw) == 0 || len(cm) == 0 {
-		return fmt.Errorf("no CRDs found under %s and %s", dirs[0], dirs[1])
 	}
 	for _, f := range files {
 		b, err := os.ReadFile(f) //nolint:gosec // Paths come from the module cache and the repository.
 		if err != nil {
 			return fmt.Errorf("cannot read schema %s: %w", f, err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o600); err != nil {
-			return fmt.Errorf("cannot write schema %s: %w", f, err)
+		dst := filepath.Join(dir, filepath.Base(f))
+		if err := os.WriteFile(dst, b, 0o600); err != nil { //nolint:gosec // dir is the caller's temporary directory.
+			return fmt.Errorf("cannot write schema %s: %w", dst, err)
 		}
 	}
 	return nil
+}
+
+// schemaFiles lists the CRD and XRD files SchemaDir copies.
+func schemaFiles(ctx context.Context, root string) ([]string, error) {
+	if _, err := run(ctx, "go", "-C", root, "mod", "download", "sigs.k8s.io/gateway-api", "github.com/cert-manager/cert-manager"); err != nil {
+		return nil, err
+	}
+	out, err := run(ctx, "go", "-C", root, "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/gateway-api", "github.com/cert-manager/cert-manager")
+	if err != nil {
+		return nil, err
+	}
+	dirs := strings.Fields(string(out))
+	if len(dirs) != 2 {
+		return nil, fmt.Errorf("cannot find the gateway-api and cert-manager modules: go list printed %q", out)
+	}
+	gw, err := filepath.Glob(filepath.Join(dirs[0], "config", "crd", "standard", "gateway.networking.k8s.io_*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	cm, err := filepath.Glob(filepath.Join(dirs[1], "deploy", "crds", "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	if len(gw) == 0 || len(cm) == 0 {
+		return nil, fmt.Errorf("no CRDs found under %s and %s", dirs[0], dirs[1])
+	}
+	var files []string
+	for _, f := range gw {
+		// Not a CRD: a ValidatingAdmissionPolicy guarding upgrades.
+		if !strings.HasSuffix(f, "_vap_safeupgrades.yaml") {
+			files = append(files, f)
+		}
+	}
+	files = append(files, cm...)
+	for _, c := range compositions {
+		files = append(files, filepath.Join(root, c.XRD))
+	}
+	sort.Strings(files)
+	return files, nil
 }
 
 // Validate checks every Kubernetes object in rendered output against the

@@ -36,7 +36,7 @@ func TestRender(t *testing.T) {
 	bin := os.Getenv(EnvFunction)
 	if bin == "" {
 		bin = filepath.Join(t.TempDir(), "function")
-		if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "fn", "cmd", "function")).CombinedOutput(); err != nil { //nolint:gosec // Our own build.
+		if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "fn", "cmd", "function")).CombinedOutput(); err != nil {
 			t.Fatalf("cannot build the function: %v\n%s", err, out)
 		}
 	}
@@ -79,7 +79,7 @@ func TestRender(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			want, err := os.ReadFile(golden) //nolint:gosec // Our own golden file.
+			want, err := os.ReadFile(golden)
 			if err != nil {
 				t.Fatalf("cannot read %s (run `make golden` to create it): %v", golden, err)
 			}

@@ -6,6 +6,7 @@ package xrdgen
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -76,7 +77,7 @@ func decodeCRDs(stream []byte) (map[string]*extv1.CustomResourceDefinition, erro
 	for {
 		crd := &extv1.CustomResourceDefinition{}
 		if err := d.Decode(crd); err != nil {
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				return crds, nil
 			}
 			return nil, fmt.Errorf("cannot decode CRD: %w", err)

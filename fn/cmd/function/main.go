@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+
 	"github.com/crossplane/function-sdk-go"
 
 	"github.com/cozystack/function-tenant-gateway/fn"

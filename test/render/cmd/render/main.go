@@ -60,7 +60,7 @@ func run(out string) error {
 			return fmt.Errorf("scenario %s: %w", sc.Name, err)
 		}
 		dst := filepath.Join(out, sc.Name+".yaml")
-		if err := os.WriteFile(dst, b, 0o600); err != nil {
+		if err := os.WriteFile(dst, b, 0o600); err != nil { //nolint:gosec // The output directory is the caller's choice.
 			return fmt.Errorf("cannot write %s: %w", dst, err)
 		}
 		fmt.Printf("# ---- %s (examples/%s) -> %s\n%s", sc.Name, sc.Name, dst, b)

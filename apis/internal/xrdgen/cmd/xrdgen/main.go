@@ -39,7 +39,7 @@ func run(root string) error {
 	sort.Strings(paths)
 	for _, p := range paths {
 		dst := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
 			return fmt.Errorf("cannot create directory for %s: %w", p, err)
 		}
 		if err := os.WriteFile(dst, files[p], 0o644); err != nil { //nolint:gosec // Generated manifests are world-readable by design.

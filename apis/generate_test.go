@@ -1,0 +1,98 @@
+package apis
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+
+	xpv1 "github.com/crossplane/crossplane/apis/v2/apiextensions/v1"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/xcrd"
+
+	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/apis/internal/xrdgen"
+)
+
+// The packages controller-gen reads; importing them makes `go test` rerun
+// these tests whenever the types change, instead of serving a cached pass.
+var (
+	_ = v1alpha1.TenantGateway{}
+	_ = fnv1beta1.Input{}
+)
+
+// TestGeneratedFilesAreFresh regenerates the XRD and CRD YAML from the Go
+// types and fails when the committed files differ: run `make generate`.
+func TestGeneratedFilesAreFresh(t *testing.T) {
+	out, err := exec.Command("go", "tool", "controller-gen", "crd:crdVersions=v1", "paths=./...", "output:crd:stdout").Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok { //nolint:errorlint // Only for its stderr.
+			stderr = ee.Stderr
+		}
+		t.Fatalf("controller-gen: %v\n%s", err, stderr)
+	}
+	files, err := xrdgen.Files(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range files {
+		got, err := os.ReadFile(filepath.Join("..", path))
+		if err != nil {
+			t.Errorf("cannot read %s (run `make generate`): %v", path, err)
+			continue
+		}
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("%s is stale; run `make generate` (-generated +committed):\n%s", path, diff)
+		}
+	}
+}
+
+// TestTenantGatewayXRD derives the CRD Crossplane would serve from the
+// committed XRD, the way Crossplane does, and checks what operators rely on:
+// the status fields the function writes survive (Crossplane prunes what the
+// XRD does not declare), the short name and the printer columns.
+func TestTenantGatewayXRD(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "package", "configuration", "tenantgateway", "definition.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xrd := &xpv1.CompositeResourceDefinition{}
+	if err := yaml.Unmarshal(b, xrd); err != nil {
+		t.Fatal(err)
+	}
+	crd, err := xcrd.ForCompositeResource(xrd)
+	if err != nil {
+		t.Fatalf("Crossplane cannot derive a CRD from the XRD: %v", err)
+	}
+	if diff := cmp.Diff([]string{"tgw"}, crd.Spec.Names.ShortNames); diff != "" {
+		t.Errorf("short names: -want, +got:\n%s", diff)
+	}
+	if got := string(crd.Spec.Scope); got != "Namespaced" {
+		t.Errorf("scope: want Namespaced, got %s", got)
+	}
+	v := crd.Spec.Versions[0]
+	var cols []string
+	for _, c := range v.AdditionalPrinterColumns {
+		cols = append(cols, c.Name)
+	}
+	if diff := cmp.Diff([]string{"APEX", "MODE", "CLASS", "SYNCED", "READY", "COMPOSITION", "COMPOSITIONREVISION", "AGE"}, cols); diff != "" {
+		t.Errorf("printer columns: -want, +got:\n%s", diff)
+	}
+	status := v.Schema.OpenAPIV3Schema.Properties["status"].Properties
+	for _, f := range []string{"certMode", "listeners", "hostnames", "conflicts", "childApexes", "conditions"} {
+		if _, ok := status[f]; !ok {
+			t.Errorf("status.%s is not in the derived CRD: Crossplane would prune it", f)
+		}
+	}
+	spec := v.Schema.OpenAPIV3Schema.Properties["spec"]
+	if diff := cmp.Diff([]string{"apex"}, spec.Required); diff != "" {
+		t.Errorf("spec.required: -want, +got:\n%s", diff)
+	}
+	if got := len(spec.XValidations); got != 6 {
+		t.Errorf("spec carries %d CEL rules, want 6 (dns01 block, 4 providers, existingSecret)", got)
+	}
+}

@@ -1,0 +1,208 @@
+package fn
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/resource"
+)
+
+const tgwJSON = `{"apiVersion":"gateway.cozystack.io/v1alpha1","kind":"TenantGateway","metadata":{"name":"cozystack","namespace":"tenant-root"},"spec":%s}`
+
+func newRequest(t testing.TB, spec string, input *structpb.Struct, desired map[string]*fnv1.Resource) *fnv1.RunFunctionRequest {
+	t.Helper()
+	xr, err := structpb.NewStruct(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := xr.UnmarshalJSON([]byte(fmt.Sprintf(tgwJSON, spec))); err != nil {
+		t.Fatalf("bad test XR: %v", err)
+	}
+	return &fnv1.RunFunctionRequest{
+		Meta:     &fnv1.RequestMeta{Tag: "test"},
+		Input:    input,
+		Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: xr}},
+		Desired:  &fnv1.State{Resources: desired},
+	}
+}
+
+// summary is what a user notices of a response: its results, the objects it
+// composes (by key) and the XR status it sets.
+type summary struct {
+	Results  []string
+	Objects  map[string]string
+	Status   map[string]any
+	Selector []any
+	TTL      time.Duration
+}
+
+func summarize(t *testing.T, rsp *fnv1.RunFunctionResponse) summary {
+	t.Helper()
+	s := summary{Objects: map[string]string{}, TTL: rsp.GetMeta().GetTtl().AsDuration()}
+	for _, r := range rsp.GetResults() {
+		s.Results = append(s.Results, r.GetSeverity().String()+": "+r.GetMessage())
+	}
+	for k, r := range rsp.GetDesired().GetResources() {
+		m := r.GetResource().AsMap()
+		md, _ := m["metadata"].(map[string]any)
+		s.Objects[k] = fmt.Sprintf("%s %s %s/%s", m["apiVersion"], m["kind"], md["namespace"], md["name"])
+		if k == "gateway" {
+			l := m["spec"].(map[string]any)["listeners"].([]any)[0].(map[string]any)
+			s.Selector = l["allowedRoutes"].(map[string]any)["namespaces"].(map[string]any)["selector"].(map[string]any)["matchExpressions"].([]any)[0].(map[string]any)["values"].([]any)
+		}
+	}
+	if xr := rsp.GetDesired().GetComposite().GetResource(); xr != nil {
+		s.Status, _ = xr.AsMap()["status"].(map[string]any)
+	}
+	return s
+}
+
+func TestRunFunction(t *testing.T) {
+	composedObjects := map[string]string{
+		"gateway":  "gateway.networking.k8s.io/v1 Gateway tenant-root/cozystack",
+		"issuer":   "cert-manager.io/v1 Issuer tenant-root/cozystack-gateway",
+		"redirect": "gateway.networking.k8s.io/v1 HTTPRoute tenant-root/cozystack-http-redirect",
+	}
+	earlier := map[string]*fnv1.Resource{"earlier": {Resource: resource.MustStructJSON(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"kept","namespace":"tenant-root"}}`)}}
+	withEarlier := map[string]string{"earlier": "v1 ConfigMap tenant-root/kept"}
+	for k, v := range composedObjects {
+		withEarlier[k] = v
+	}
+
+	cases := map[string]struct {
+		reason  string
+		spec    string
+		input   *structpb.Struct
+		desired map[string]*fnv1.Resource
+		want    summary
+	}{
+		"NoInput": {
+			reason: "A Composition without input gets the defaults: cert-manager in cozy-cert-manager",
+			spec:   `{"apex":"example.org"}`,
+			want: summary{
+				Objects:  composedObjects,
+				Status:   map[string]any{"certMode": "http01"},
+				Selector: []any{"tenant-root", "cozy-cert-manager"},
+				TTL:      DefaultTTL,
+			},
+		},
+		"InputOverridesCertManagerNamespace": {
+			reason: "The input moves the cert-manager namespace admitted on port 80",
+			spec:   `{"apex":"example.org"}`,
+			input:  resource.MustStructJSON(`{"apiVersion":"fn.gateway.cozystack.io/v1beta1","kind":"Input","certManagerNamespace":"cert-manager"}`),
+			want: summary{
+				Objects:  composedObjects,
+				Status:   map[string]any{"certMode": "http01"},
+				Selector: []any{"tenant-root", "cert-manager"},
+				TTL:      DefaultTTL,
+			},
+		},
+		"KeepsEarlierSteps": {
+			reason:  "Desired resources of earlier pipeline steps are kept",
+			spec:    `{"apex":"example.org"}`,
+			desired: earlier,
+			want: summary{
+				Objects:  withEarlier,
+				Status:   map[string]any{"certMode": "http01"},
+				Selector: []any{"tenant-root", "cozy-cert-manager"},
+				TTL:      DefaultTTL,
+			},
+		},
+		"InvalidSpec": {
+			reason: "An invalid spec is a Fatal result naming the field and the allowed values, with nothing composed",
+			spec:   `{"apex":"example.org","issuerName":"zerossl"}`,
+			want: summary{
+				Results: []string{`SEVERITY_FATAL: invalid TenantGateway spec: spec.issuerName: Unsupported value: "zerossl": supported values: "letsencrypt-prod", "letsencrypt-stage"`},
+				Objects: map[string]string{},
+				TTL:     DefaultTTL,
+			},
+		},
+		"WrongFieldType": {
+			reason: "A field of the wrong type is a Fatal result, never a panic",
+			spec:   `{"apex":42}`,
+			want: summary{
+				Results: []string{"SEVERITY_FATAL: cannot decode TenantGateway tenant-root/cozystack (is every spec field of the type the XRD declares?): json: cannot unmarshal number into Go struct field TenantGatewaySpec.spec.apex of type string"},
+				Objects: map[string]string{},
+				TTL:     DefaultTTL,
+			},
+		},
+		"BadInput": {
+			reason: "An input that cannot be read is a Fatal result naming the input kind",
+			spec:   `{"apex":"example.org"}`,
+			input:  resource.MustStructJSON(`{"apiVersion":"fn.gateway.cozystack.io/v1beta1","kind":"Input","certManagerNamespace":7}`),
+			want: summary{
+				Results: []string{"SEVERITY_FATAL: cannot read the function input (apiVersion fn.gateway.cozystack.io/v1beta1, kind Input): json: cannot unmarshal number into Go struct field Input.certManagerNamespace of type string"},
+				Objects: map[string]string{},
+				TTL:     DefaultTTL,
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp, err := NewFunction().RunFunction(context.Background(), newRequest(t, tc.spec, tc.input, tc.desired))
+			if err != nil {
+				t.Fatalf("%s\nRunFunction(...): unexpected error: %v", tc.reason, err)
+			}
+			if diff := cmp.Diff(tc.want, summarize(t, rsp)); diff != "" {
+				t.Errorf("%s\nRunFunction(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestRunFunctionWrongKind(t *testing.T) {
+	req := &fnv1.RunFunctionRequest{Observed: &fnv1.State{Composite: &fnv1.Resource{
+		Resource: resource.MustStructJSON(`{"apiVersion":"example.org/v1","kind":"XBucket","metadata":{"name":"b"}}`),
+	}}}
+	rsp, err := NewFunction(WithTTL(5*time.Second)).RunFunction(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := summary{
+		Results: []string{"SEVERITY_FATAL: function-tenant-gateway composes TenantGateway.gateway.cozystack.io, but the composite resource is a XBucket.example.org"},
+		Objects: map[string]string{},
+		TTL:     5 * time.Second,
+	}
+	if diff := cmp.Diff(want, summarize(t, rsp)); diff != "" {
+		t.Errorf("RunFunction(XBucket): -want, +got:\n%s", diff)
+	}
+}
+
+// FuzzRunFunction feeds arbitrary XR specs and inputs through the request
+// decoder: the function must answer every request and never panic.
+func FuzzRunFunction(f *testing.F) {
+	for _, s := range []string{`{"apex":"example.org"}`, `{"apex":42}`, `{"dns01":{"provider":"rfc2136","rfc2136":{}},"certMode":"dns01","apex":"a.b"}`, `{"attachedNamespaces":"x"}`, `null`, `{"apex":"example.org","tlsPassthroughServices":[1,{}]}`} {
+		f.Add(s, `{"certManagerNamespace":"cm"}`)
+	}
+	f.Fuzz(func(t *testing.T, spec, input string) {
+		xr, err := structpb.NewStruct(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if xr.UnmarshalJSON([]byte(fmt.Sprintf(tgwJSON, spec))) != nil {
+			t.Skip("not JSON")
+		}
+		in := &structpb.Struct{}
+		if in.UnmarshalJSON([]byte(input)) != nil {
+			in = nil
+		}
+		req := &fnv1.RunFunctionRequest{Input: in, Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: xr}}}
+		rsp, err := NewFunction().RunFunction(context.Background(), req)
+		if err != nil || rsp == nil {
+			t.Fatalf("RunFunction(%s, %s) = %v, %v; want a response", spec, input, rsp, err)
+		}
+		fatal := false
+		for _, r := range rsp.GetResults() {
+			fatal = fatal || r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL
+		}
+		if !fatal && len(rsp.GetDesired().GetResources()) != 3 {
+			t.Fatalf("RunFunction(%s) composed %d resources without a Fatal result", spec, len(rsp.GetDesired().GetResources()))
+		}
+	})
+}

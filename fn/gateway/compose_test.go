@@ -1,0 +1,152 @@
+package gateway
+
+import (
+	"errors"
+	"testing"
+
+	cmacme "github.com/cert-manager/cert-manager/pkg/apis/acme/v1"
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+)
+
+func TestComposeHTTP01(t *testing.T) {
+	labels := map[string]string{LabelManagedBy: ManagedBy, LabelTenantGateway: "cozystack"}
+	gwLabels := map[string]string{LabelManagedBy: ManagedBy, LabelTenantGateway: "cozystack", LabelGateway: "tenant-root"}
+	selector := func(values ...string) *gwapiv1.AllowedRoutes {
+		return &gwapiv1.AllowedRoutes{Namespaces: &gwapiv1.RouteNamespaces{
+			From: ptr.To(gwapiv1.NamespacesFromSelector),
+			Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+				Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpIn, Values: values,
+			}}},
+		}}
+	}
+	gateway := func(class string, sel *gwapiv1.AllowedRoutes) *gwapiv1.Gateway {
+		return &gwapiv1.Gateway{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "Gateway"},
+			ObjectMeta: metav1.ObjectMeta{Name: "cozystack", Namespace: "tenant-root", Labels: gwLabels},
+			Spec: gwapiv1.GatewaySpec{
+				GatewayClassName: gwapiv1.ObjectName(class),
+				Listeners:        []gwapiv1.Listener{{Name: "http", Port: 80, Protocol: gwapiv1.HTTPProtocolType, AllowedRoutes: sel}},
+			},
+		}
+	}
+	issuer := func(server string) *cmv1.Issuer {
+		return &cmv1.Issuer{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "cert-manager.io/v1", Kind: "Issuer"},
+			ObjectMeta: metav1.ObjectMeta{Name: "cozystack-gateway", Namespace: "tenant-root", Labels: labels},
+			Spec: cmv1.IssuerSpec{IssuerConfig: cmv1.IssuerConfig{ACME: &cmacme.ACMEIssuer{
+				Server:     server,
+				PrivateKey: cmmeta.SecretKeySelector{LocalObjectReference: cmmeta.LocalObjectReference{Name: "cozystack-acme-account"}},
+				Solvers: []cmacme.ACMEChallengeSolver{{HTTP01: &cmacme.ACMEChallengeSolverHTTP01{
+					GatewayHTTPRoute: &cmacme.ACMEChallengeSolverHTTP01GatewayHTTPRoute{ParentRefs: []gwapiv1.ParentReference{{
+						Group:       ptr.To(gwapiv1.Group("gateway.networking.k8s.io")),
+						Kind:        ptr.To(gwapiv1.Kind("Gateway")),
+						Name:        "cozystack",
+						Namespace:   ptr.To(gwapiv1.Namespace("tenant-root")),
+						SectionName: ptr.To(gwapiv1.SectionName("http")),
+					}}},
+				}}},
+			}}},
+		}
+	}
+	redirect := &gwapiv1.HTTPRoute{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "HTTPRoute"},
+		ObjectMeta: metav1.ObjectMeta{Name: "cozystack-http-redirect", Namespace: "tenant-root", Labels: labels},
+		Spec: gwapiv1.HTTPRouteSpec{
+			CommonRouteSpec: gwapiv1.CommonRouteSpec{ParentRefs: []gwapiv1.ParentReference{{
+				Group:       ptr.To(gwapiv1.Group("gateway.networking.k8s.io")),
+				Kind:        ptr.To(gwapiv1.Kind("Gateway")),
+				Name:        "cozystack",
+				SectionName: ptr.To(gwapiv1.SectionName("http")),
+			}}},
+			Rules: []gwapiv1.HTTPRouteRule{{Filters: []gwapiv1.HTTPRouteFilter{{
+				Type:            gwapiv1.HTTPRouteFilterRequestRedirect,
+				RequestRedirect: &gwapiv1.HTTPRequestRedirectFilter{Scheme: ptr.To("https"), StatusCode: ptr.To(301)},
+			}}}},
+		},
+	}
+
+	cases := map[string]struct {
+		reason string
+		in     Input
+		want   *Output
+	}{
+		"Defaults": {
+			reason: "An apex alone composes the http01 Gateway (http listener, SEL-HTTP), the prod Issuer and the redirect",
+			in:     Input{Name: "cozystack", Namespace: "tenant-root", CertManagerNamespace: "cozy-cert-manager", Spec: v1alpha1.TenantGatewaySpec{Apex: "example.org"}},
+			want: &Output{CertMode: v1alpha1.CertModeHTTP01, Resources: []Resource{
+				{Key: "gateway", Object: gateway("cilium", selector("tenant-root", "cozy-cert-manager"))},
+				{Key: "issuer", Object: issuer("https://acme-v02.api.letsencrypt.org/directory")},
+				{Key: "redirect", Object: redirect},
+			}},
+		},
+		"StagingIssuerOwnClass": {
+			reason: "letsencrypt-stage selects the staging directory; the class is passed through",
+			in: Input{Name: "cozystack", Namespace: "tenant-root", CertManagerNamespace: "cozy-cert-manager", Spec: v1alpha1.TenantGatewaySpec{
+				Apex: "example.org", IssuerName: v1alpha1.IssuerLetsEncryptStage, GatewayClassName: "envoy",
+			}},
+			want: &Output{CertMode: v1alpha1.CertModeHTTP01, Resources: []Resource{
+				{Key: "gateway", Object: gateway("envoy", selector("tenant-root", "cozy-cert-manager"))},
+				{Key: "issuer", Object: issuer("https://acme-staging-v02.api.letsencrypt.org/directory")},
+				{Key: "redirect", Object: redirect},
+			}},
+		},
+		"CertManagerInOwnNamespace": {
+			reason: "SEL-HTTP omits the cert-manager namespace when it is the TenantGateway's own",
+			in:     Input{Name: "cozystack", Namespace: "tenant-root", CertManagerNamespace: "tenant-root", Spec: v1alpha1.TenantGatewaySpec{Apex: "example.org"}},
+			want: &Output{CertMode: v1alpha1.CertModeHTTP01, Resources: []Resource{
+				{Key: "gateway", Object: gateway("cilium", selector("tenant-root"))},
+				{Key: "issuer", Object: issuer("https://acme-v02.api.letsencrypt.org/directory")},
+				{Key: "redirect", Object: redirect},
+			}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := Compose(tc.in)
+			if err != nil {
+				t.Fatalf("%s\nCompose(...): unexpected error: %v", tc.reason, err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nCompose(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestComposeRefuses(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		spec   v1alpha1.TenantGatewaySpec
+		want   string
+	}{
+		"InvalidSpec": {
+			reason: "Every problem of the spec is reported at once",
+			spec:   v1alpha1.TenantGatewaySpec{Apex: "Example.org", IssuerName: "zerossl"},
+			want:   `invalid TenantGateway spec: [spec.apex: Invalid value: "Example.org": must be a lowercase DNS name (labels of a-z, 0-9 and '-', separated by dots), spec.issuerName: Unsupported value: "zerossl": supported values: "letsencrypt-prod", "letsencrypt-stage"]`,
+		},
+		"ModeNotBuiltYet": {
+			reason: "A valid mode this version cannot compose yet is refused, not half-composed",
+			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeEdge},
+			want:   `invalid TenantGateway spec: spec.certMode: Unsupported value: "edge": supported values: "http01"`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Compose(Input{Name: "cozystack", Namespace: "tenant-root", Spec: tc.spec})
+			var invalid *InvalidSpecError
+			if !errors.As(err, &invalid) {
+				t.Fatalf("%s\nCompose(...): want an InvalidSpecError, got %v", tc.reason, err)
+			}
+			if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+				t.Errorf("%s\nCompose(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
