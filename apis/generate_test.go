@@ -9,8 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
-	xpv1 "github.com/crossplane/crossplane/apis/v2/apiextensions/v1"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/xcrd"
+	xpv1 "github.com/crossplane/crossplane/apis/v2/apiextensions/v1"
 
 	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
@@ -75,7 +75,7 @@ func TestTenantGatewayXRD(t *testing.T) {
 		t.Errorf("scope: want Namespaced, got %s", got)
 	}
 	v := crd.Spec.Versions[0]
-	var cols []string
+	cols := make([]string, 0, len(v.AdditionalPrinterColumns))
 	for _, c := range v.AdditionalPrinterColumns {
 		cols = append(cols, c.Name)
 	}
