@@ -115,7 +115,10 @@ xpkg-check:
 	rm -rf $(OUT)/xpkg-a $(OUT)/xpkg-b
 	$(MAKE) --no-print-directory xpkg OUT=$(OUT)/xpkg-a >/dev/null
 	$(MAKE) --no-print-directory xpkg OUT=$(OUT)/xpkg-b >/dev/null
-	cd $(OUT)/xpkg-a/xpkg && sha256sum *.xpkg | tee /dev/stderr | (cd ../../xpkg-b/xpkg && sha256sum -c --quiet -)
+	cd $(OUT)/xpkg-a/xpkg && sha256sum *.xpkg > ../../xpkg-a.sha256
+	cd $(OUT)/xpkg-b/xpkg && sha256sum *.xpkg > ../../xpkg-b.sha256
+	cat $(OUT)/xpkg-a.sha256
+	diff $(OUT)/xpkg-a.sha256 $(OUT)/xpkg-b.sha256
 	@echo "xpkg: reproducible"
 
 lint: $(GOLANGCI_LINT)
