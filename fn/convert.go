@@ -19,6 +19,11 @@ var zeroFields = map[string][][]string{
 		{"spec", "acme", "disableAccountKeyGeneration"},
 		{"spec", "acme", "enableDurationFeature"},
 		{"spec", "acme", "skipTLSVerify"},
+		// Unset route53 secret ref: ambient credentials.
+		{"spec", "acme", "solvers", "[]", "dns01", "route53", "secretAccessKeySecretRef"},
+	},
+	"Certificate": {
+		{"spec", "isCA"},
 	},
 }
 
@@ -36,25 +41,47 @@ func toComposed(r gateway.Resource) (*composed.Unstructured, error) {
 	return cd, nil
 }
 
-// dropZero deletes the field at path if it holds its zero value.
+// dropZero deletes the field at path if it holds its zero value. A path
+// element "[]" stands for every item of a list.
 func dropZero(obj map[string]any, path []string) {
-	m := obj
-	for _, k := range path[:len(path)-1] {
-		next, ok := m[k].(map[string]any)
-		if !ok {
-			return
-		}
-		m = next
+	if len(path) == 0 {
+		return
 	}
-	last := path[len(path)-1]
-	switch v := m[last].(type) {
+	k := path[0]
+	if len(path) == 1 {
+		if isZero(obj[k]) {
+			delete(obj, k)
+		}
+		return
+	}
+	if path[1] == "[]" {
+		items, _ := obj[k].([]any)
+		for _, it := range items {
+			if m, ok := it.(map[string]any); ok {
+				dropZero(m, path[2:])
+			}
+		}
+		return
+	}
+	if m, ok := obj[k].(map[string]any); ok {
+		dropZero(m, path[1:])
+	}
+}
+
+// isZero reports whether v is false, "", or an object of zero values.
+func isZero(v any) bool {
+	switch v := v.(type) {
 	case bool:
-		if !v {
-			delete(m, last)
-		}
+		return !v
 	case string:
-		if v == "" {
-			delete(m, last)
+		return v == ""
+	case map[string]any:
+		for _, f := range v {
+			if !isZero(f) {
+				return false
+			}
 		}
+		return true
 	}
+	return false
 }

@@ -145,10 +145,7 @@ func TestRunFunction(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			rsp, err := NewFunction().RunFunction(context.Background(), newRequest(t, tc.spec, tc.input, tc.desired))
-			if err != nil {
-				t.Fatalf("%s\nRunFunction(...): unexpected error: %v", tc.reason, err)
-			}
+			rsp, _ := fakeCluster{served: v1TLSRoutes}.run(t, NewFunction(), newRequest(t, tc.spec, tc.input, tc.desired))
 			if diff := cmp.Diff(tc.want, summarize(t, rsp)); diff != "" {
 				t.Errorf("%s\nRunFunction(...): -want, +got:\n%s", tc.reason, diff)
 			}
@@ -193,9 +190,9 @@ func FuzzRunFunction(f *testing.F) {
 			in = nil
 		}
 		req := &fnv1.RunFunctionRequest{Input: in, Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: xr}}}
-		rsp, err := NewFunction().RunFunction(context.Background(), req)
-		if err != nil || rsp == nil {
-			t.Fatalf("RunFunction(%s, %s) = %v, %v; want a response", spec, input, rsp, err)
+		rsp, _ := fakeCluster{served: v1TLSRoutes}.run(t, NewFunction(), req)
+		if rsp == nil {
+			t.Fatalf("RunFunction(%s, %s) gave no response", spec, input)
 		}
 		fatal := false
 		for _, r := range rsp.GetResults() {

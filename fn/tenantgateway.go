@@ -1,6 +1,7 @@
 package fn
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -20,18 +21,18 @@ import (
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
-// decodeTenantGateway reads the observed XR into its Go type.
-func decodeTenantGateway(xr *resource.Composite) (*v1alpha1.TenantGateway, error) {
-	tgw := &v1alpha1.TenantGateway{}
-	return tgw, decodeJSON(xr.Resource.Object, tgw)
-}
-
 func init() { //nolint:gochecknoinits // composed.From needs the kinds we compose in its scheme.
 	for _, add := range []func(*runtime.Scheme) error{gwapiv1.Install, cmv1.AddToScheme} {
 		if err := add(composed.Scheme); err != nil {
 			panic(fmt.Sprintf("cannot register composed kinds: %v", err))
 		}
 	}
+}
+
+// decodeTenantGateway reads the observed XR into its Go type.
+func decodeTenantGateway(xr *resource.Composite) (*v1alpha1.TenantGateway, error) {
+	tgw := &v1alpha1.TenantGateway{}
+	return tgw, decodeJSON(xr.Resource.Object, tgw)
 }
 
 // runTenantGateway composes one TenantGateway.
@@ -42,12 +43,29 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		return
 	}
 
-	out, err := gateway.Compose(gateway.Input{
+	requireResources(req, rsp, tgw)
+	if !resolved(req, rsp) {
+		// Compose only from complete observations: Crossplane calls again
+		// with the required resources, and uses only the last answer.
+		log.Debug("waiting for required resources")
+		return
+	}
+
+	in := gateway.Input{
 		Name:                 tgw.GetName(),
 		Namespace:            tgw.GetNamespace(),
 		Spec:                 tgw.Spec,
 		CertManagerNamespace: settings.CertManagerNamespace,
-	})
+		ObservedListeners:    observedListeners(req),
+	}
+	routes, warnings := observeRoutes(req, reqHTTPRoutes, gateway.KindHTTPRoute)
+	tls, w := observeRoutes(req, reqTLSRoutes, gateway.KindTLSRoute)
+	in.Routes = append(routes, tls...)
+	warnings = append(warnings, w...)
+	in.Namespaces, w = observeNamespaces(req, reqNamespaces)
+	warnings = append(warnings, w...)
+
+	out, err := gateway.Compose(in)
 	if err != nil {
 		// A Fatal result stops the pipeline before Crossplane applies
 		// anything, so the last good desired state stays in place.
@@ -59,37 +77,68 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		response.Fatal(rsp, fmt.Errorf("cannot compose TenantGateway %s/%s: %w", tgw.GetNamespace(), tgw.GetName(), err))
 		return
 	}
+	for _, w := range warnings {
+		response.Warning(rsp, errors.New(w))
+	}
+	if err := setDesired(req, rsp, out); err != nil {
+		response.Fatal(rsp, err)
+		return
+	}
+	log.Debug("composed TenantGateway", "cert-mode", out.CertMode, "resources", len(out.Resources), "routes", len(in.Routes), "hostnames", len(out.Hostnames), "listeners", out.Listeners, "left-out", out.LeftOut)
+}
 
+// setDesired overlays the composed resources on the desired state of earlier
+// pipeline steps and writes the status the function owns.
+func setDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *gateway.Output) error {
 	desired, err := request.GetDesiredComposedResources(req)
 	if err != nil {
-		response.Fatal(rsp, fmt.Errorf("cannot get desired composed resources: %w", err))
-		return
+		return fmt.Errorf("cannot get desired composed resources: %w", err)
 	}
 	for _, r := range out.Resources {
 		cd, err := toComposed(r)
 		if err != nil {
-			response.Fatal(rsp, err)
-			return
+			return err
 		}
 		desired[resource.Name(r.Key)] = &resource.DesiredComposed{Resource: cd}
 	}
 	if err := response.SetDesiredComposedResources(rsp, desired); err != nil {
-		response.Fatal(rsp, fmt.Errorf("cannot set desired composed resources: %w", err))
-		return
+		return fmt.Errorf("cannot set desired composed resources: %w", err)
 	}
 
 	dxr, err := request.GetDesiredCompositeResource(req)
 	if err != nil {
-		response.Fatal(rsp, fmt.Errorf("cannot get the desired composite resource: %w", err))
-		return
+		return fmt.Errorf("cannot get the desired composite resource: %w", err)
 	}
-	if err := dxr.Resource.SetString("status.certMode", string(out.CertMode)); err != nil {
-		response.Fatal(rsp, fmt.Errorf("cannot set status.certMode: %w", err))
-		return
+	status, err := statusFields(v1alpha1.TenantGatewayStatus{
+		CertMode:    out.CertMode,
+		Hostnames:   out.Hostnames,
+		Conflicts:   out.Conflicts,
+		ChildApexes: out.ChildApexes,
+	})
+	if err != nil {
+		return err
+	}
+	for k, v := range status {
+		if err := dxr.Resource.SetValue("status."+k, v); err != nil {
+			return fmt.Errorf("cannot set status.%s: %w", k, err)
+		}
 	}
 	if err := response.SetDesiredCompositeResource(rsp, dxr); err != nil {
-		response.Fatal(rsp, fmt.Errorf("cannot set the desired composite resource: %w", err))
-		return
+		return fmt.Errorf("cannot set the desired composite resource: %w", err)
 	}
-	log.Debug("composed TenantGateway", "cert-mode", out.CertMode, "resources", len(out.Resources))
+	return nil
+}
+
+// statusFields turns the typed status into the JSON fields Crossplane merges
+// into the XR's status; empty lists are left out.
+func statusFields(s v1alpha1.TenantGatewayStatus) (map[string]any, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode status: %w", err)
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("cannot encode status: %w", err)
+	}
+	return m, nil
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // gatewayObject is the tenant's Gateway, named after the TenantGateway.
-func gatewayObject(in *Input) *gwapiv1.Gateway {
+func gatewayObject(in *Input, listeners []gwapiv1.Listener) *gwapiv1.Gateway {
 	labels := commonLabels(in)
 	labels[LabelGateway] = in.Namespace
 	return &gwapiv1.Gateway{
@@ -18,7 +18,7 @@ func gatewayObject(in *Input) *gwapiv1.Gateway {
 		},
 		Spec: gwapiv1.GatewaySpec{
 			GatewayClassName: gwapiv1.ObjectName(in.Spec.GatewayClassName),
-			Listeners:        listeners(in),
+			Listeners:        listeners,
 		},
 	}
 }

@@ -25,10 +25,14 @@ func acmeServer(n v1alpha1.IssuerName) string {
 	return ACMEServerProd
 }
 
-// issuerObject is the per-tenant ACME Issuer (http01): its own account key and
-// one HTTP-01 solver that puts challenge routes on the Gateway's http
-// listener.
+// issuerObject is the per-tenant ACME Issuer: its own account key and exactly
+// one solver, HTTP-01 through the Gateway's http listener or the DNS-01
+// provider of the spec.
 func issuerObject(in *Input) *cmv1.Issuer {
+	solver := http01Solver(in)
+	if in.Spec.CertMode == v1alpha1.CertModeDNS01 {
+		solver = dns01Solver(in.Spec.DNS01)
+	}
 	return &cmv1.Issuer{
 		TypeMeta: metav1.TypeMeta{APIVersion: cmv1.SchemeGroupVersion.String(), Kind: cmv1.IssuerKind},
 		ObjectMeta: metav1.ObjectMeta{
@@ -39,7 +43,7 @@ func issuerObject(in *Input) *cmv1.Issuer {
 		Spec: cmv1.IssuerSpec{IssuerConfig: cmv1.IssuerConfig{ACME: &cmacme.ACMEIssuer{
 			Server:     acmeServer(in.Spec.IssuerName),
 			PrivateKey: cmmeta.SecretKeySelector{LocalObjectReference: cmmeta.LocalObjectReference{Name: AccountKeySecretName(in.Name)}},
-			Solvers:    []cmacme.ACMEChallengeSolver{http01Solver(in)},
+			Solvers:    []cmacme.ACMEChallengeSolver{solver},
 		}}},
 	}
 }
@@ -60,4 +64,34 @@ func http01Solver(in *Input) cmacme.ACMEChallengeSolver {
 			}},
 		},
 	}}
+}
+
+// dns01Solver copies the provider block of the spec; Validate has checked
+// that the block named by the provider is present.
+func dns01Solver(d *v1alpha1.DNS01) cmacme.ACMEChallengeSolver {
+	s := &cmacme.ACMEChallengeSolverDNS01{}
+	switch d.Provider {
+	case v1alpha1.DNS01Cloudflare:
+		s.Cloudflare = &cmacme.ACMEIssuerDNS01ProviderCloudflare{APIToken: secretKey(&d.Cloudflare.APITokenSecretRef)}
+	case v1alpha1.DNS01Route53:
+		r := &cmacme.ACMEIssuerDNS01ProviderRoute53{Region: d.Route53.Region, AccessKeyID: d.Route53.AccessKeyID}
+		if d.Route53.SecretAccessKeySecretRef != nil {
+			r.SecretAccessKey = *secretKey(d.Route53.SecretAccessKeySecretRef)
+		}
+		s.Route53 = r
+	case v1alpha1.DNS01DigitalOcean:
+		s.DigitalOcean = &cmacme.ACMEIssuerDNS01ProviderDigitalOcean{Token: *secretKey(&d.DigitalOcean.TokenSecretRef)}
+	case v1alpha1.DNS01RFC2136:
+		s.RFC2136 = &cmacme.ACMEIssuerDNS01ProviderRFC2136{
+			Nameserver:    d.RFC2136.Nameserver,
+			TSIGKeyName:   d.RFC2136.TSIGKeyName,
+			TSIGAlgorithm: d.RFC2136.TSIGAlgorithm,
+			TSIGSecret:    *secretKey(&d.RFC2136.TSIGSecretSecretRef),
+		}
+	}
+	return cmacme.ACMEChallengeSolver{DNS01: s}
+}
+
+func secretKey(s *v1alpha1.SecretKeySelector) *cmmeta.SecretKeySelector {
+	return &cmmeta.SecretKeySelector{LocalObjectReference: cmmeta.LocalObjectReference{Name: s.Name}, Key: s.Key}
 }

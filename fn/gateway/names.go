@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
 
 // Names of the composition resources (the keys of desired state). They are
@@ -17,8 +19,52 @@ const (
 
 // Listener names that do not depend on routes.
 const (
-	ListenerHTTP = "http"
+	ListenerHTTP      = "http"
+	ListenerHTTPS     = "https"
+	ListenerHTTPSApex = "https-apex"
+	ListenerEdge      = "edge"
+	ListenerEdgeApex  = "edge-apex"
 )
+
+// Composition resource names of certificates.
+const (
+	KeyCertificateWildcard = "certificate-wildcard"
+	keyCertificatePrefix   = "certificate-"
+)
+
+// Name limits: a listener name is a SectionName (63), an object name a DNS
+// subdomain (253). A name over its limit makes the hostname Invalid; names
+// are never truncated, since a truncated name could collide.
+const (
+	maxListenerName = 63
+	maxObjectName   = 253
+)
+
+// CertificateKey is the composition resource name of a listener's Certificate.
+func CertificateKey(listener string) string { return keyCertificatePrefix + listener }
+
+// ChildListenerName is the listener of an inheriting child apex.
+func ChildListenerName(mode v1alpha1.CertMode, child string) string {
+	if mode == v1alpha1.CertModeEdge {
+		return "edge-child-" + HostKey(child)
+	}
+	return "https-child-" + HostKey(child)
+}
+
+// PinListenerName is the listener that pins a contested hostname to its
+// winner's namespace. In http01 it is the hostname's own listener.
+func PinListenerName(mode v1alpha1.CertMode, hostname string) string {
+	if mode == v1alpha1.CertModeEdge {
+		return "edge-" + HostKey(hostname)
+	}
+	return HostListenerName(hostname)
+}
+
+// PassthroughListenerName is the TLS passthrough listener of a service.
+func PassthroughListenerName(svc string) string { return "tls-" + svc }
+
+// WildcardCertificateName is the dns01 wildcard Certificate (and its Secret).
+func WildcardCertificateName(tgw string) string { return tgw + "-gateway-tls" }
 
 // Label returns the lowercased hostname up to its first dot.
 func Label(hostname string) string {
@@ -38,9 +84,15 @@ func Hex8(hostname string) string {
 }
 
 // HostKey is <label>-<hex8>, the part of every per-host name that identifies
-// the hostname.
+// the hostname. A wildcard hostname (only ever named when a contested
+// wildcard is pinned in a wildcard mode) uses the label "wildcard", since "*"
+// is not allowed in a listener name.
 func HostKey(hostname string) string {
-	return Label(hostname) + "-" + Hex8(hostname)
+	l := Label(hostname)
+	if l == "*" {
+		l = "wildcard"
+	}
+	return l + "-" + Hex8(hostname)
 }
 
 // HostListenerName is the name of the HTTPS listener of one hostname.

@@ -35,6 +35,10 @@ const (
 const (
 	ExamplesDir  = "examples"
 	FunctionsYML = "examples/functions.yaml"
+	// SchemasDir holds the OpenAPI documents render answers schema
+	// requirements from: a cluster serving the Gateway API v1.6 standard
+	// channel, where TLSRoute is v1. A scenario's own schemas/ replaces it.
+	SchemasDir = "examples/schemas"
 )
 
 // compositions maps an XR kind to the Composition and XRD that ship for it.
@@ -51,6 +55,7 @@ const (
 	fileComposition = "composition.yaml"
 	fileRequired    = "required.yaml"
 	fileObserved    = "observed.yaml"
+	dirSchemas      = "schemas"
 	// FileExpected is the golden output of a scenario.
 	FileExpected = "expected.yaml"
 )
@@ -206,6 +211,11 @@ func Render(ctx context.Context, t Tools, root string, sc Scenario, addr string)
 		"--include-full-xr",
 		"--function-annotations=render.crossplane.io/runtime-development-target=" + addr,
 	}
+	schemas := filepath.Join(root, SchemasDir)
+	if p := filepath.Join(sc.Dir, dirSchemas); exists(p) {
+		schemas = p
+	}
+	args = append(args, "--required-schemas="+schemas)
 	if p := filepath.Join(sc.Dir, fileRequired); exists(p) {
 		args = append(args, "--required-resources="+p)
 	}

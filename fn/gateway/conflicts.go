@@ -1,0 +1,64 @@
+package gateway
+
+import (
+	"fmt"
+	"sort"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+)
+
+// A contest is a hostname claimed from more than one namespace.
+type contest struct {
+	hostname string
+	winner   *claim
+	losers   []string
+}
+
+// resolveConflicts decides, per hostname, which namespace keeps it: a cozy-*
+// namespace beats any other, then the smallest <namespace>/<name>; the kind
+// of route does not matter. Routes of the winner's namespace never lose; the
+// others are marked Conflict. It returns the contests in hostname order.
+func resolveConflicts(claims []*claim) []*contest {
+	byHost := map[string][]*claim{}
+	var hosts []string
+	for _, c := range unjudged(claims) {
+		if _, ok := byHost[c.hostname]; !ok {
+			hosts = append(hosts, c.hostname)
+		}
+		byHost[c.hostname] = append(byHost[c.hostname], c)
+	}
+	sort.Strings(hosts)
+
+	var out []*contest
+	for _, h := range hosts {
+		cs := byHost[h]
+		w := cs[0]
+		for _, c := range cs[1:] {
+			if beats(c, w) {
+				w = c
+			}
+		}
+		ct := &contest{hostname: h, winner: w}
+		for _, c := range cs {
+			if c.namespace == w.namespace {
+				continue
+			}
+			c.state = v1alpha1.HostnameConflict
+			c.message = fmt.Sprintf("%s is claimed by %s, which wins it (cozy-* namespaces first, then the smallest namespace/name); the Gateway admits only namespace %s for it", h, w.route, w.namespace)
+			ct.losers = append(ct.losers, c.route)
+		}
+		if len(ct.losers) > 0 {
+			sort.Strings(ct.losers)
+			out = append(out, ct)
+		}
+	}
+	return out
+}
+
+// beats reports whether claim a wins a hostname over claim b.
+func beats(a, b *claim) bool {
+	if isCozy(a.namespace) != isCozy(b.namespace) {
+		return isCozy(a.namespace)
+	}
+	return a.namespace+"/"+a.name < b.namespace+"/"+b.name
+}

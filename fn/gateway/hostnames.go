@@ -1,0 +1,37 @@
+package gateway
+
+import (
+	"regexp"
+	"strings"
+)
+
+// routeHostnameRE is the Gateway API Hostname pattern, wildcard included.
+var routeHostnameRE = regexp.MustCompile(`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
+// validHostname reports whether h passes the Gateway API Hostname schema.
+func validHostname(h string) bool {
+	return len(h) <= 253 && routeHostnameRE.MatchString(h)
+}
+
+// isWildcard reports whether h starts with the "*." wildcard label.
+func isWildcard(h string) bool { return strings.HasPrefix(h, "*.") }
+
+// base strips the wildcard label from h.
+func base(h string) string { return strings.TrimPrefix(h, "*.") }
+
+// under reports whether h is domain or a subdomain of it. A wildcard counts
+// by its base: *.example.org is under example.org.
+func under(h, domain string) bool {
+	b := base(h)
+	return b == domain || strings.HasSuffix(b, "."+domain)
+}
+
+// oneLabelBelow reports whether h is exactly one label below domain, the only
+// names a TLS wildcard certificate for *.domain covers.
+func oneLabelBelow(h, domain string) bool {
+	if isWildcard(h) {
+		return base(h) == domain
+	}
+	rest, ok := strings.CutSuffix(h, "."+domain)
+	return ok && rest != "" && !strings.Contains(rest, ".")
+}

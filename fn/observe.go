@@ -1,0 +1,141 @@
+package fn
+
+import (
+	"fmt"
+	"sort"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+
+	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+)
+
+// Observed routes and namespaces are read straight from the request's
+// protobuf Structs, field by field: the function needs a handful of fields of
+// every route in the cluster, and materialising whole objects would cost far
+// more than the computation itself.
+
+// observeRoutes reads every route of a requirement. A malformed route is
+// skipped with a warning naming it; it never stops the others.
+func observeRoutes(req *fnv1.RunFunctionRequest, name, kind string) ([]gateway.Route, []string) {
+	items := req.GetRequiredResources()[name].GetItems()
+	routes := make([]gateway.Route, 0, len(items))
+	var warnings []string
+	for _, it := range items {
+		r, err := decodeRoute(kind, it.GetResource())
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("skipping %s %s/%s: %v", kind, str(it.GetResource(), "metadata", "namespace"), str(it.GetResource(), "metadata", "name"), err))
+			continue
+		}
+		routes = append(routes, r)
+	}
+	return routes, warnings
+}
+
+func decodeRoute(kind string, s *structpb.Struct) (gateway.Route, error) {
+	r := gateway.Route{Kind: kind, Namespace: str(s, "metadata", "namespace"), Name: str(s, "metadata", "name")}
+	if r.Name == "" || r.Namespace == "" {
+		return r, fmt.Errorf("metadata.name and metadata.namespace are required")
+	}
+	refs, err := list(s, "spec", "parentRefs")
+	if err != nil {
+		return r, err
+	}
+	for i, v := range refs {
+		p := v.GetStructValue()
+		if p == nil {
+			return r, fmt.Errorf("spec.parentRefs[%d] is not an object", i)
+		}
+		r.ParentRefs = append(r.ParentRefs, gateway.ParentRef{
+			Group: str(p, "group"), Kind: str(p, "kind"), Namespace: str(p, "namespace"), Name: str(p, "name"),
+		})
+	}
+	hosts, err := list(s, "spec", "hostnames")
+	if err != nil {
+		return r, err
+	}
+	for i, v := range hosts {
+		h, ok := v.GetKind().(*structpb.Value_StringValue)
+		if !ok {
+			return r, fmt.Errorf("spec.hostnames[%d] is not a string", i)
+		}
+		r.Hostnames = append(r.Hostnames, h.StringValue)
+	}
+	return r, nil
+}
+
+// observeNamespaces reads the namespaces of a requirement, sorted by name. A
+// namespace with labels that are not strings is skipped with a warning.
+func observeNamespaces(req *fnv1.RunFunctionRequest, name string) ([]gateway.Namespace, []string) {
+	items := req.GetRequiredResources()[name].GetItems()
+	out := make([]gateway.Namespace, 0, len(items))
+	var warnings []string
+	for _, it := range items {
+		s := it.GetResource()
+		n := gateway.Namespace{Name: str(s, "metadata", "name"), Labels: map[string]string{}}
+		bad := ""
+		for k, v := range field(s, "metadata", "labels").GetStructValue().GetFields() {
+			sv, ok := v.GetKind().(*structpb.Value_StringValue)
+			if !ok {
+				bad = k
+				break
+			}
+			n.Labels[k] = sv.StringValue
+		}
+		if n.Name == "" || bad != "" {
+			warnings = append(warnings, fmt.Sprintf("skipping Namespace %q: label %q is not a string", n.Name, bad))
+			continue
+		}
+		out = append(out, n)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, warnings
+}
+
+// observedListeners are the listener names of the Gateway this TenantGateway
+// composed, as Crossplane last observed it.
+func observedListeners(req *fnv1.RunFunctionRequest) map[string]bool {
+	gw := req.GetObserved().GetResources()[gateway.KeyGateway].GetResource()
+	out := map[string]bool{}
+	for _, v := range field(gw, "spec", "listeners").GetListValue().GetValues() {
+		if n := str(v.GetStructValue(), "name"); n != "" {
+			out[n] = true
+		}
+	}
+	return out
+}
+
+// field walks a path of object keys; nil when any step is missing.
+func field(s *structpb.Struct, path ...string) *structpb.Value {
+	var v *structpb.Value
+	for i, k := range path {
+		if i > 0 {
+			s = v.GetStructValue()
+		}
+		v = s.GetFields()[k]
+		if v == nil {
+			return nil
+		}
+	}
+	return v
+}
+
+// str is the string at path, or "".
+func str(s *structpb.Struct, path ...string) string {
+	return field(s, path...).GetStringValue()
+}
+
+// list is the list at path: nil when absent or null, an error when it is
+// something else.
+func list(s *structpb.Struct, path ...string) ([]*structpb.Value, error) {
+	v := field(s, path...)
+	switch k := v.GetKind().(type) {
+	case nil, *structpb.Value_NullValue:
+		return nil, nil
+	case *structpb.Value_ListValue:
+		return k.ListValue.GetValues(), nil
+	default:
+		return nil, fmt.Errorf("spec.%s is not a list", path[len(path)-1])
+	}
+}

@@ -1,0 +1,119 @@
+package fn
+
+import (
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/request"
+	"github.com/crossplane/function-sdk-go/response"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+)
+
+// Names of the resources and schemas a TenantGateway run requires.
+const (
+	reqHTTPRoutes      = "httproutes"
+	reqTLSRoutes       = "tlsroutes"
+	reqNamespaces      = "namespaces"
+	reqNamespacePrefix = "namespace-"
+	reqGatewayClass    = "gatewayclass"
+
+	schemaTLSRouteV1       = "tlsroute-v1"
+	schemaTLSRouteV1alpha2 = "tlsroute-v1alpha2"
+)
+
+// TLSRoute API versions, newest first: v1 where the cluster serves it, else
+// the experimental v1alpha2.
+var tlsRouteVersions = []struct{ schema, apiVersion string }{
+	{schemaTLSRouteV1, gwapiv1.GroupVersion.String()},
+	{schemaTLSRouteV1alpha2, gwapiv1.GroupName + "/v1alpha2"},
+}
+
+// requireResources asks Crossplane for everything a TenantGateway run reads.
+// The selectors depend only on the XR, except the TLSRoute version, which
+// waits for the schemas: listing a kind the cluster does not serve fails the
+// whole pipeline, so TLSRoutes are requested only in a version Crossplane
+// reported a schema for. The requirements therefore settle on the third call.
+func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, tgw *v1alpha1.TenantGateway) {
+	for _, v := range tlsRouteVersions {
+		response.RequireSchema(rsp, v.schema, v.apiVersion, gateway.KindTLSRoute)
+	}
+	r := rsp.GetRequirements()
+	if r.Resources == nil {
+		r.Resources = map[string]*fnv1.ResourceSelector{}
+	}
+	// An empty label selector without a namespace lists every object of the
+	// kind in every namespace.
+	r.Resources[reqHTTPRoutes] = all(gwapiv1.GroupVersion.String(), gateway.KindHTTPRoute, nil)
+	if v, ok := tlsRouteVersion(req); ok && v != "" {
+		r.Resources[reqTLSRoutes] = all(v, gateway.KindTLSRoute, nil)
+	}
+	r.Resources[reqNamespaces] = all("v1", "Namespace", map[string]string{gateway.LabelNamespaceGateway: tgw.GetNamespace()})
+	for _, ns := range namedNamespaces(tgw) {
+		r.Resources[reqNamespacePrefix+ns] = byName("v1", "Namespace", ns)
+	}
+	class := tgw.Spec.GatewayClassName
+	if class == "" {
+		class = v1alpha1.DefaultGatewayClassName
+	}
+	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), "GatewayClass", class)
+}
+
+// tlsRouteVersion returns the TLSRoute apiVersion to list, "" when the
+// cluster serves none, and false while the schemas are not resolved yet.
+func tlsRouteVersion(req *fnv1.RunFunctionRequest) (string, bool) {
+	for _, v := range tlsRouteVersions {
+		s, ok := request.GetRequiredSchema(req, v.schema)
+		if !ok {
+			return "", false
+		}
+		if s != nil {
+			return v.apiVersion, true
+		}
+	}
+	return "", true
+}
+
+// resolved reports whether Crossplane has answered every requirement this
+// run asked for, so the function composes from complete observations.
+func resolved(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) bool {
+	for name := range rsp.GetRequirements().GetResources() {
+		if _, ok := req.GetRequiredResources()[name]; !ok {
+			return false
+		}
+	}
+	for name := range rsp.GetRequirements().GetSchemas() {
+		if _, ok := request.GetRequiredSchema(req, name); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// namedNamespaces are the namespaces fetched by name: the TenantGateway's own
+// and each attached one.
+func namedNamespaces(tgw *v1alpha1.TenantGateway) []string {
+	out := []string{tgw.GetNamespace()}
+	for _, a := range tgw.Spec.AttachedNamespaces {
+		if string(a) != tgw.GetNamespace() {
+			out = append(out, string(a))
+		}
+	}
+	return out
+}
+
+func all(apiVersion, kind string, labels map[string]string) *fnv1.ResourceSelector {
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	return &fnv1.ResourceSelector{
+		ApiVersion: apiVersion,
+		Kind:       kind,
+		Match:      &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: labels}},
+	}
+}
+
+func byName(apiVersion, kind, name string) *fnv1.ResourceSelector {
+	return &fnv1.ResourceSelector{ApiVersion: apiVersion, Kind: kind, Match: &fnv1.ResourceSelector_MatchName{MatchName: name}}
+}
