@@ -2,6 +2,7 @@ package fn
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -15,6 +16,14 @@ import (
 // protobuf Structs, field by field: the function needs a handful of fields of
 // every route in the cluster, and materialising whole objects would cost far
 // more than the computation itself.
+
+// observe reads the routes and namespaces a TenantGateway run required.
+func observe(req *fnv1.RunFunctionRequest) ([]gateway.Route, []gateway.Namespace, []string) {
+	httpRoutes, w1 := observeRoutes(req, reqHTTPRoutes, gateway.KindHTTPRoute)
+	tlsRoutes, w2 := observeRoutes(req, reqTLSRoutes, gateway.KindTLSRoute)
+	namespaces, w3 := observeNamespaces(req, reqNamespaces)
+	return append(httpRoutes, tlsRoutes...), namespaces, slices.Concat(w1, w2, w3)
+}
 
 // observeRoutes reads every route of a requirement. A malformed route is
 // skipped with a warning naming it; it never stops the others.

@@ -58,12 +58,8 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		CertManagerNamespace: settings.CertManagerNamespace,
 		ObservedListeners:    observedListeners(req),
 	}
-	routes, warnings := observeRoutes(req, reqHTTPRoutes, gateway.KindHTTPRoute)
-	tls, w := observeRoutes(req, reqTLSRoutes, gateway.KindTLSRoute)
-	in.Routes = append(routes, tls...)
-	warnings = append(warnings, w...)
-	in.Namespaces, w = observeNamespaces(req, reqNamespaces)
-	warnings = append(warnings, w...)
+	var warnings []string
+	in.Routes, in.Namespaces, warnings = observe(req)
 
 	out, err := gateway.Compose(in)
 	if err != nil {
