@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -25,7 +27,7 @@ type Input struct {
 	// not attach to this Gateway from an admitted namespace are ignored.
 	Routes []Route
 	// Namespaces are the namespaces labelled as publishing through this
-	// Gateway, sorted by name.
+	// Gateway.
 	Namespaces []Namespace
 	// ObservedListeners are the listener names of the Gateway as last
 	// composed; they keep their place when the listener budget is short.
@@ -79,6 +81,9 @@ func Compose(in Input) (*Output, error) {
 		return nil, &InvalidSpecError{Errors: errs}
 	}
 	mode := in.Spec.CertMode
+	// The output must not depend on the order the cluster listed things in.
+	in.Namespaces = slices.Clone(in.Namespaces)
+	sort.Slice(in.Namespaces, func(i, j int) bool { return in.Namespaces[i].Name < in.Namespaces[j].Name })
 
 	children := discoverChildren(&in)
 	claims := collectClaims(&in)

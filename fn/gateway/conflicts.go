@@ -60,5 +60,10 @@ func beats(a, b *claim) bool {
 	if isCozy(a.namespace) != isCozy(b.namespace) {
 		return isCozy(a.namespace)
 	}
-	return a.namespace+"/"+a.name < b.namespace+"/"+b.name
+	if ka, kb := a.namespace+"/"+a.name, b.namespace+"/"+b.name; ka != kb {
+		return ka < kb
+	}
+	// Same namespace and name, other kind: the kind does not decide the
+	// winner, but the route reported must not depend on input order.
+	return a.route < b.route
 }

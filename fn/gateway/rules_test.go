@@ -1,0 +1,267 @@
+package gateway
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+)
+
+const (
+	selHTTP  = "in=tenant-root,cozy-cert-manager"
+	k443     = "kinds=HTTPRoute,TLSRoute"
+	httpLine = "http 80/HTTP " + selHTTP
+)
+
+func compose(t *testing.T, spec v1alpha1.TenantGatewaySpec, routes []Route, nss []Namespace, observed ...string) view {
+	t.Helper()
+	obs := map[string]bool{}
+	for _, o := range observed {
+		obs[o] = true
+	}
+	out, err := Compose(Input{Name: "cozystack", Namespace: "tenant-root", CertManagerNamespace: "cozy-cert-manager", Spec: spec, Routes: routes, Namespaces: nss, ObservedListeners: obs})
+	if err != nil {
+		t.Fatalf("Compose: %v", err)
+	}
+	return viewOf(t, out)
+}
+
+func TestAttachment(t *testing.T) {
+	spec := v1alpha1.TenantGatewaySpec{Apex: "example.org", AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-dashboard"}}
+	cases := map[string]struct {
+		reason string
+		route  Route
+		nss    []Namespace
+		want   []string
+	}{
+		"SameNamespaceNoGroupKind": {
+			reason: "A parentRef with only a name targets the Gateway in the route's own namespace",
+			route:  Route{Kind: KindHTTPRoute, Namespace: "tenant-root", Name: "a", ParentRefs: []ParentRef{{Name: "cozystack"}}, Hostnames: []string{"a.example.org"}},
+			want:   []string{"a.example.org HTTPRoute/tenant-root/a Listening"},
+		},
+		"ExplicitGroupKindSectionPort": {
+			reason: "Group, kind and namespace may be explicit; sectionName does not change whether a route counts",
+			route: Route{Kind: KindTLSRoute, Namespace: "cozy-dashboard", Name: "a", ParentRefs: []ParentRef{
+				{Group: "gateway.networking.k8s.io", Kind: "Gateway", Namespace: "tenant-root", Name: "cozystack"},
+			}, Hostnames: []string{"a.example.org"}},
+			want: []string{"a.example.org TLSRoute/cozy-dashboard/a Listening"},
+		},
+		"OtherGateway": {
+			reason: "A route on another Gateway is ignored",
+			route:  Route{Kind: KindHTTPRoute, Namespace: "tenant-root", Name: "a", ParentRefs: []ParentRef{{Name: "other"}}, Hostnames: []string{"a.example.org"}},
+		},
+		"OtherKind": {
+			reason: "A parentRef to something other than a Gateway is ignored",
+			route:  Route{Kind: KindHTTPRoute, Namespace: "tenant-root", Name: "a", ParentRefs: []ParentRef{{Kind: "Service", Name: "cozystack"}}, Hostnames: []string{"a.example.org"}},
+		},
+		"OtherNamespaceWithoutNamespace": {
+			reason: "A parentRef without a namespace means the route's namespace, not the Gateway's",
+			route:  Route{Kind: KindHTTPRoute, Namespace: "cozy-dashboard", Name: "a", ParentRefs: []ParentRef{{Name: "cozystack"}}, Hostnames: []string{"a.example.org"}},
+		},
+		"UnadmittedNamespace": {
+			reason: "Routes from a namespace neither attached nor labelled are ignored entirely",
+			route:  routeTo("tenant-eve", "a", "a.example.org"),
+			nss:    []Namespace{{Name: "tenant-eve", Labels: map[string]string{LabelNamespaceGateway: "tenant-other"}}},
+		},
+		"LabelledNamespace": {
+			reason: "A namespace labelled namespace.cozystack.io/gateway=tenant-root is admitted",
+			route:  routeTo("tenant-alice", "a", "a.example.org"),
+			nss:    []Namespace{labelled("tenant-alice", "")},
+			want:   []string{"a.example.org HTTPRoute/tenant-alice/a Listening"},
+		},
+		"NoHostnames": {
+			reason: "A route without hostnames claims nothing",
+			route:  routeTo("tenant-root", "a"),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := compose(t, spec, []Route{tc.route}, tc.nss).Hostnames
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("%s\nstatus.hostnames: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestHTTP01(t *testing.T) {
+	got := compose(t, v1alpha1.TenantGatewaySpec{Apex: "foo.example.com", TLSPassthroughServices: []v1alpha1.DNSLabel{"api"}},
+		[]Route{routeTo("tenant-root", "harbor", "harbor.foo.example.com", "api.foo.example.com", "*.foo.example.com", "shop.example.net")}, nil)
+	want := view{
+		Listeners: []string{
+			httpLine,
+			"https-harbor-760d5a8a 443/HTTPS harbor.foo.example.com label=tenant-root " + k443 + " cert=cozystack-harbor-760d5a8a-tls",
+			"tls-api 443/TLS api.foo.example.com label=tenant-root " + k443 + " Passthrough",
+		},
+		Certificates: []string{"cozystack-harbor-760d5a8a-tls secret=cozystack-harbor-760d5a8a-tls harbor.foo.example.com"},
+		Hostnames: []string{
+			"*.foo.example.com HTTPRoute/tenant-root/harbor Invalid",
+			"api.foo.example.com HTTPRoute/tenant-root/harbor Passthrough",
+			"harbor.foo.example.com HTTPRoute/tenant-root/harbor Listening",
+			"shop.example.net HTTPRoute/tenant-root/harbor OutsideApex",
+		},
+		Keys: []string{"gateway", "issuer", "certificate-https-harbor-760d5a8a", "redirect"},
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("http01: -want, +got:\n%s", diff)
+	}
+}
+
+func TestWildcardModes(t *testing.T) {
+	nss := []Namespace{labelled("tenant-root", "example.org"), labelled("tenant-bob", "bob.example.org"), labelled("tenant-alice", "alice.example.org"), labelled("tenant-acme", "customer1.example"), labelled("tenant-alice2", "alice.example.org")}
+	routes := []Route{
+		routeTo("tenant-root", "www", "www.example.org", "*.example.org"),
+		routeTo("tenant-alice", "harbor", "harbor.alice.example.org"),
+		routeTo("tenant-acme", "shop", "shop.customer1.example"),
+	}
+	hostnames := func(covered string) []string {
+		return []string{
+			"*.example.org HTTPRoute/tenant-root/www Covered",
+			"harbor.alice.example.org HTTPRoute/tenant-alice/harbor Covered",
+			"shop.customer1.example HTTPRoute/tenant-acme/shop OutsideApex",
+			"www.example.org HTTPRoute/tenant-root/www " + covered,
+		}
+	}
+	children := []string{"alice.example.org tenant-alice Listening", "bob.example.org tenant-bob Listening", "customer1.example tenant-acme OutsideApex"}
+	lbl := "label=tenant-root"
+	cases := map[string]struct {
+		spec v1alpha1.TenantGatewaySpec
+		want view
+	}{
+		"DNS01": {
+			spec: v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeDNS01, DNS01: &v1alpha1.DNS01{Cloudflare: &v1alpha1.CloudflareProvider{APITokenSecretRef: v1alpha1.SecretKeySelector{Name: "cf", Key: "token"}}}},
+			want: view{
+				Listeners: []string{
+					httpLine,
+					"https 443/HTTPS *.example.org " + lbl + " " + k443 + " cert=cozystack-gateway-tls",
+					"https-apex 443/HTTPS example.org " + lbl + " " + k443 + " cert=cozystack-gateway-tls",
+					"https-child-alice-cf290f3a 443/HTTPS *.alice.example.org " + lbl + " " + k443 + " cert=cozystack-gateway-tls",
+					"https-child-bob-116343d5 443/HTTPS *.bob.example.org " + lbl + " " + k443 + " cert=cozystack-gateway-tls",
+				},
+				Certificates: []string{"cozystack-gateway-tls secret=cozystack-gateway-tls example.org,*.example.org,alice.example.org,*.alice.example.org,bob.example.org,*.bob.example.org"},
+				Hostnames:    hostnames("Covered"),
+				Children:     children,
+				Keys:         []string{"gateway", "issuer", "certificate-wildcard", "redirect"},
+			},
+		},
+		"ExistingSecret": {
+			spec: v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeExistingSecret, WildcardSecretRef: &v1alpha1.LocalSecretReference{Name: "wild"}},
+			want: view{
+				Listeners: []string{
+					httpLine,
+					"https 443/HTTPS *.example.org " + lbl + " " + k443 + " cert=wild",
+					"https-apex 443/HTTPS example.org " + lbl + " " + k443 + " cert=wild",
+					"https-child-alice-cf290f3a 443/HTTPS *.alice.example.org " + lbl + " " + k443 + " cert=wild",
+					"https-child-bob-116343d5 443/HTTPS *.bob.example.org " + lbl + " " + k443 + " cert=wild",
+				},
+				Hostnames: hostnames("Covered"),
+				Children:  children,
+				Keys:      []string{"gateway", "redirect"},
+			},
+		},
+		"Edge": {
+			spec: v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeEdge, TLSPassthroughServices: []v1alpha1.DNSLabel{"api"}},
+			want: view{
+				Listeners: []string{
+					"edge 80/HTTP *.example.org " + lbl,
+					"edge-apex 80/HTTP example.org " + lbl,
+					"edge-child-alice-cf290f3a 80/HTTP *.alice.example.org " + lbl,
+					"edge-child-bob-116343d5 80/HTTP *.bob.example.org " + lbl,
+				},
+				Hostnames: hostnames("Covered"),
+				Children:  children,
+				Keys:      []string{"gateway"},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := compose(t, tc.spec, routes, nss)
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("%s: -want, +got:\n%s", name, diff)
+			}
+		})
+	}
+}
+
+func TestConflicts(t *testing.T) {
+	nss := []Namespace{labelled("cozy-harbor", ""), labelled("tenant-foo", ""), labelled("tenant-bar", "")}
+	cases := map[string]struct {
+		reason string
+		spec   v1alpha1.TenantGatewaySpec
+		routes []Route
+		want   view
+	}{
+		"CozyWinsHTTP01": {
+			reason: "A cozy-* namespace beats a tenant; the hostname's own listener is pinned to it",
+			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org"},
+			routes: []Route{routeTo("tenant-foo", "a", "harbor.example.org"), routeTo("cozy-harbor", "z", "harbor.example.org")},
+			want: view{
+				Listeners:    []string{httpLine, "https-harbor-91fb3185 443/HTTPS harbor.example.org pin=cozy-harbor " + k443 + " cert=cozystack-harbor-91fb3185-tls"},
+				Certificates: []string{"cozystack-harbor-91fb3185-tls secret=cozystack-harbor-91fb3185-tls harbor.example.org"},
+				Hostnames:    []string{"harbor.example.org HTTPRoute/cozy-harbor/z Listening", "harbor.example.org HTTPRoute/tenant-foo/a Conflict"},
+				Conflicts:    []string{"harbor.example.org winner=HTTPRoute/cozy-harbor/z losers=HTTPRoute/tenant-foo/a"},
+				Keys:         []string{"gateway", "issuer", "certificate-https-harbor-91fb3185", "redirect"},
+			},
+		},
+		"SmallestNamespaceNameAndSameNamespaceNeverLoses": {
+			reason: "Between tenants the smallest namespace/name wins, kind aside; every route of the winner's namespace keeps the hostname",
+			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org"},
+			routes: []Route{
+				routeTo("tenant-foo", "b", "x.example.org"),
+				routeTo("tenant-foo", "c", "x.example.org"),
+				{Kind: KindTLSRoute, Namespace: "tenant-bar", Name: "z", ParentRefs: []ParentRef{{Namespace: "tenant-root", Name: "cozystack"}}, Hostnames: []string{"x.example.org"}},
+			},
+			want: view{
+				Listeners:    []string{httpLine, "https-x-" + Hex8("x.example.org") + " 443/HTTPS x.example.org pin=tenant-bar " + k443 + " cert=cozystack-x-" + Hex8("x.example.org") + "-tls"},
+				Certificates: []string{"cozystack-x-" + Hex8("x.example.org") + "-tls secret=cozystack-x-" + Hex8("x.example.org") + "-tls x.example.org"},
+				Hostnames: []string{
+					"x.example.org HTTPRoute/tenant-foo/b Conflict",
+					"x.example.org HTTPRoute/tenant-foo/c Conflict",
+					"x.example.org TLSRoute/tenant-bar/z Listening",
+				},
+				Conflicts: []string{"x.example.org winner=TLSRoute/tenant-bar/z losers=HTTPRoute/tenant-foo/b,HTTPRoute/tenant-foo/c"},
+				Keys:      []string{"gateway", "issuer", "certificate-https-x-" + Hex8("x.example.org"), "redirect"},
+			},
+		},
+		"DNS01PinsAndApex": {
+			reason: "In a wildcard mode a contested hostname gets an extra exact listener pinned to the winner; a contested apex pins https-apex itself",
+			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeExistingSecret, WildcardSecretRef: &v1alpha1.LocalSecretReference{Name: "wild"}},
+			routes: []Route{
+				routeTo("tenant-foo", "a", "harbor.example.org", "example.org"),
+				routeTo("cozy-harbor", "h", "harbor.example.org", "example.org"),
+				routeTo("tenant-foo", "b", "only.example.org"),
+			},
+			want: view{
+				Listeners: []string{
+					httpLine,
+					"https 443/HTTPS *.example.org label=tenant-root " + k443 + " cert=wild",
+					"https-apex 443/HTTPS example.org pin=cozy-harbor " + k443 + " cert=wild",
+					"https-harbor-91fb3185 443/HTTPS harbor.example.org pin=cozy-harbor " + k443 + " cert=wild",
+				},
+				Hostnames: []string{
+					"example.org HTTPRoute/cozy-harbor/h Covered",
+					"example.org HTTPRoute/tenant-foo/a Conflict",
+					"harbor.example.org HTTPRoute/cozy-harbor/h Covered",
+					"harbor.example.org HTTPRoute/tenant-foo/a Conflict",
+					"only.example.org HTTPRoute/tenant-foo/b Covered",
+				},
+				Conflicts: []string{
+					"example.org winner=HTTPRoute/cozy-harbor/h losers=HTTPRoute/tenant-foo/a",
+					"harbor.example.org winner=HTTPRoute/cozy-harbor/h losers=HTTPRoute/tenant-foo/a",
+				},
+				Keys: []string{"gateway", "redirect"},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := compose(t, tc.spec, tc.routes, nss)
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

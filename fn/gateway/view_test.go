@@ -1,0 +1,98 @@
+package gateway
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// A view is what an operator notices of an Output, one line per item.
+type view struct {
+	Listeners    []string
+	Certificates []string
+	Hostnames    []string
+	Conflicts    []string
+	Children     []string
+	Keys         []string
+}
+
+func viewOf(t *testing.T, out *Output) view {
+	t.Helper()
+	var v view
+	for _, r := range out.Resources {
+		v.Keys = append(v.Keys, r.Key)
+		switch o := r.Object.(type) {
+		case *gwapiv1.Gateway:
+			for _, l := range o.Spec.Listeners {
+				v.Listeners = append(v.Listeners, listenerLine(l))
+			}
+		case *cmv1.Certificate:
+			v.Certificates = append(v.Certificates, fmt.Sprintf("%s secret=%s %s", o.Name, o.Spec.SecretName, strings.Join(o.Spec.DNSNames, ",")))
+		}
+	}
+	for _, h := range out.Hostnames {
+		v.Hostnames = append(v.Hostnames, fmt.Sprintf("%s %s %s", h.Hostname, h.Route, h.State))
+	}
+	for _, c := range out.Conflicts {
+		v.Conflicts = append(v.Conflicts, fmt.Sprintf("%s winner=%s losers=%s", c.Hostname, c.Winner, strings.Join(c.Losers, ",")))
+	}
+	for _, c := range out.ChildApexes {
+		v.Children = append(v.Children, fmt.Sprintf("%s %s %s", c.Apex, c.Namespace, c.State))
+	}
+	return v
+}
+
+// listenerLine is "name port/protocol hostname selector [kinds] [cert]".
+func listenerLine(l gwapiv1.Listener) string {
+	parts := []string{string(l.Name), fmt.Sprintf("%d/%s", l.Port, l.Protocol)}
+	if l.Hostname != nil {
+		parts = append(parts, string(*l.Hostname))
+	}
+	if a := l.AllowedRoutes; a != nil && a.Namespaces != nil && a.Namespaces.Selector != nil {
+		s := a.Namespaces.Selector
+		switch {
+		case len(s.MatchExpressions) > 0:
+			parts = append(parts, "in="+strings.Join(s.MatchExpressions[0].Values, ","))
+		case s.MatchLabels[LabelNamespaceName] != "":
+			parts = append(parts, "pin="+s.MatchLabels[LabelNamespaceName])
+		default:
+			parts = append(parts, "label="+s.MatchLabels[LabelNamespaceGateway])
+		}
+		if len(a.Kinds) > 0 {
+			var k []string
+			for _, rk := range a.Kinds {
+				k = append(k, string(rk.Kind))
+			}
+			parts = append(parts, "kinds="+strings.Join(k, ","))
+		}
+	}
+	if l.TLS != nil {
+		if len(l.TLS.CertificateRefs) > 0 {
+			parts = append(parts, "cert="+string(l.TLS.CertificateRefs[0].Name))
+		} else {
+			parts = append(parts, string(*l.TLS.Mode))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// routeTo builds an HTTPRoute on the cozystack Gateway in tenant-root.
+func routeTo(ns, name string, hosts ...string) Route {
+	ref := ParentRef{Name: "cozystack"}
+	if ns != "tenant-root" {
+		ref.Namespace = "tenant-root"
+	}
+	return Route{Kind: KindHTTPRoute, Namespace: ns, Name: name, ParentRefs: []ParentRef{ref}, Hostnames: hosts}
+}
+
+// labelled is a namespace publishing through tenant-root, with an apex.
+func labelled(name, host string) Namespace {
+	l := map[string]string{LabelNamespaceGateway: "tenant-root"}
+	if host != "" {
+		l[LabelNamespaceHost] = host
+	}
+	return Namespace{Name: name, Labels: l}
+}
