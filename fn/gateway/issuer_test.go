@@ -1,0 +1,90 @@
+package gateway
+
+import (
+	"testing"
+
+	cmacme "github.com/cert-manager/cert-manager/pkg/apis/acme/v1"
+	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
+	"github.com/google/go-cmp/cmp"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+)
+
+func TestDNS01Issuer(t *testing.T) {
+	key := func(name, k string) cmmeta.SecretKeySelector {
+		return cmmeta.SecretKeySelector{LocalObjectReference: cmmeta.LocalObjectReference{Name: name}, Key: k}
+	}
+	sel := func(name, k string) v1alpha1.SecretKeySelector { return v1alpha1.SecretKeySelector{Name: name, Key: k} }
+	cases := map[string]struct {
+		reason string
+		dns01  *v1alpha1.DNS01
+		issuer v1alpha1.IssuerName
+		server string
+		want   *cmacme.ACMEChallengeSolverDNS01
+	}{
+		"Cloudflare": {
+			reason: "Cloudflare's API token reference is copied",
+			dns01:  &v1alpha1.DNS01{Cloudflare: &v1alpha1.CloudflareProvider{APITokenSecretRef: sel("cf", "token")}},
+			server: ACMEServerProd,
+			want:   &cmacme.ACMEChallengeSolverDNS01{Cloudflare: &cmacme.ACMEIssuerDNS01ProviderCloudflare{APIToken: ptrTo(key("cf", "token"))}},
+		},
+		"Route53AmbientCredentials": {
+			reason: "route53 without a secret reference relies on ambient credentials: no reference is written",
+			dns01:  &v1alpha1.DNS01{Provider: v1alpha1.DNS01Route53, Route53: &v1alpha1.Route53Provider{Region: "eu-west-1"}},
+			issuer: v1alpha1.IssuerLetsEncryptStage,
+			server: ACMEServerStage,
+			want:   &cmacme.ACMEChallengeSolverDNS01{Route53: &cmacme.ACMEIssuerDNS01ProviderRoute53{Region: "eu-west-1"}},
+		},
+		"Route53Keys": {
+			reason: "route53 with an access key copies the key ID and the secret reference",
+			dns01: &v1alpha1.DNS01{Provider: v1alpha1.DNS01Route53, Route53: &v1alpha1.Route53Provider{
+				Region: "us-east-1", AccessKeyID: "AKIA", SecretAccessKeySecretRef: &v1alpha1.SecretKeySelector{Name: "aws", Key: "secret"},
+			}},
+			server: ACMEServerProd,
+			want: &cmacme.ACMEChallengeSolverDNS01{Route53: &cmacme.ACMEIssuerDNS01ProviderRoute53{
+				Region: "us-east-1", AccessKeyID: "AKIA", SecretAccessKey: key("aws", "secret"),
+			}},
+		},
+		"DigitalOcean": {
+			reason: "DigitalOcean's token reference is copied",
+			dns01:  &v1alpha1.DNS01{Provider: v1alpha1.DNS01DigitalOcean, DigitalOcean: &v1alpha1.DigitalOceanProvider{TokenSecretRef: sel("do", "token")}},
+			server: ACMEServerProd,
+			want:   &cmacme.ACMEChallengeSolverDNS01{DigitalOcean: &cmacme.ACMEIssuerDNS01ProviderDigitalOcean{Token: key("do", "token")}},
+		},
+		"RFC2136DefaultAlgorithm": {
+			reason: "rfc2136 gets HMACSHA256 when no algorithm is set",
+			dns01: &v1alpha1.DNS01{Provider: v1alpha1.DNS01RFC2136, RFC2136: &v1alpha1.RFC2136Provider{
+				Nameserver: "10.0.0.53:53", TSIGKeyName: "acme", TSIGSecretSecretRef: sel("tsig", "secret"),
+			}},
+			server: ACMEServerProd,
+			want: &cmacme.ACMEChallengeSolverDNS01{RFC2136: &cmacme.ACMEIssuerDNS01ProviderRFC2136{
+				Nameserver: "10.0.0.53:53", TSIGKeyName: "acme", TSIGAlgorithm: "HMACSHA256", TSIGSecret: key("tsig", "secret"),
+			}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			in := Input{Name: "cozystack", Namespace: "tenant-root", Spec: Defaulted(v1alpha1.TenantGatewaySpec{
+				Apex: "example.org", CertMode: v1alpha1.CertModeDNS01, IssuerName: tc.issuer, DNS01: tc.dns01,
+			})}
+			if errs := Validate(in.Spec); len(errs) > 0 {
+				t.Fatalf("test spec is invalid: %v", errs)
+			}
+			acme := issuerObject(&in).Spec.ACME
+			if acme.Server != tc.server {
+				t.Errorf("%s\nserver: want %s, got %s", tc.reason, tc.server, acme.Server)
+			}
+			if len(acme.Solvers) != 1 {
+				t.Fatalf("want exactly one solver, got %d", len(acme.Solvers))
+			}
+			if diff := cmp.Diff(tc.want, acme.Solvers[0].DNS01); diff != "" {
+				t.Errorf("%s\ndns01 solver: -want, +got:\n%s", tc.reason, diff)
+			}
+			if acme.PrivateKey.Name != "cozystack-acme-account" {
+				t.Errorf("account key Secret: want cozystack-acme-account, got %s", acme.PrivateKey.Name)
+			}
+		})
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
