@@ -25,6 +25,10 @@ var zeroFields = map[string][][]string{
 	"Certificate": {
 		{"spec", "isCA"},
 	},
+	// provider-kubernetes: the function never asks it to watch.
+	"Object": {
+		{"spec", "watch"},
+	},
 }
 
 // toComposed converts a typed object into a desired composed resource. Status

@@ -63,6 +63,13 @@ func summarize(t *testing.T, rsp *fnv1.RunFunctionResponse) summary {
 	return s
 }
 
+// pendingHTTP is the status of a fresh http01 TenantGateway without routes:
+// its Gateway, with only the http listener, is not observed yet.
+var pendingHTTP = map[string]any{
+	"certMode":  "http01",
+	"listeners": []any{map[string]any{"name": "http", "port": float64(80), "ready": false, "reason": "Pending"}},
+}
+
 func TestRunFunction(t *testing.T) {
 	composedObjects := map[string]string{
 		"gateway":  "gateway.networking.k8s.io/v1 Gateway tenant-root/cozystack",
@@ -87,7 +94,7 @@ func TestRunFunction(t *testing.T) {
 			spec:   `{"apex":"example.org"}`,
 			want: summary{
 				Objects:  composedObjects,
-				Status:   map[string]any{"certMode": "http01"},
+				Status:   pendingHTTP,
 				Selector: []any{"tenant-root", "cozy-cert-manager"},
 				TTL:      DefaultTTL,
 			},
@@ -98,7 +105,7 @@ func TestRunFunction(t *testing.T) {
 			input:  resource.MustStructJSON(`{"apiVersion":"fn.gateway.cozystack.io/v1beta1","kind":"Input","certManagerNamespace":"cert-manager"}`),
 			want: summary{
 				Objects:  composedObjects,
-				Status:   map[string]any{"certMode": "http01"},
+				Status:   pendingHTTP,
 				Selector: []any{"tenant-root", "cert-manager"},
 				TTL:      DefaultTTL,
 			},
@@ -109,7 +116,7 @@ func TestRunFunction(t *testing.T) {
 			desired: earlier,
 			want: summary{
 				Objects:  withEarlier,
-				Status:   map[string]any{"certMode": "http01"},
+				Status:   pendingHTTP,
 				Selector: []any{"tenant-root", "cozy-cert-manager"},
 				TTL:      DefaultTTL,
 			},

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
@@ -102,19 +104,6 @@ func observeNamespaces(req *fnv1.RunFunctionRequest, name string) ([]gateway.Nam
 	return out, warnings
 }
 
-// observedListeners are the listener names of the Gateway this TenantGateway
-// composed, as Crossplane last observed it.
-func observedListeners(req *fnv1.RunFunctionRequest) map[string]bool {
-	gw := req.GetObserved().GetResources()[gateway.KeyGateway].GetResource()
-	out := map[string]bool{}
-	for _, v := range field(gw, "spec", "listeners").GetListValue().GetValues() {
-		if n := str(v.GetStructValue(), "name"); n != "" {
-			out[n] = true
-		}
-	}
-	return out
-}
-
 // field walks a path of object keys; nil when any step is missing.
 func field(s *structpb.Struct, path ...string) *structpb.Value {
 	var v *structpb.Value
@@ -147,4 +136,131 @@ func list(s *structpb.Struct, path ...string) ([]*structpb.Value, error) {
 	default:
 		return nil, fmt.Errorf("spec.%s is not a list", path[len(path)-1])
 	}
+}
+
+// observeComposed reads what the function needs of every composed resource
+// Crossplane observed: conditions, a Gateway's listeners, annotations.
+func observeComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.ObservedResource {
+	out := map[string]*gateway.ObservedResource{}
+	for key, r := range req.GetObserved().GetResources() {
+		s := r.GetResource()
+		o := &gateway.ObservedResource{Conditions: conditions(field(s, "status", "conditions")), Annotations: stringMap(field(s, "metadata", "annotations"))}
+		if key == gateway.KeyGateway {
+			for _, v := range field(s, "spec", "listeners").GetListValue().GetValues() {
+				if n := str(v.GetStructValue(), "name"); n != "" {
+					o.ListenerNames = append(o.ListenerNames, n)
+				}
+			}
+			o.Listeners = map[string]map[string]string{}
+			for _, v := range field(s, "status", "listeners").GetListValue().GetValues() {
+				l := v.GetStructValue()
+				o.Listeners[str(l, "name")] = conditions(field(l, "conditions"))
+			}
+		}
+		out[key] = o
+	}
+	return out
+}
+
+// conditions maps each condition type in a conditions list to its status.
+func conditions(v *structpb.Value) map[string]string {
+	out := map[string]string{}
+	for _, c := range v.GetListValue().GetValues() {
+		out[str(c.GetStructValue(), "type")] = str(c.GetStructValue(), "status")
+	}
+	return out
+}
+
+// stringMap reads an object of strings, leaving out values of other types.
+func stringMap(v *structpb.Value) map[string]string {
+	out := map[string]string{}
+	for k, f := range v.GetStructValue().GetFields() {
+		if s, ok := f.GetKind().(*structpb.Value_StringValue); ok {
+			out[k] = s.StringValue
+		}
+	}
+	return out
+}
+
+// observeGatewayClass reads the GatewayClass requirement; nil when the class
+// does not exist. Supported features are objects with a name since Gateway
+// API v1.2, plain strings before.
+func observeGatewayClass(req *fnv1.RunFunctionRequest) *gateway.Class {
+	items := req.GetRequiredResources()[reqGatewayClass].GetItems()
+	if len(items) == 0 {
+		return nil
+	}
+	s := items[0].GetResource()
+	gc := &gateway.Class{Name: str(s, "metadata", "name")}
+	for _, f := range field(s, "status", "supportedFeatures").GetListValue().GetValues() {
+		name := f.GetStringValue()
+		if name == "" {
+			name = str(f.GetStructValue(), "name")
+		}
+		if name != "" {
+			gc.SupportedFeatures = append(gc.SupportedFeatures, name)
+		}
+	}
+	return gc
+}
+
+// observeNamedNamespaces reads the namespaces looked up by name; a nil value
+// means Crossplane found no such namespace.
+func observeNamedNamespaces(req *fnv1.RunFunctionRequest, names []string) map[string]*gateway.Namespace {
+	out := make(map[string]*gateway.Namespace, len(names))
+	for _, n := range names {
+		items := req.GetRequiredResources()[reqNamespacePrefix+n].GetItems()
+		if len(items) == 0 {
+			out[n] = nil
+			continue
+		}
+		s := items[0].GetResource()
+		out[n] = &gateway.Namespace{Name: n, Labels: stringMap(field(s, "metadata", "labels")), Annotations: stringMap(field(s, "metadata", "annotations"))}
+	}
+	return out
+}
+
+// observeProbes reads the look-ups by name of resources about to be composed.
+func observeProbes(req *fnv1.RunFunctionRequest) map[string]gateway.Probe {
+	out := map[string]gateway.Probe{}
+	for name, rs := range req.GetRequiredResources() {
+		key, ok := strings.CutPrefix(name, reqProbePrefix)
+		if !ok {
+			continue
+		}
+		p := gateway.Probe{}
+		if items := rs.GetItems(); len(items) > 0 {
+			p.Exists = true
+			for _, ref := range field(items[0].GetResource(), "metadata", "ownerReferences").GetListValue().GetValues() {
+				r := ref.GetStructValue()
+				if field(r, "controller").GetBoolValue() {
+					p.ControllerUID = str(r, "uid")
+				}
+			}
+		}
+		out[key] = p
+	}
+	return out
+}
+
+// observePrevious reads the status the last run wrote on the XR.
+func observePrevious(req *fnv1.RunFunctionRequest) gateway.PreviousStatus {
+	xr := req.GetObserved().GetComposite().GetResource()
+	p := gateway.PreviousStatus{Conflicts: map[string]string{}, LeftOut: map[string]bool{}}
+	for _, v := range field(xr, "status", "conflicts").GetListValue().GetValues() {
+		c := v.GetStructValue()
+		vals := field(c, "losers").GetListValue().GetValues()
+		losers := make([]string, 0, len(vals))
+		for _, l := range vals {
+			losers = append(losers, l.GetStringValue())
+		}
+		p.Conflicts[str(c, "hostname")] = strings.Join(losers, ",")
+	}
+	for _, v := range field(xr, "status", "hostnames").GetListValue().GetValues() {
+		h := v.GetStructValue()
+		if str(h, "state") == string(v1alpha1.HostnameOverListenerLimit) {
+			p.LeftOut[str(h, "hostname")] = true
+		}
+	}
+	return p
 }

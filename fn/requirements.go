@@ -1,6 +1,8 @@
 package fn
 
 import (
+	"sort"
+
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -18,6 +20,7 @@ const (
 	reqNamespaces      = "namespaces"
 	reqNamespacePrefix = "namespace-"
 	reqGatewayClass    = "gatewayclass"
+	reqProbePrefix     = "probe-"
 
 	schemaTLSRouteV1       = "tlsroute-v1"
 	schemaTLSRouteV1alpha2 = "tlsroute-v1alpha2"
@@ -50,7 +53,7 @@ func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 		r.Resources[reqTLSRoutes] = all(v, gateway.KindTLSRoute, nil)
 	}
 	r.Resources[reqNamespaces] = all("v1", "Namespace", map[string]string{gateway.LabelNamespaceGateway: tgw.GetNamespace()})
-	for _, ns := range namedNamespaces(tgw) {
+	for _, ns := range namedNamespaces(req, tgw) {
 		r.Resources[reqNamespacePrefix+ns] = byName("v1", "Namespace", ns)
 	}
 	class := tgw.Spec.GatewayClassName
@@ -91,15 +94,45 @@ func resolved(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) bool 
 	return true
 }
 
-// namedNamespaces are the namespaces fetched by name: the TenantGateway's own
-// and each attached one.
-func namedNamespaces(tgw *v1alpha1.TenantGateway) []string {
-	out := []string{tgw.GetNamespace()}
-	for _, a := range tgw.Spec.AttachedNamespaces {
-		if string(a) != tgw.GetNamespace() {
-			out = append(out, string(a))
+// namedNamespaces are the namespaces fetched by name: the TenantGateway's
+// own, each attached one, and each one a namespace patch was composed for,
+// so that a patch can release its label once the namespace leaves the list.
+func namedNamespaces(req *fnv1.RunFunctionRequest, tgw *v1alpha1.TenantGateway) []string {
+	out := gateway.AttachedNamespaces(&gateway.Input{Namespace: tgw.GetNamespace(), Spec: tgw.Spec})
+	seen := map[string]bool{}
+	for _, n := range out {
+		seen[n] = true
+	}
+	for _, key := range sortedKeys(req.GetObserved().GetResources()) {
+		if ns, ok := gateway.NamespaceOfKey(key); ok && !seen[ns] {
+			seen[ns] = true
+			out = append(out, ns)
 		}
 	}
+	return out
+}
+
+// requireProbes asks Crossplane to look up, by name, each object the
+// function is about to compose that it has not observed as ours.
+func requireProbes(rsp *fnv1.RunFunctionResponse, need []gateway.Resource) {
+	for _, r := range need {
+		gvk := r.Object.GetObjectKind().GroupVersionKind()
+		ns := r.Object.GetNamespace()
+		rsp.Requirements.Resources[reqProbePrefix+r.Key] = &fnv1.ResourceSelector{
+			ApiVersion: gvk.GroupVersion().String(),
+			Kind:       gvk.Kind,
+			Namespace:  &ns,
+			Match:      &fnv1.ResourceSelector_MatchName{MatchName: r.Object.GetName()},
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
 	return out
 }
 

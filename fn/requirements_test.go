@@ -21,6 +21,11 @@ func TestRequirements(t *testing.T) {
 		"namespace-tenant-root":    "v1 Namespace name=tenant-root",
 		"namespace-cozy-dashboard": "v1 Namespace name=cozy-dashboard",
 		"gatewayclass":             "gateway.networking.k8s.io/v1 GatewayClass name=envoy",
+		// Nothing is observed as ours yet, so every object about to be
+		// composed is looked up by name first (the ownership guard).
+		"probe-gateway":  "gateway.networking.k8s.io/v1 Gateway name=cozystack namespace=tenant-root",
+		"probe-issuer":   "cert-manager.io/v1 Issuer name=cozystack-gateway namespace=tenant-root",
+		"probe-redirect": "gateway.networking.k8s.io/v1 HTTPRoute name=cozystack-http-redirect namespace=tenant-root",
 	}
 	with := func(k, v string) map[string]string {
 		m := map[string]string{k: v}
@@ -35,19 +40,19 @@ func TestRequirements(t *testing.T) {
 		want   want
 	}{
 		"TLSRouteV1": {
-			reason: "Where the cluster serves TLSRoute v1 it is listed at v1; the requirements settle on the third call",
+			reason: "Where the cluster serves TLSRoute v1 it is listed at v1; schemas, then routes, then probes: the requirements settle on the fourth call",
 			served: v1TLSRoutes,
-			want:   want{Selectors: with("tlsroutes", "gateway.networking.k8s.io/v1 TLSRoute labels=map[]"), Calls: 3, Composed: true},
+			want:   want{Selectors: with("tlsroutes", "gateway.networking.k8s.io/v1 TLSRoute labels=map[]"), Calls: 4, Composed: true},
 		},
 		"TLSRouteV1alpha2": {
 			reason: "Where only the experimental v1alpha2 is served, TLSRoutes are listed at v1alpha2",
 			served: map[string]bool{"gateway.networking.k8s.io/v1alpha2 TLSRoute": true},
-			want:   want{Selectors: with("tlsroutes", "gateway.networking.k8s.io/v1alpha2 TLSRoute labels=map[]"), Calls: 3, Composed: true},
+			want:   want{Selectors: with("tlsroutes", "gateway.networking.k8s.io/v1alpha2 TLSRoute labels=map[]"), Calls: 4, Composed: true},
 		},
 		"NoTLSRoute": {
-			reason: "Where no TLSRoute is served, none is listed (listing an unserved kind would fail the whole pipeline), and the requirements settle on the second call",
+			reason: "Where no TLSRoute is served, none is listed (listing an unserved kind would fail the whole pipeline), and the requirements settle a call earlier",
 			served: map[string]bool{},
-			want:   want{Selectors: common, Calls: 2, Composed: true},
+			want:   want{Selectors: common, Calls: 3, Composed: true},
 		},
 	}
 	for name, tc := range cases {

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/request"
@@ -22,7 +23,7 @@ import (
 )
 
 func init() { //nolint:gochecknoinits // composed.From needs the kinds we compose in its scheme.
-	for _, add := range []func(*runtime.Scheme) error{gwapiv1.Install, cmv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{gwapiv1.Install, cmv1.AddToScheme, kobjv1alpha1.SchemeBuilder.AddToScheme} {
 		if err := add(composed.Scheme); err != nil {
 			panic(fmt.Sprintf("cannot register composed kinds: %v", err))
 		}
@@ -54,9 +55,14 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 	in := gateway.Input{
 		Name:                 tgw.GetName(),
 		Namespace:            tgw.GetNamespace(),
+		UID:                  string(tgw.GetUID()),
 		Spec:                 tgw.Spec,
 		CertManagerNamespace: settings.CertManagerNamespace,
-		ObservedListeners:    observedListeners(req),
+		Observed:             observeComposed(req),
+		Probes:               observeProbes(req),
+		GatewayClass:         observeGatewayClass(req),
+		NamedNamespaces:      observeNamedNamespaces(req, namedNamespaces(req, tgw)),
+		Previous:             observePrevious(req),
 	}
 	var warnings []string
 	in.Routes, in.Namespaces, warnings = observe(req)
@@ -73,8 +79,21 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		response.Fatal(rsp, fmt.Errorf("cannot compose TenantGateway %s/%s: %w", tgw.GetNamespace(), tgw.GetName(), err))
 		return
 	}
-	for _, w := range warnings {
-		response.Warning(rsp, errors.New(w))
+	requireProbes(rsp, gateway.ProbesNeeded(&in, out))
+	if !resolved(req, rsp) {
+		log.Debug("waiting for the ownership probes")
+		return
+	}
+
+	for _, w := range append(warnings, out.Warnings...) {
+		response.Warning(rsp, errors.New(w)).TargetComposite()
+	}
+	for _, c := range out.Conditions {
+		set := response.ConditionFalse
+		if c.Status {
+			set = response.ConditionTrue
+		}
+		set(rsp, c.Type, c.Reason).WithMessage(c.Message).TargetComposite()
 	}
 	if err := setDesired(req, rsp, out); err != nil {
 		response.Fatal(rsp, err)
@@ -95,7 +114,11 @@ func setDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out
 		if err != nil {
 			return err
 		}
-		desired[resource.Name(r.Key)] = &resource.DesiredComposed{Resource: cd}
+		ready := resource.ReadyFalse
+		if out.Ready[r.Key] {
+			ready = resource.ReadyTrue
+		}
+		desired[resource.Name(r.Key)] = &resource.DesiredComposed{Resource: cd, Ready: ready}
 	}
 	if err := response.SetDesiredComposedResources(rsp, desired); err != nil {
 		return fmt.Errorf("cannot set desired composed resources: %w", err)
@@ -107,6 +130,7 @@ func setDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out
 	}
 	status, err := statusFields(v1alpha1.TenantGatewayStatus{
 		CertMode:    out.CertMode,
+		Listeners:   out.ListenerStatus,
 		Hostnames:   out.Hostnames,
 		Conflicts:   out.Conflicts,
 		ChildApexes: out.ChildApexes,

@@ -16,6 +16,8 @@ type claim struct {
 	hostname  string
 	state     v1alpha1.HostnameState
 	message   string
+	// noParent marks a TLSRoute an edge Gateway has no listener for.
+	noParent bool
 }
 
 // collectClaims turns every hostname of every attached route from an
@@ -65,6 +67,7 @@ func judgeShape(in *Input, claims []*claim, children []*child) {
 		case !insideApex(in, h, children):
 			c.state, c.message = v1alpha1.HostnameOutsideApex, fmt.Sprintf("%s is neither %s nor a subdomain of it or of an inheriting child apex; a listener for it would make the admission policy refuse the whole Gateway", h, in.Spec.Apex)
 		case c.kind == KindTLSRoute && in.Spec.CertMode == v1alpha1.CertModeEdge:
+			c.noParent = true
 			c.state, c.message = v1alpha1.HostnameInvalid, "an edge Gateway has only plain-HTTP listeners on port 80, which a TLSRoute cannot attach to: this route matches no listener (NoMatchingParent)"
 		case passthrough[h] != "":
 			c.state, c.message = v1alpha1.HostnamePassthrough, fmt.Sprintf("served by TLS passthrough listener %s; the backend holds the certificate, so no HTTPS listener or Certificate is made", passthrough[h])

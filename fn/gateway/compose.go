@@ -29,9 +29,27 @@ type Input struct {
 	// Namespaces are the namespaces labelled as publishing through this
 	// Gateway.
 	Namespaces []Namespace
-	// ObservedListeners are the listener names of the Gateway as last
-	// composed; they keep their place when the listener budget is short.
-	ObservedListeners map[string]bool
+	// UID of the TenantGateway: the controller ownerReference of every
+	// object that is ours.
+	UID string
+	// Observed are the composed resources Crossplane observed, by
+	// composition resource name. The Gateway's listener names keep their
+	// place when the listener budget is short.
+	Observed map[string]*ObservedResource
+	// Probes are the look-ups by name of what the function is about to
+	// compose but Crossplane has not observed as ours (see ProbesNeeded).
+	Probes map[string]Probe
+	// GatewayClass named by the spec; nil when it does not exist.
+	GatewayClass *Class
+	// NamedNamespaces are the namespaces looked up by name: the
+	// TenantGateway's own, the attached ones and those of observed namespace
+	// patches. A nil value means the namespace does not exist.
+	NamedNamespaces map[string]*Namespace
+	// Previous is the status the last run wrote.
+	Previous PreviousStatus
+
+	// served are the listener names of the observed Gateway.
+	served map[string]bool
 }
 
 // Object is a typed Kubernetes object the function composes.
@@ -62,6 +80,18 @@ type Output struct {
 	// LeftOut counts the hostnames and child apexes the 64-listener budget
 	// left out.
 	LeftOut int
+
+	// Ready maps the key of each resource to its readiness (SPEC §6.1).
+	Ready map[string]bool
+	// ListenerStatus mirrors the Gateway's listeners (SPEC §6.2).
+	ListenerStatus []v1alpha1.ListenerStatus
+	// Conditions are the custom conditions of SPEC §6.4.
+	Conditions []Condition
+	// Warnings are what changed since the last run, for Warning events.
+	Warnings []string
+
+	// planned are the resources before the ownership guard.
+	planned []Resource
 }
 
 // An InvalidSpecError lists everything wrong with a TenantGateway's spec.
@@ -85,6 +115,13 @@ func Compose(in Input) (*Output, error) {
 	in.Namespaces = slices.Clone(in.Namespaces)
 	sort.Slice(in.Namespaces, func(i, j int) bool { return in.Namespaces[i].Name < in.Namespaces[j].Name })
 
+	in.served = map[string]bool{}
+	if gw := in.Observed[KeyGateway]; gw != nil {
+		for _, n := range gw.ListenerNames {
+			in.served[n] = true
+		}
+	}
+
 	children := discoverChildren(&in)
 	claims := collectClaims(&in)
 	judgeShape(&in, claims, children)
@@ -105,17 +142,45 @@ func Compose(in Input) (*Output, error) {
 		Listeners:   len(p.listeners),
 		LeftOut:     leftOut(claims, children),
 	}
-	out.Resources = append(out.Resources, Resource{Key: KeyGateway, Object: gatewayObject(&in, p.listeners)})
+	var err error
+	if out.planned, err = planResources(&in, p, children); err != nil {
+		return nil, err
+	}
+
+	var refused []string
+	out.Resources, refused = guard(&in, out.planned)
+	out.Ready = make(map[string]bool, len(out.Resources))
+	for _, r := range out.Resources {
+		out.Ready[r.Key] = ready(r.Key, in.Observed[r.Key], p.listeners)
+	}
+	if _, composed := out.Ready[KeyGateway]; composed {
+		out.ListenerStatus = listenerStatus(p.listeners, in.Observed[KeyGateway])
+	}
+	out.Conditions = []Condition{
+		gatewayReady(&in, refused, p.listeners, out.ListenerStatus),
+		listenersReady(out.LeftOut),
+		routesAccepted(claims, contests),
+	}
+	out.Warnings = warnings(&in, claims, contests, len(p.listeners))
+	return out, nil
+}
+
+// planResources lists every object this mode composes, before the ownership
+// guard: the Gateway, the Issuer and Certificates of the ACME modes, the
+// redirect route, and the namespace patches.
+func planResources(in *Input, p *plan, children []*child) ([]Resource, error) {
+	mode := in.Spec.CertMode
+	planned := []Resource{{Key: KeyGateway, Object: gatewayObject(in, p.listeners)}}
 	switch mode {
 	case v1alpha1.CertModeHTTP01:
-		out.Resources = append(out.Resources, Resource{Key: KeyIssuer, Object: issuerObject(&in)})
+		planned = append(planned, Resource{Key: KeyIssuer, Object: issuerObject(in)})
 		for _, h := range p.hostListeners {
-			out.Resources = append(out.Resources, Resource{Key: CertificateKey(HostListenerName(h)), Object: hostCertificate(&in, h)})
+			planned = append(planned, Resource{Key: CertificateKey(HostListenerName(h)), Object: hostCertificate(in, h)})
 		}
 	case v1alpha1.CertModeDNS01:
-		out.Resources = append(out.Resources,
-			Resource{Key: KeyIssuer, Object: issuerObject(&in)},
-			Resource{Key: KeyCertificateWildcard, Object: wildcardCertificate(&in, childNames(&in, children))},
+		planned = append(planned,
+			Resource{Key: KeyIssuer, Object: issuerObject(in)},
+			Resource{Key: KeyCertificateWildcard, Object: wildcardCertificate(in, childNames(in, children))},
 		)
 	case v1alpha1.CertModeExistingSecret, v1alpha1.CertModeEdge:
 		// No Issuer and no Certificate: the operator's Secret, or TLS in
@@ -123,7 +188,11 @@ func Compose(in Input) (*Output, error) {
 	}
 	if mode != v1alpha1.CertModeEdge {
 		// The edge in front of an edge-mode Gateway performs the redirect.
-		out.Resources = append(out.Resources, Resource{Key: KeyRedirect, Object: redirectObject(&in)})
+		planned = append(planned, Resource{Key: KeyRedirect, Object: redirectObject(in)})
 	}
-	return out, nil
+	patches, err := namespacePatches(in)
+	if err != nil {
+		return nil, err
+	}
+	return append(planned, patches...), nil
 }

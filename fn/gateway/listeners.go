@@ -34,7 +34,7 @@ func planHTTP01(in *Input, claims []*claim, contests []*contest) *plan {
 		hosts = append(hosts, c.hostname)
 		cands = append(cands, candidate{name: HostListenerName(c.hostname), hostname: c.hostname})
 	}
-	kept := keep(cands, MaxListeners-1-len(pass), in.ObservedListeners)
+	kept := keep(cands, MaxListeners-1-len(pass), in.served)
 
 	p := &plan{served: map[string]string{}}
 	p.listeners = append(p.listeners, httpListener(in))
@@ -100,7 +100,7 @@ func planWildcard(in *Input, claims []*claim, contests []*contest, children []*c
 		pinHosts = append(pinHosts, ct.hostname)
 		cands = append(cands, candidate{name: name, hostname: ct.hostname})
 	}
-	kept := keep(cands, MaxListeners-nFixed-len(pass), in.ObservedListeners)
+	kept := keep(cands, MaxListeners-nFixed-len(pass), in.served)
 
 	p := &plan{served: map[string]string{}}
 	add := func(name, hostname string) {

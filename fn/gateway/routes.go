@@ -34,8 +34,9 @@ type ParentRef struct {
 
 // A Namespace is what the function reads of a namespace.
 type Namespace struct {
-	Name   string
-	Labels map[string]string
+	Name        string
+	Labels      map[string]string
+	Annotations map[string]string
 }
 
 // Label keys of the tenant layer the function reads.

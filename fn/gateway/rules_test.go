@@ -17,11 +17,11 @@ const (
 
 func compose(t *testing.T, spec v1alpha1.TenantGatewaySpec, routes []Route, nss []Namespace, observed ...string) view {
 	t.Helper()
-	obs := map[string]bool{}
-	for _, o := range observed {
-		obs[o] = true
+	var obs map[string]*ObservedResource
+	if len(observed) > 0 {
+		obs = map[string]*ObservedResource{KeyGateway: {ListenerNames: observed}}
 	}
-	out, err := Compose(Input{Name: "cozystack", Namespace: "tenant-root", CertManagerNamespace: "cozy-cert-manager", Spec: spec, Routes: routes, Namespaces: nss, ObservedListeners: obs})
+	out, err := Compose(Input{Name: "cozystack", Namespace: "tenant-root", CertManagerNamespace: "cozy-cert-manager", Spec: spec, Routes: routes, Namespaces: nss, Observed: obs})
 	if err != nil {
 		t.Fatalf("Compose: %v", err)
 	}

@@ -259,8 +259,9 @@ func sortUnreadyResults(out []byte) []byte {
 func trimEnd(b []byte) []byte { return bytes.TrimRight(b, "\n") }
 
 // SchemaDir fills dir with every schema the rendered objects are validated
-// against: the Gateway API standard-channel and cert-manager CRDs from the Go
-// module cache (the versions go.mod pins) and our own XRDs.
+// against: the Gateway API standard-channel, cert-manager and
+// provider-kubernetes CRDs from the Go module cache (the versions go.mod
+// pins) and our own XRDs.
 func SchemaDir(ctx context.Context, root, dir string) error {
 	files, err := schemaFiles(ctx, root)
 	if err != nil {
@@ -281,16 +282,17 @@ func SchemaDir(ctx context.Context, root, dir string) error {
 
 // schemaFiles lists the CRD and XRD files SchemaDir copies.
 func schemaFiles(ctx context.Context, root string) ([]string, error) {
-	if _, err := run(ctx, "go", "-C", root, "mod", "download", "sigs.k8s.io/gateway-api", "github.com/cert-manager/cert-manager"); err != nil {
+	mods := []string{"sigs.k8s.io/gateway-api", "github.com/cert-manager/cert-manager", "github.com/crossplane-contrib/provider-kubernetes"}
+	if _, err := run(ctx, "go", append([]string{"-C", root, "mod", "download"}, mods...)...); err != nil {
 		return nil, err
 	}
-	out, err := run(ctx, "go", "-C", root, "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/gateway-api", "github.com/cert-manager/cert-manager")
+	out, err := run(ctx, "go", append([]string{"-C", root, "list", "-m", "-f", "{{.Dir}}"}, mods...)...)
 	if err != nil {
 		return nil, err
 	}
 	dirs := strings.Fields(string(out))
-	if len(dirs) != 2 {
-		return nil, fmt.Errorf("cannot find the gateway-api and cert-manager modules: go list printed %q", out)
+	if len(dirs) != len(mods) {
+		return nil, fmt.Errorf("cannot find the modules %v: go list printed %q", mods, out)
 	}
 	gw, err := filepath.Glob(filepath.Join(dirs[0], "config", "crd", "standard", "gateway.networking.k8s.io_*.yaml"))
 	if err != nil {
@@ -311,6 +313,8 @@ func schemaFiles(ctx context.Context, root string) ([]string, error) {
 		}
 	}
 	files = append(files, cm...)
+	// provider-kubernetes Objects patch namespace labels.
+	files = append(files, filepath.Join(dirs[2], "package", "crds", "kubernetes.m.crossplane.io_objects.yaml"))
 	for _, c := range compositions {
 		files = append(files, filepath.Join(root, c.XRD))
 	}

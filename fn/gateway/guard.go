@@ -1,0 +1,41 @@
+package gateway
+
+import "fmt"
+
+// guard refuses to compose an object that exists at the name the function
+// derived but is not ours (SPEC §6.3): Crossplane would otherwise adopt it or
+// fight its owner. Objects Crossplane observed under their composition
+// resource name are ours by construction; the rest were probed by name.
+// It returns the resources to compose and one message per refusal.
+func guard(in *Input, resources []Resource) ([]Resource, []string) {
+	kept := resources[:0:0]
+	var refused []string
+	for _, r := range resources {
+		if _, ours := in.Observed[r.Key]; ours || isNamespaceKey(r.Key) {
+			kept = append(kept, r)
+			continue
+		}
+		p := in.Probes[r.Key]
+		if p.Exists && p.ControllerUID != in.UID {
+			refused = append(refused, fmt.Sprintf("%s %s/%s exists but is not owned by TenantGateway %s; refusing to take over (delete it manually if you want the function to manage it)",
+				r.Object.GetObjectKind().GroupVersionKind().Kind, r.Object.GetNamespace(), r.Object.GetName(), in.Name))
+			continue
+		}
+		kept = append(kept, r)
+	}
+	return kept, refused
+}
+
+// ProbesNeeded lists the resources of an output that Crossplane has not
+// observed as ours, so the edge can look them up by name before they are
+// composed. Namespace Objects are named after the TenantGateway and need no
+// probe.
+func ProbesNeeded(in *Input, out *Output) []Resource {
+	var need []Resource
+	for _, r := range out.planned {
+		if _, ours := in.Observed[r.Key]; !ours && !isNamespaceKey(r.Key) {
+			need = append(need, r)
+		}
+	}
+	return need
+}

@@ -1,0 +1,157 @@
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+)
+
+// AnnotationAttachedBy marks the namespaces whose gateway label the function
+// wrote, with the TenantGateway namespace that wrote it. A gateway label
+// without it belongs to the tenant layer and is never touched.
+const AnnotationAttachedBy = "cozystack.io/gateway-attached-by"
+
+const keyNamespacePrefix = "namespace-"
+
+// NamespaceKey is the composition resource name of a namespace's patch.
+func NamespaceKey(ns string) string { return keyNamespacePrefix + ns }
+
+// NamespaceOfKey returns the namespace a patch key names, if it is one.
+func NamespaceOfKey(key string) (string, bool) { return strings.CutPrefix(key, keyNamespacePrefix) }
+
+func isNamespaceKey(key string) bool { return strings.HasPrefix(key, keyNamespacePrefix) }
+
+// NamespaceObjectName is the provider-kubernetes Object patching a namespace.
+func NamespaceObjectName(tgw, ns string) string { return tgw + "-namespace-" + ns }
+
+// AttachedNamespaces are the namespaces the function labels: the
+// TenantGateway's own and each attached one, in that order.
+func AttachedNamespaces(in *Input) []string {
+	out := []string{in.Namespace}
+	for _, a := range in.Spec.AttachedNamespaces {
+		if string(a) != in.Namespace {
+			out = append(out, string(a))
+		}
+	}
+	return out
+}
+
+// namespacePatches composes the label patches of SPEC §5.6 as provider-
+// kubernetes Objects that may only observe and update (never create or
+// delete) their namespace. A namespace that does not exist yet is skipped
+// and retried next run; one whose gateway label was set by someone else is
+// left alone. A namespace that left the list keeps an Object whose manifest
+// no longer carries the label or annotation until the namespace shows them
+// gone: server-side apply removes the fields the Object owned, and only then
+// does the Object leave desired state.
+func namespacePatches(in *Input) ([]Resource, error) {
+	attach, err := attachPatches(in)
+	if err != nil {
+		return nil, err
+	}
+	release, err := releasePatches(in)
+	if err != nil {
+		return nil, err
+	}
+	return append(attach, release...), nil
+}
+
+// attachPatches label the namespaces in the list that exist and whose gateway
+// label is unset or ours.
+func attachPatches(in *Input) ([]Resource, error) {
+	var out []Resource
+	for _, ns := range AttachedNamespaces(in) {
+		n, ok := in.NamedNamespaces[ns]
+		if !ok || n == nil {
+			continue
+		}
+		if l := n.Labels[LabelNamespaceGateway]; l != "" && n.Annotations[AnnotationAttachedBy] != in.Namespace {
+			continue
+		}
+		o, err := namespaceObject(in, ns, true)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Resource{Key: NamespaceKey(ns), Object: o})
+	}
+	return out, nil
+}
+
+// releasePatches keep, with a manifest that no longer sets them, the patches
+// of namespaces that left the list while the namespace still shows our marks.
+func releasePatches(in *Input) ([]Resource, error) {
+	wanted := map[string]bool{}
+	for _, ns := range AttachedNamespaces(in) {
+		wanted[ns] = true
+	}
+	var out []Resource
+	for _, key := range sortedKeys(in.Observed) {
+		ns, ok := NamespaceOfKey(key)
+		if !ok || wanted[ns] {
+			continue
+		}
+		n := in.NamedNamespaces[ns]
+		if n == nil || n.Annotations[AnnotationAttachedBy] != in.Namespace {
+			continue // Gone, or our marks are: the Object may leave.
+		}
+		o, err := namespaceObject(in, ns, false)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Resource{Key: key, Object: o})
+	}
+	return out, nil
+}
+
+// namespaceObject is the Object that sets (or, with attach false, releases)
+// the gateway label and the attached-by annotation on one namespace.
+func namespaceObject(in *Input, ns string, attach bool) (*kobjv1alpha1.Object, error) {
+	manifest := corev1.Namespace{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{Name: ns},
+	}
+	if attach {
+		manifest.Labels = map[string]string{LabelNamespaceGateway: in.Namespace}
+		manifest.Annotations = map[string]string{AnnotationAttachedBy: in.Namespace}
+	}
+	raw, err := json.Marshal(manifestFields(manifest))
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode the manifest of namespace %s: %w", ns, err)
+	}
+	return &kobjv1alpha1.Object{
+		TypeMeta: metav1.TypeMeta{APIVersion: kobjv1alpha1.SchemeGroupVersion.String(), Kind: kobjv1alpha1.ObjectKind},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      NamespaceObjectName(in.Name, ns),
+			Namespace: in.Namespace,
+			Labels:    commonLabels(in),
+		},
+		Spec: kobjv1alpha1.ObjectSpec{
+			ManagedResourceSpec: xpv2.ManagedResourceSpec{
+				ManagementPolicies: xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionUpdate},
+			},
+			ForProvider: kobjv1alpha1.ObjectParameters{Manifest: runtime.RawExtension{Raw: raw}},
+		},
+	}, nil
+}
+
+// manifestFields keeps only what the patch means to own: apiVersion, kind,
+// name, and the label and annotation when attaching. A typed Namespace would
+// also carry an empty spec and status, which server-side apply would take
+// as opinions.
+func manifestFields(n corev1.Namespace) map[string]any {
+	md := map[string]any{"name": n.Name}
+	if len(n.Labels) > 0 {
+		md["labels"] = n.Labels
+	}
+	if len(n.Annotations) > 0 {
+		md["annotations"] = n.Annotations
+	}
+	return map[string]any{"apiVersion": n.APIVersion, "kind": n.Kind, "metadata": md}
+}
