@@ -16,7 +16,9 @@ func guard(in *Input, resources []Resource) ([]Resource, []string) {
 			continue
 		}
 		p := in.Probes[r.Key]
-		if p.Exists && p.ControllerUID != in.UID {
+		// An object without a controller is nobody's, so not ours either,
+		// even when the XR's uid is not known (as in a bare test request).
+		if p.Exists && (p.ControllerUID == "" || p.ControllerUID != in.UID) {
 			refused = append(refused, fmt.Sprintf("%s %s/%s exists but is not owned by TenantGateway %s; refusing to take over (delete it manually if you want the function to manage it)",
 				r.Object.GetObjectKind().GroupVersionKind().Kind, r.Object.GetNamespace(), r.Object.GetName(), in.Name))
 			continue

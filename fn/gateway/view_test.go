@@ -6,7 +6,11 @@ import (
 	"testing"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	"github.com/google/go-cmp/cmp"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 )
 
 // A view is what an operator notices of an Output, one line per item.
@@ -95,4 +99,19 @@ func labelled(name, host string) Namespace {
 		l[LabelNamespaceHost] = host
 	}
 	return Namespace{Name: name, Labels: l}
+}
+
+func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
+
+// manifestOf is the JSON manifest of a namespace patch.
+func manifestOf(t *testing.T, r Resource) string {
+	t.Helper()
+	o, ok := r.Object.(*kobjv1alpha1.Object)
+	if !ok {
+		t.Fatalf("%s is a %T, not a provider-kubernetes Object", r.Key, r.Object)
+	}
+	if diff := cmp.Diff(xpv2.ManagementPolicies{"Observe", "Update"}, o.Spec.ManagementPolicies); diff != "" {
+		t.Errorf("%s managementPolicies: -want, +got:\n%s", r.Key, diff)
+	}
+	return string(o.Spec.ForProvider.Manifest.Raw)
 }

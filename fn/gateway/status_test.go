@@ -1,0 +1,348 @@
+package gateway
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+)
+
+const uid = "7f7586f8-b336-5a17-b4c5-11def6fef8dc"
+
+var (
+	wwwListener = HostListenerName("www.example.org")
+	wwwCert     = CertificateKey(wwwListener)
+	accepted    = map[string]string{"Accepted": "True", "Programmed": "True"}
+)
+
+func run(t *testing.T, in Input) *Output {
+	t.Helper()
+	in.Name, in.Namespace, in.UID, in.CertManagerNamespace = "cozystack", "tenant-root", uid, "cozy-cert-manager"
+	if in.Spec.Apex == "" {
+		in.Spec.Apex = "example.org"
+	}
+	if in.Routes == nil {
+		in.Routes = []Route{routeTo("tenant-root", "www", "www.example.org")}
+	}
+	out, err := Compose(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func condition(out *Output, typ string) Condition {
+	for _, c := range out.Conditions {
+		if c.Type == typ {
+			return c
+		}
+	}
+	return Condition{}
+}
+
+func TestListenerStatusAndGatewayReady(t *testing.T) {
+	type want struct {
+		Reasons      []string
+		GatewayReady Condition
+		Ready        bool
+	}
+	gw := func(conds map[string]string, listeners map[string]map[string]string) map[string]*ObservedResource {
+		return map[string]*ObservedResource{KeyGateway: {Conditions: conds, Listeners: listeners}}
+	}
+	cases := map[string]struct {
+		reason   string
+		observed map[string]*ObservedResource
+		want     want
+	}{
+		"NotObserved": {
+			reason: "A Gateway not observed yet: every listener Pending, GatewayNotAccepted",
+			want: want{
+				Reasons:      []string{"http:false:Pending", wwwListener + ":false:Pending"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayNotAccepted, Message: "Underlying Gateway tenant-root/cozystack has not been accepted by its controller yet"},
+			},
+		},
+		"NotProgrammed": {
+			reason: "Accepted but not Programmed: GatewayNotProgrammed",
+			observed: gw(map[string]string{"Accepted": "True", "Programmed": "False"}, map[string]map[string]string{
+				"http": {"Accepted": "False"}, wwwListener: {"Accepted": "True", "Programmed": "False"},
+			}),
+			want: want{
+				Reasons:      []string{"http:false:NotAccepted", wwwListener + ":false:NotProgrammed"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayNotProgrammed, Message: "Underlying Gateway tenant-root/cozystack has not been programmed by its controller yet"},
+			},
+		},
+		"OneListenerNotProgrammed": {
+			reason: "A ready Gateway with one listener not programmed: ListenersNotReady naming it; ResolvedRefs is ignored",
+			observed: gw(accepted, map[string]map[string]string{
+				"http": {"Accepted": "True", "Programmed": "True", "ResolvedRefs": "False"}, wwwListener: {"Accepted": "True", "Programmed": "False"},
+			}),
+			want: want{
+				Reasons: []string{"http:true:Ready", wwwListener + ":false:NotProgrammed"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (NotProgrammed) (see status.listeners)"},
+			},
+		},
+		"AllReady": {
+			reason: "Accepted, Programmed and every listener ready: Reconciled, and the Gateway is ready",
+			observed: gw(accepted, map[string]map[string]string{
+				"http": accepted, wwwListener: {"Accepted": "True", "Programmed": "True", "ResolvedRefs": "False"},
+			}),
+			want: want{
+				Reasons:      []string{"http:true:Ready", wwwListener + ":true:Ready"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Status: true, Reason: ReasonReconciled, Message: "Gateway tenant-root/cozystack programmed with 2 listeners"},
+				Ready:        true,
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out := run(t, Input{Observed: tc.observed})
+			got := want{GatewayReady: condition(out, ConditionGatewayReady), Ready: out.Ready[KeyGateway]}
+			for _, l := range out.ListenerStatus {
+				got.Reasons = append(got.Reasons, strings.Join([]string{l.Name, boolString(l.Ready), l.Reason}, ":"))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func boolString(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func TestReadiness(t *testing.T) {
+	ready := map[string]string{"Ready": "True"}
+	out := run(t, Input{
+		Spec: v1alpha1.TenantGatewaySpec{AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-a"}},
+		NamedNamespaces: map[string]*Namespace{
+			"tenant-root": {Name: "tenant-root"},
+			"cozy-a":      {Name: "cozy-a"},
+		},
+		Observed: map[string]*ObservedResource{
+			KeyIssuer:                   {Conditions: ready},
+			wwwCert:                     {Conditions: map[string]string{"Ready": "False"}},
+			KeyRedirect:                 {},
+			NamespaceKey("tenant-root"): {Conditions: map[string]string{"Ready": "True", "Synced": "True"}},
+			NamespaceKey("cozy-a"):      {Conditions: map[string]string{"Ready": "True", "Synced": "False"}},
+		},
+	})
+	want := map[string]bool{
+		KeyGateway:                  false, // not observed
+		KeyIssuer:                   true,
+		wwwCert:                     false, // Ready False
+		KeyRedirect:                 true,  // exists
+		NamespaceKey("tenant-root"): true,
+		NamespaceKey("cozy-a"):      false, // not Synced
+	}
+	if diff := cmp.Diff(want, out.Ready); diff != "" {
+		t.Errorf("readiness per resource: -want, +got:\n%s", diff)
+	}
+}
+
+func TestOwnershipGuard(t *testing.T) {
+	cases := map[string]struct {
+		reason  string
+		probes  map[string]Probe
+		obs     map[string]*ObservedResource
+		keys    []string
+		message string
+	}{
+		"NothingThere": {
+			reason: "Nothing at the derived names: everything is composed",
+			probes: map[string]Probe{},
+			keys:   []string{KeyGateway, KeyIssuer, wwwCert, KeyRedirect},
+		},
+		"OursAlready": {
+			reason: "An object whose controller is this TenantGateway is ours",
+			probes: map[string]Probe{KeyGateway: {Exists: true, ControllerUID: uid}},
+			keys:   []string{KeyGateway, KeyIssuer, wwwCert, KeyRedirect},
+		},
+		"ForeignGatewayAndCertificate": {
+			reason: "A hand-made Gateway and another owner's Certificate are left alone and reported; the rest is composed",
+			probes: map[string]Probe{KeyGateway: {Exists: true}, wwwCert: {Exists: true, ControllerUID: "someone-else"}},
+			keys:   []string{KeyIssuer, KeyRedirect},
+			message: "Gateway tenant-root/cozystack exists but is not owned by TenantGateway cozystack; refusing to take over (delete it manually if you want the function to manage it); " +
+				"Certificate tenant-root/cozystack-www-8a59b0a3-tls exists but is not owned by TenantGateway cozystack; refusing to take over (delete it manually if you want the function to manage it)",
+		},
+		"ObservedIsOurs": {
+			reason: "What Crossplane observed under its composition resource name is ours, whatever a probe says",
+			probes: map[string]Probe{KeyIssuer: {Exists: true, ControllerUID: "stale"}},
+			obs:    map[string]*ObservedResource{KeyIssuer: {}},
+			keys:   []string{KeyGateway, KeyIssuer, wwwCert, KeyRedirect},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out := run(t, Input{Probes: tc.probes, Observed: tc.obs})
+			var keys []string
+			for _, r := range out.Resources {
+				keys = append(keys, r.Key)
+			}
+			if diff := cmp.Diff(tc.keys, keys); diff != "" {
+				t.Errorf("%s\ncomposed: -want, +got:\n%s", tc.reason, diff)
+			}
+			c := condition(out, ConditionGatewayReady)
+			if tc.message == "" {
+				if c.Reason == ReasonReconcileError {
+					t.Errorf("%s\nunexpected ReconcileError: %s", tc.reason, c.Message)
+				}
+				return
+			}
+			if diff := cmp.Diff(Condition{Type: ConditionGatewayReady, Reason: ReasonReconcileError, Message: tc.message}, c); diff != "" {
+				t.Errorf("%s\nGatewayReady: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+	t.Run("ProbesNeeded", func(t *testing.T) {
+		in := Input{Name: "cozystack", Namespace: "tenant-root", Spec: v1alpha1.TenantGatewaySpec{Apex: "example.org"}, Observed: map[string]*ObservedResource{KeyGateway: {}}}
+		out, err := Compose(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var need []string
+		for _, r := range ProbesNeeded(&in, out) {
+			need = append(need, r.Key)
+		}
+		if diff := cmp.Diff([]string{KeyIssuer, KeyRedirect}, need); diff != "" {
+			t.Errorf("probes: only what is not observed as ours: -want, +got:\n%s", diff)
+		}
+	})
+}
+
+func TestNamespacePatches(t *testing.T) {
+	mine := map[string]string{AnnotationAttachedBy: "tenant-root"}
+	gwLabel := map[string]string{LabelNamespaceGateway: "tenant-root"}
+	in := Input{
+		Spec: v1alpha1.TenantGatewaySpec{AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-new", "cozy-ours", "cozy-tenant", "cozy-other", "cozy-missing"}},
+		NamedNamespaces: map[string]*Namespace{
+			"tenant-root":  {Name: "tenant-root"},
+			"cozy-new":     {Name: "cozy-new"},
+			"cozy-ours":    {Name: "cozy-ours", Labels: gwLabel, Annotations: mine},
+			"cozy-tenant":  {Name: "cozy-tenant", Labels: gwLabel},
+			"cozy-other":   {Name: "cozy-other", Labels: map[string]string{LabelNamespaceGateway: "tenant-x"}, Annotations: map[string]string{AnnotationAttachedBy: "tenant-x"}},
+			"cozy-missing": nil,
+			"cozy-left":    {Name: "cozy-left", Labels: gwLabel, Annotations: mine},
+			"cozy-done":    {Name: "cozy-done"},
+		},
+		Observed: map[string]*ObservedResource{NamespaceKey("cozy-left"): {}, NamespaceKey("cozy-done"): {}, NamespaceKey("cozy-deleted"): {}},
+	}
+	out := run(t, in)
+	got := map[string]string{}
+	for _, r := range out.Resources {
+		ns, ok := NamespaceOfKey(r.Key)
+		if !ok {
+			continue
+		}
+		got[ns] = manifestOf(t, r)
+	}
+	attach := `{"apiVersion":"v1","kind":"Namespace","metadata":{"annotations":{"cozystack.io/gateway-attached-by":"tenant-root"},"labels":{"namespace.cozystack.io/gateway":"tenant-root"},"name":"%s"}}`
+	release := `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"%s"}}`
+	want := map[string]string{
+		"tenant-root": sprintf(attach, "tenant-root"), // unlabelled: ours to label
+		"cozy-new":    sprintf(attach, "cozy-new"),
+		"cozy-ours":   sprintf(attach, "cozy-ours"),  // labelled by us: kept
+		"cozy-left":   sprintf(release, "cozy-left"), // left the list, still marked: released
+		// cozy-tenant: labelled by the tenant layer; cozy-other: by another
+		// TenantGateway; cozy-missing: does not exist yet; cozy-done and
+		// cozy-deleted: marks gone, so their Objects leave.
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("namespace patches (namespace → manifest): -want, +got:\n%s", diff)
+	}
+}
+
+func TestConditions(t *testing.T) {
+	t.Run("ClassWithoutTLSRoute", func(t *testing.T) {
+		spec := v1alpha1.TenantGatewaySpec{TLSPassthroughServices: []v1alpha1.DNSLabel{"api"}}
+		got := condition(run(t, Input{Spec: spec, GatewayClass: &Class{Name: "envoy-lite", SupportedFeatures: []string{"Gateway", "HTTPRoute"}}}), ConditionGatewayReady)
+		want := Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayClassUnsupported,
+			Message: "GatewayClass envoy-lite lists its supported features but not TLSRoute, so nothing would serve the TLS passthrough listeners of Gateway tenant-root/cozystack"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("-want, +got:\n%s", diff)
+		}
+		// A class that lists no features is not judged, nor one with TLSRoute,
+		// nor a Gateway without passthrough listeners.
+		for _, in := range []Input{
+			{Spec: spec, GatewayClass: &Class{Name: "old"}},
+			{Spec: spec, GatewayClass: &Class{Name: "full", SupportedFeatures: []string{"HTTPRoute", "TLSRoute"}}},
+			{GatewayClass: &Class{Name: "envoy-lite", SupportedFeatures: []string{"HTTPRoute"}}},
+		} {
+			if c := condition(run(t, in), ConditionGatewayReady); c.Reason == ReasonGatewayClassUnsupported {
+				t.Errorf("class %s judged unsupported: %s", in.GatewayClass.Name, c.Message)
+			}
+		}
+	})
+	t.Run("HostnameConflict", func(t *testing.T) {
+		out := run(t, Input{
+			Spec:       v1alpha1.TenantGatewaySpec{AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-b", "tenant-a"}},
+			Routes:     []Route{routeTo("tenant-a", "r", "x.example.org", "y.example.org"), routeTo("cozy-b", "s", "y.example.org", "x.example.org")},
+			Namespaces: nil,
+		})
+		want := Condition{Type: ConditionRoutesAccepted, Reason: ReasonHostnameConflict,
+			Message: "hostname conflicts: HTTPRoute/tenant-a/r lost x.example.org to HTTPRoute/cozy-b/s; HTTPRoute/tenant-a/r lost y.example.org to HTTPRoute/cozy-b/s"}
+		if diff := cmp.Diff(want, condition(out, ConditionRoutesAccepted)); diff != "" {
+			t.Errorf("-want, +got:\n%s", diff)
+		}
+	})
+	t.Run("NoMatchingParent", func(t *testing.T) {
+		tls := Route{Kind: KindTLSRoute, Namespace: "tenant-root", Name: "api", ParentRefs: []ParentRef{{Name: "cozystack"}}, Hostnames: []string{"api.example.org"}}
+		out := run(t, Input{Spec: v1alpha1.TenantGatewaySpec{CertMode: v1alpha1.CertModeEdge}, Routes: []Route{tls}})
+		want := Condition{Type: ConditionRoutesAccepted, Reason: ReasonNoMatchingParent,
+			Message: "TLSRoutes target this edge Gateway but match none of its plain-HTTP listeners: TLSRoute/tenant-root/api (api.example.org)"}
+		if diff := cmp.Diff(want, condition(out, ConditionRoutesAccepted)); diff != "" {
+			t.Errorf("-want, +got:\n%s", diff)
+		}
+	})
+	t.Run("ListenerLimitExceeded", func(t *testing.T) {
+		out := run(t, Input{Routes: []Route{routeTo("tenant-root", "apps", hosts(70, "app%02d.example.org")...)}})
+		want := Condition{Type: ConditionListenersReady, Reason: ReasonListenerLimitExceeded,
+			Message: "7 hostnames or child apexes were left out: a Gateway holds at most 64 listeners (see status.hostnames and status.childApexes); certMode dns01 serves every hostname under the apex with a fixed set of listeners"}
+		if diff := cmp.Diff(want, condition(out, ConditionListenersReady)); diff != "" {
+			t.Errorf("-want, +got:\n%s", diff)
+		}
+	})
+}
+
+func TestWarningsOnlyOnChange(t *testing.T) {
+	routes := append([]Route{routeTo("tenant-a", "r", "x.example.org"), routeTo("cozy-b", "s", "x.example.org")},
+		routeTo("tenant-root", "apps", hosts(70, "app%02d.example.org")...))
+	spec := v1alpha1.TenantGatewaySpec{AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-b", "tenant-a"}}
+	first := run(t, Input{Spec: spec, Routes: routes})
+	want := []string{
+		"hostname x.example.org is claimed from several namespaces: HTTPRoute/cozy-b/s keeps it, HTTPRoute/tenant-a/r refused",
+		// 71 hostnames, 63 HTTPS listeners: in hostname order, x.example.org
+		// comes after app69.
+		"8 hostnames newly left out by the 64-listener limit: app63.example.org, app64.example.org, app65.example.org, app66.example.org, app67.example.org, app68.example.org, app69.example.org, x.example.org",
+		"Gateway tenant-root/cozystack now has 64 listeners, close to the limit of 64; consider certMode dns01",
+	}
+	if diff := cmp.Diff(want, first.Warnings); diff != "" {
+		t.Errorf("first run: -want, +got:\n%s", diff)
+	}
+
+	// The next run sees what the first wrote: nothing changed, nothing said.
+	prev := PreviousStatus{Conflicts: map[string]string{}, LeftOut: map[string]bool{}}
+	for _, c := range first.Conflicts {
+		prev.Conflicts[c.Hostname] = strings.Join(c.Losers, ",")
+	}
+	for _, h := range first.Hostnames {
+		if h.State == v1alpha1.HostnameOverListenerLimit {
+			prev.LeftOut[h.Hostname] = true
+		}
+	}
+	var names []string
+	for _, l := range first.ListenerStatus {
+		names = append(names, l.Name)
+	}
+	second := run(t, Input{Spec: spec, Routes: routes, Previous: prev, Observed: map[string]*ObservedResource{KeyGateway: {ListenerNames: names}}})
+	if len(second.Warnings) != 0 {
+		t.Errorf("second run, nothing changed: want no warnings, got %q", second.Warnings)
+	}
+}
