@@ -3,9 +3,10 @@ package fn
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestEdgeConditionsGuardAndReadiness(t *testing.T) {
