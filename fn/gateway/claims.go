@@ -51,6 +51,10 @@ func collectClaims(in *Input) []*claim {
 // judgeShape settles the claims that can be judged from the hostname alone:
 // Invalid, OutsideApex and Passthrough. The rest stay unjudged.
 func judgeShape(in *Input, claims []*claim, children []*child) {
+	listening := map[string]bool{}
+	for _, c := range listeningChildren(children) {
+		listening[c.apex] = true
+	}
 	passthrough := map[string]string{}
 	if in.Spec.CertMode != v1alpha1.CertModeEdge {
 		for _, s := range in.Spec.TLSPassthroughServices {
@@ -64,7 +68,7 @@ func judgeShape(in *Input, claims []*claim, children []*child) {
 			continue
 		}
 		switch {
-		case !insideApex(in, h, children):
+		case !insideApex(in, h, listening):
 			c.state, c.message = v1alpha1.HostnameOutsideApex, fmt.Sprintf("%s is neither %s nor a subdomain of it or of an inheriting child apex; a listener for it would make the admission policy refuse the whole Gateway", h, in.Spec.Apex)
 		case c.kind == KindTLSRoute && in.Spec.CertMode == v1alpha1.CertModeEdge:
 			c.noParent = true
@@ -92,16 +96,8 @@ func invalidHostname(in *Input, h string) string {
 
 // insideApex reports whether h is the apex, under it, or under a listening
 // child apex.
-func insideApex(in *Input, h string, children []*child) bool {
-	if under(h, in.Spec.Apex) {
-		return true
-	}
-	for _, c := range children {
-		if c.state == v1alpha1.ChildApexListening && under(h, c.apex) {
-			return true
-		}
-	}
-	return false
+func insideApex(in *Input, h string, listening map[string]bool) bool {
+	return under(h, in.Spec.Apex) || eachDomain(base(h), func(d string) bool { return listening[d] })
 }
 
 // nameTooLong says why an http01 hostname cannot be named, or "".

@@ -111,8 +111,17 @@ func listenersReady(leftOut int) Condition {
 }
 
 // routesAccepted is RoutesAccepted: False on hostname conflicts, or on
-// TLSRoutes an edge Gateway cannot serve.
+// TLSRoutes an edge Gateway cannot serve. When status.hostnames is cut
+// short, its message says so.
 func routesAccepted(claims []*claim, contests []*contest) Condition {
+	c := routeAcceptance(claims, contests)
+	if len(claims) > MaxHostnameStatus {
+		c.Message += fmt.Sprintf(" (status.hostnames lists %d of %d claims, those not served first)", MaxHostnameStatus, len(claims))
+	}
+	return c
+}
+
+func routeAcceptance(claims []*claim, contests []*contest) Condition {
 	c := Condition{Type: ConditionRoutesAccepted}
 	if len(contests) > 0 {
 		var lost []string

@@ -26,6 +26,31 @@ func under(h, domain string) bool {
 	return b == domain || strings.HasSuffix(b, "."+domain)
 }
 
+// eachDomain calls f with d and then each domain above it (b.c for a.b.c,
+// then c), longest first, until f returns true. Lookups by suffix keep the
+// cost per hostname proportional to its labels, not to the number of child
+// apexes or listeners.
+func eachDomain(d string, f func(string) bool) bool {
+	for {
+		if f(d) {
+			return true
+		}
+		i := strings.IndexByte(d, '.')
+		if i < 0 {
+			return false
+		}
+		d = d[i+1:]
+	}
+}
+
+// parent is the domain above d ("" for a single label).
+func parent(d string) string {
+	if i := strings.IndexByte(d, '.'); i >= 0 {
+		return d[i+1:]
+	}
+	return ""
+}
+
 // oneLabelBelow reports whether h is exactly one label below domain, the only
 // names a TLS wildcard certificate for *.domain covers.
 func oneLabelBelow(h, domain string) bool {

@@ -12,6 +12,11 @@ import (
 // A plan is the Gateway's listeners and what they mean for each claim.
 type plan struct {
 	listeners []gwapiv1.Listener
+	// exact and wildcard index the served listeners by hostname and by the
+	// domain a wildcard listener covers; dropped holds the child apexes the
+	// budget left out.
+	exact, wildcard map[string]string
+	dropped         map[string]bool
 	// hostListeners are the http01 hostnames that got their own listener,
 	// in byte order; each also gets a Certificate.
 	hostListeners []string
@@ -132,48 +137,55 @@ func planWildcard(in *Input, claims []*claim, contests []*contest, children []*c
 	}
 	p.listeners = append(p.listeners, pass...)
 
+	p.exact, p.wildcard, p.dropped = map[string]string{}, map[string]string{}, map[string]bool{}
+	for name, h := range p.served {
+		if isWildcard(h) {
+			p.wildcard[base(h)] = name
+		} else {
+			p.exact[h] = name
+		}
+	}
+	for _, c := range children {
+		if c.state == v1alpha1.ChildApexOverListenerLimit {
+			p.dropped[c.apex] = true
+		}
+	}
 	for _, c := range unjudged(claims) {
-		c.state, c.message = p.cover(in, c.hostname, children)
+		c.state, c.message = p.cover(in, c.hostname)
 	}
 	return p
 }
 
 // cover judges a hostname in a wildcard mode by the listener that would
-// serve it: the exact one if any, else the wildcard with the longest suffix
-// (Gateway API wildcards match any number of labels).
-func (p *plan) cover(in *Input, h string, children []*child) (v1alpha1.HostnameState, string) {
-	best, bestHost := "", ""
-	for _, name := range sortedKeys(p.served) {
-		lh := p.served[name]
-		if lh == h {
-			return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", name, lh)
-		}
-		if isWildcard(lh) && under(h, base(lh)) && base(h) != base(lh) && len(lh) > len(bestHost) {
-			best, bestHost = name, lh
+// serve it: the exact one if any, else the wildcard of the longest domain
+// above it (Gateway API wildcards match any number of labels, but not the
+// domain itself).
+func (p *plan) cover(in *Input, h string) (v1alpha1.HostnameState, string) {
+	if name, ok := p.exact[h]; ok {
+		return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", name, h)
+	}
+	if isWildcard(h) {
+		if name, ok := p.wildcard[base(h)]; ok {
+			return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", name, h)
 		}
 	}
-	if best == "" || underDroppedChild(h, bestHost, children) {
-		// A contested hostname whose pin was left out, or one under a
-		// child apex whose listener was.
+	var best, domain string
+	eachDomain(parent(base(h)), func(d string) bool {
+		best, domain = p.wildcard[d], d
+		return best != ""
+	})
+	// A child apex whose listener was left out, more specific than the
+	// wildcard that would serve the hostname instead, means that
+	// wildcard's certificate does not cover it. A contested hostname whose
+	// pin was left out has no listener at all.
+	if best == "" || eachDomain(base(h), func(d string) bool { return len(d) > len(domain) && p.dropped[d] }) {
 		return overLimit(h)
 	}
-	msg := fmt.Sprintf("served by listener %s (%s)", best, bestHost)
-	if in.Spec.CertMode != v1alpha1.CertModeEdge && !oneLabelBelow(h, base(bestHost)) {
-		msg += fmt.Sprintf("; the wildcard certificate for %s covers only names one label below %s, so clients will see a name mismatch", bestHost, base(bestHost))
+	msg := fmt.Sprintf("served by listener %s (*.%s)", best, domain)
+	if in.Spec.CertMode != v1alpha1.CertModeEdge && !oneLabelBelow(h, domain) {
+		msg += fmt.Sprintf("; the wildcard certificate for *.%s covers only names one label below %s, so clients will see a name mismatch", domain, domain)
 	}
 	return v1alpha1.HostnameCovered, msg
-}
-
-// underDroppedChild reports whether h belongs under a child apex whose
-// listener the budget left out, more specific than the listener that would
-// serve it instead: that listener's certificate does not cover it.
-func underDroppedChild(h, served string, children []*child) bool {
-	for _, c := range children {
-		if c.state == v1alpha1.ChildApexOverListenerLimit && under(h, c.apex) && len(c.apex)+2 > len(served) {
-			return true
-		}
-	}
-	return false
 }
 
 func overLimit(h string) (v1alpha1.HostnameState, string) {

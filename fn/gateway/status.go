@@ -1,16 +1,49 @@
 package gateway
 
 import (
+	"sort"
+
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
 
-// hostnameStatus reports every claim, sorted by hostname then route.
+// MaxHostnameStatus bounds status.hostnames. The XR is stored in etcd, whose
+// objects are limited to about 1.5 MiB; ten thousand claims with their
+// messages would pass that and make every status update fail.
+const MaxHostnameStatus = 1000
+
+// hostnameStatus reports the claims, sorted by hostname then route. Past
+// MaxHostnameStatus it keeps the claims that are not served first, since
+// those are what an operator looks for, then fills up with served ones.
 func hostnameStatus(claims []*claim) []v1alpha1.HostnameStatus {
-	out := make([]v1alpha1.HostnameStatus, 0, len(claims))
-	for _, c := range claims {
+	keep := claims
+	if len(claims) > MaxHostnameStatus {
+		keep = make([]*claim, 0, MaxHostnameStatus)
+		for _, served := range []bool{false, true} {
+			for _, c := range claims {
+				if len(keep) == MaxHostnameStatus {
+					break
+				}
+				if isServed(c.state) == served {
+					keep = append(keep, c)
+				}
+			}
+		}
+		sort.Slice(keep, func(i, j int) bool {
+			if keep[i].hostname != keep[j].hostname {
+				return keep[i].hostname < keep[j].hostname
+			}
+			return keep[i].route < keep[j].route
+		})
+	}
+	out := make([]v1alpha1.HostnameStatus, 0, len(keep))
+	for _, c := range keep {
 		out = append(out, v1alpha1.HostnameStatus{Hostname: c.hostname, Route: c.route, State: c.state, Message: c.message})
 	}
 	return out
+}
+
+func isServed(s v1alpha1.HostnameState) bool {
+	return s == v1alpha1.HostnameListening || s == v1alpha1.HostnameCovered || s == v1alpha1.HostnamePassthrough
 }
 
 // conflictStatus reports every contested hostname, in hostname order.

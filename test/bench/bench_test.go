@@ -1,0 +1,148 @@
+package bench
+
+import (
+	"context"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/response"
+
+	"github.com/cozystack/function-tenant-gateway/fn"
+)
+
+var scales = []Scale{
+	{"http01", 100, 10}, {"http01", 1000, 100}, {"http01", 10000, 1000},
+	{"dns01", 100, 10}, {"dns01", 1000, 100}, {"dns01", 10000, 1000},
+}
+
+// full is one RunFunction as the gRPC server runs it: decode the request,
+// run, encode the response.
+func full(b []byte) (int, error) {
+	req := &fnv1.RunFunctionRequest{}
+	if err := proto.Unmarshal(b, req); err != nil {
+		return 0, err
+	}
+	rsp, err := fn.NewFunction().RunFunction(context.Background(), req)
+	if err != nil {
+		return 0, err
+	}
+	out, err := proto.Marshal(rsp)
+	return len(out), err
+}
+
+// floor is the do-nothing function: decode the request and return the
+// desired state it was given.
+func floor(b []byte) (int, error) {
+	req := &fnv1.RunFunctionRequest{}
+	if err := proto.Unmarshal(b, req); err != nil {
+		return 0, err
+	}
+	out, err := proto.Marshal(response.To(req, fn.DefaultTTL))
+	return len(out), err
+}
+
+// BenchmarkRunFunction reports, per scale: time, bytes and allocations per
+// run, the peak heap growth during the runs, the request size, and the
+// ratios of time and allocated bytes to the floor measured in the same run.
+func BenchmarkRunFunction(b *testing.B) {
+	for _, s := range scales {
+		req, err := Request(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(s.String(), func(b *testing.B) {
+			// The floor, measured in the same run on the same request, so
+			// the ratios compare like with like.
+			floorNs, floorBytes := measure(b, req, floor, max(b.N, 3))
+			var before runtime.MemStats
+			runtime.ReadMemStats(&before)
+			peak := loop(b, req, full)
+			var after runtime.MemStats
+			runtime.ReadMemStats(&after)
+			bytes := float64(after.TotalAlloc-before.TotalAlloc) / float64(b.N)
+			b.ReportMetric(float64(len(req)), "req-B")
+			b.ReportMetric(float64(len(req))/float64(s.Routes), "req-B/route")
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/floorNs, "x-floor-time")
+			b.ReportMetric(bytes/floorBytes, "x-floor-B")
+		})
+	}
+}
+
+// measure runs f n times outside the benchmark timer and returns its time
+// and allocated bytes per run.
+func measure(b *testing.B, req []byte, f func([]byte) (int, error), n int) (float64, float64) {
+	b.StopTimer()
+	defer b.StartTimer()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		if _, err := f(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	return float64(elapsed.Nanoseconds()) / float64(n), float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+}
+
+// BenchmarkFloor is the do-nothing function alone, for reference.
+func BenchmarkFloor(b *testing.B) {
+	for _, s := range scales {
+		req, err := Request(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(s.String(), func(b *testing.B) { loop(b, req, floor) })
+	}
+}
+
+// loop runs f b.N times and returns the peak growth of live heap objects
+// over the start, sampled every 200µs.
+func loop(b *testing.B, req []byte, f func([]byte) (int, error)) uint64 {
+	b.ReportAllocs()
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	base := sample[0].Value.Uint64()
+	var peak uint64
+	var mu sync.Mutex
+	done := make(chan struct{})
+	go func() {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		t := time.NewTicker(200 * time.Microsecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				metrics.Read(s)
+				if v := s[0].Value.Uint64(); v > base {
+					mu.Lock()
+					peak = max(peak, v-base)
+					mu.Unlock()
+				}
+			}
+		}
+	}()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := f(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	close(done)
+	mu.Lock()
+	defer mu.Unlock()
+	return peak
+}
