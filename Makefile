@@ -7,6 +7,7 @@
 #   make xpkg     build the Function and Configuration packages (no Docker)
 #   make xpkg-check build them twice and check the digests are identical
 #   make lint     go vet and golangci-lint
+#   make bench    benchmarks of a full RunFunction against the do-nothing floor
 #
 # Tools are built from the Go module proxy at the versions pinned in the tools
 # modules under package/tools/, into a cache outside the clone that is reused
@@ -45,7 +46,7 @@ VERSION      ?= v0.1.0
 
 RENDER_ENV = CROSSPLANE=$(abspath $(CROSSPLANE)) CROSSPLANE_CORE=$(abspath $(CROSSPLANE_CORE)) FUNCTION_BIN=$(abspath $(FUNCTION_BIN))
 
-.PHONY: render test unit golden generate xpkg xpkg-check lint tools build clean
+.PHONY: render test unit golden generate xpkg xpkg-check lint bench tools build clean
 
 $(CROSSPLANE):
 	@mkdir -p $(dir $@)
@@ -120,6 +121,12 @@ xpkg-check:
 	cat $(OUT)/xpkg-a.sha256
 	diff $(OUT)/xpkg-a.sha256 $(OUT)/xpkg-b.sha256
 	@echo "xpkg: reproducible"
+
+# One full RunFunction (decode, compute, encode) against the do-nothing floor,
+# at 100 to 10,000 routes; see the README for the figures.
+BENCHTIME ?= 3s
+bench:
+	go test ./test/bench -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 30m
 
 lint: $(GOLANGCI_LINT)
 	go vet ./...

@@ -37,6 +37,9 @@ func (c fakeCluster) resolve(t testing.TB, r *fnv1.Requirements) (map[string]*fn
 			if m["apiVersion"] != sel.GetApiVersion() || m["kind"] != sel.GetKind() {
 				continue
 			}
+			if sel.Namespace != nil && md["namespace"] != sel.GetNamespace() {
+				continue
+			}
 			switch match := sel.GetMatch().(type) {
 			case *fnv1.ResourceSelector_MatchName:
 				if md["name"] != match.MatchName {

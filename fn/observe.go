@@ -23,6 +23,16 @@ import (
 func observe(req *fnv1.RunFunctionRequest) ([]gateway.Route, []gateway.Namespace, []string) {
 	httpRoutes, w1 := observeRoutes(req, reqHTTPRoutes, gateway.KindHTTPRoute)
 	tlsRoutes, w2 := observeRoutes(req, reqTLSRoutes, gateway.KindTLSRoute)
+	for _, name := range sortedKeys(req.GetRequiredResources()) {
+		if ns, ok := strings.CutPrefix(name, reqHTTPRoutes+"/"); ok && ns != "" {
+			r, w := observeRoutes(req, name, gateway.KindHTTPRoute)
+			httpRoutes, w1 = append(httpRoutes, r...), append(w1, w...)
+		}
+		if ns, ok := strings.CutPrefix(name, reqTLSRoutes+"/"); ok && ns != "" {
+			r, w := observeRoutes(req, name, gateway.KindTLSRoute)
+			tlsRoutes, w2 = append(tlsRoutes, r...), append(w2, w...)
+		}
+	}
 	namespaces, w3 := observeNamespaces(req, reqNamespaces)
 	return append(httpRoutes, tlsRoutes...), namespaces, slices.Concat(w1, w2, w3)
 }

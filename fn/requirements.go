@@ -46,13 +46,8 @@ func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 	if r.Resources == nil {
 		r.Resources = map[string]*fnv1.ResourceSelector{}
 	}
-	// An empty label selector without a namespace lists every object of the
-	// kind in every namespace.
-	r.Resources[reqHTTPRoutes] = all(gwapiv1.GroupVersion.String(), gateway.KindHTTPRoute, nil)
-	if v, ok := tlsRouteVersion(req); ok && v != "" {
-		r.Resources[reqTLSRoutes] = all(v, gateway.KindTLSRoute, nil)
-	}
 	r.Resources[reqNamespaces] = all("v1", "Namespace", map[string]string{gateway.LabelNamespaceGateway: tgw.GetNamespace()})
+	requireRoutes(req, r, tgw)
 	for _, ns := range namedNamespaces(req, tgw) {
 		r.Resources[reqNamespacePrefix+ns] = byName("v1", "Namespace", ns)
 	}
@@ -61,6 +56,61 @@ func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 		class = v1alpha1.DefaultGatewayClassName
 	}
 	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), "GatewayClass", class)
+}
+
+// maxScopedNamespaces is how many admitted namespaces a TenantGateway may
+// have and still list routes namespace by namespace. Every TenantGateway
+// reads routes on every run; listing only the admitted namespaces spares a
+// child tenant's Gateway the routes of the whole cluster, while a Gateway
+// that admits many namespaces (the root tenant's) lists all routes once
+// rather than making Crossplane issue a list per namespace.
+const maxScopedNamespaces = 32
+
+// requireRoutes asks for the HTTPRoutes and TLSRoutes, once the namespaces
+// (and, for TLSRoutes, the served version) are known: per admitted namespace
+// when there are few, else cluster-wide. Routes from other namespaces are
+// ignored by the computation anyway.
+func requireRoutes(req *fnv1.RunFunctionRequest, r *fnv1.Requirements, tgw *v1alpha1.TenantGateway) {
+	if _, ok := req.GetRequiredResources()[reqNamespaces]; !ok {
+		return
+	}
+	tlsVersion, ok := tlsRouteVersion(req)
+	if !ok {
+		return
+	}
+	kinds := []struct{ key, apiVersion, kind string }{{reqHTTPRoutes, gwapiv1.GroupVersion.String(), gateway.KindHTTPRoute}}
+	if tlsVersion != "" {
+		kinds = append(kinds, struct{ key, apiVersion, kind string }{reqTLSRoutes, tlsVersion, gateway.KindTLSRoute})
+	}
+	scopes := admittedNamespaces(req, tgw)
+	for _, k := range kinds {
+		if len(scopes) > maxScopedNamespaces {
+			// An empty label selector without a namespace lists every
+			// object of the kind in every namespace.
+			r.Resources[k.key] = all(k.apiVersion, k.kind, nil)
+			continue
+		}
+		for _, ns := range scopes {
+			s := all(k.apiVersion, k.kind, nil)
+			s.Namespace = &ns
+			r.Resources[k.key+"/"+ns] = s
+		}
+	}
+}
+
+// admittedNamespaces are the TenantGateway's own namespace, the attached
+// ones and those labelled as publishing through it, sorted.
+func admittedNamespaces(req *fnv1.RunFunctionRequest, tgw *v1alpha1.TenantGateway) []string {
+	set := map[string]bool{tgw.GetNamespace(): true}
+	for _, a := range tgw.Spec.AttachedNamespaces {
+		set[string(a)] = true
+	}
+	for _, it := range req.GetRequiredResources()[reqNamespaces].GetItems() {
+		if n := str(it.GetResource(), "metadata", "name"); n != "" {
+			set[n] = true
+		}
+	}
+	return sortedKeys(set)
 }
 
 // tlsRouteVersion returns the TLSRoute apiVersion to list, "" when the

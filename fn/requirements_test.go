@@ -1,6 +1,9 @@
 package fn
 
 import (
+	"fmt"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,19 +19,23 @@ func TestRequirements(t *testing.T) {
 	}
 	spec := `{"apex":"example.org","attachedNamespaces":["cozy-dashboard"],"gatewayClassName":"envoy"}`
 	common := map[string]string{
-		"httproutes":               "gateway.networking.k8s.io/v1 HTTPRoute labels=map[]",
-		"namespaces":               "v1 Namespace labels=map[namespace.cozystack.io/gateway:tenant-root]",
-		"namespace-tenant-root":    "v1 Namespace name=tenant-root",
-		"namespace-cozy-dashboard": "v1 Namespace name=cozy-dashboard",
-		"gatewayclass":             "gateway.networking.k8s.io/v1 GatewayClass name=envoy",
+		"httproutes/cozy-dashboard": "gateway.networking.k8s.io/v1 HTTPRoute labels=map[] namespace=cozy-dashboard",
+		"httproutes/tenant-root":    "gateway.networking.k8s.io/v1 HTTPRoute labels=map[] namespace=tenant-root",
+		"namespaces":                "v1 Namespace labels=map[namespace.cozystack.io/gateway:tenant-root]",
+		"namespace-tenant-root":     "v1 Namespace name=tenant-root",
+		"namespace-cozy-dashboard":  "v1 Namespace name=cozy-dashboard",
+		"gatewayclass":              "gateway.networking.k8s.io/v1 GatewayClass name=envoy",
 		// Nothing is observed as ours yet, so every object about to be
 		// composed is looked up by name first (the ownership guard).
 		"probe-gateway":  "gateway.networking.k8s.io/v1 Gateway name=cozystack namespace=tenant-root",
 		"probe-issuer":   "cert-manager.io/v1 Issuer name=cozystack-gateway namespace=tenant-root",
 		"probe-redirect": "gateway.networking.k8s.io/v1 HTTPRoute name=cozystack-http-redirect namespace=tenant-root",
 	}
-	with := func(k, v string) map[string]string {
-		m := map[string]string{k: v}
+	with := func(apiVersion string) map[string]string {
+		m := map[string]string{
+			"tlsroutes/cozy-dashboard": apiVersion + " TLSRoute labels=map[] namespace=cozy-dashboard",
+			"tlsroutes/tenant-root":    apiVersion + " TLSRoute labels=map[] namespace=tenant-root",
+		}
 		for a, b := range common {
 			m[a] = b
 		}
@@ -40,19 +47,19 @@ func TestRequirements(t *testing.T) {
 		want   want
 	}{
 		"TLSRouteV1": {
-			reason: "Where the cluster serves TLSRoute v1 it is listed at v1; schemas, then routes, then probes: the requirements settle on the fourth call",
+			reason: "Where the cluster serves TLSRoute v1 it is listed at v1, per admitted namespace; namespaces and schemas, then routes, then probes: the requirements settle on the fourth call",
 			served: v1TLSRoutes,
-			want:   want{Selectors: with("tlsroutes", "gateway.networking.k8s.io/v1 TLSRoute labels=map[]"), Calls: 4, Composed: true},
+			want:   want{Selectors: with("gateway.networking.k8s.io/v1"), Calls: 4, Composed: true},
 		},
 		"TLSRouteV1alpha2": {
 			reason: "Where only the experimental v1alpha2 is served, TLSRoutes are listed at v1alpha2",
 			served: map[string]bool{"gateway.networking.k8s.io/v1alpha2 TLSRoute": true},
-			want:   want{Selectors: with("tlsroutes", "gateway.networking.k8s.io/v1alpha2 TLSRoute labels=map[]"), Calls: 4, Composed: true},
+			want:   want{Selectors: with("gateway.networking.k8s.io/v1alpha2"), Calls: 4, Composed: true},
 		},
 		"NoTLSRoute": {
-			reason: "Where no TLSRoute is served, none is listed (listing an unserved kind would fail the whole pipeline), and the requirements settle a call earlier",
+			reason: "Where no TLSRoute is served, none is listed: listing an unserved kind would fail the whole pipeline",
 			served: map[string]bool{},
-			want:   want{Selectors: common, Calls: 3, Composed: true},
+			want:   want{Selectors: common, Calls: 4, Composed: true},
 		},
 	}
 	for name, tc := range cases {
@@ -119,4 +126,26 @@ func describe(s *fnv1.ResourceSelector) string {
 		d += " namespace=" + s.GetNamespace()
 	}
 	return d
+}
+
+func TestRoutesListedClusterWideForManyNamespaces(t *testing.T) {
+	objs := make([]string, 0, maxScopedNamespaces+1)
+	for i := 0; i <= maxScopedNamespaces; i++ {
+		objs = append(objs, fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-t%02d","labels":{"namespace.cozystack.io/gateway":"tenant-root"}}}`, i))
+	}
+	rsp, _ := fakeCluster{served: v1TLSRoutes, objects: objs}.run(t, NewFunction(), newRequest(t, `{"apex":"example.org"}`, nil, nil))
+	var routes []string
+	for n, s := range rsp.GetRequirements().GetResources() {
+		if strings.HasPrefix(n, "httproutes") || strings.HasPrefix(n, "tlsroutes") {
+			routes = append(routes, n+" "+describe(s))
+		}
+	}
+	sort.Strings(routes)
+	want := []string{
+		"httproutes gateway.networking.k8s.io/v1 HTTPRoute labels=map[]",
+		"tlsroutes gateway.networking.k8s.io/v1 TLSRoute labels=map[]",
+	}
+	if diff := cmp.Diff(want, routes); diff != "" {
+		t.Errorf("with %d admitted namespaces routes are listed once, cluster-wide: -want, +got:\n%s", maxScopedNamespaces+2, diff)
+	}
 }

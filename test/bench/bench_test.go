@@ -17,8 +17,12 @@ import (
 )
 
 var scales = []Scale{
-	{"http01", 100, 10}, {"http01", 1000, 100}, {"http01", 10000, 1000},
-	{"dns01", 100, 10}, {"dns01", 1000, 100}, {"dns01", 10000, 1000},
+	{Mode: "http01", Routes: 100, Namespaces: 10}, {Mode: "http01", Routes: 1000, Namespaces: 100}, {Mode: "http01", Routes: 10000, Namespaces: 1000},
+	{Mode: "dns01", Routes: 100, Namespaces: 10}, {Mode: "dns01", Routes: 1000, Namespaces: 100}, {Mode: "dns01", Routes: 10000, Namespaces: 1000},
+	// A child tenant's Gateway admitting 10 of 1000 namespaces: every route
+	// of the cluster in the request, or only the admitted namespaces'.
+	{Mode: "http01", Routes: 10000, Namespaces: 1000, Admitted: 10},
+	{Mode: "http01", Routes: 10000, Namespaces: 1000, Admitted: 10, Scoped: true},
 }
 
 // full is one RunFunction as the gRPC server runs it: decode the request,

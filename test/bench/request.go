@@ -22,22 +22,34 @@ type Scale struct {
 	Mode       string // http01 or dns01
 	Routes     int
 	Namespaces int
+	// Admitted is how many of the namespaces publish through this
+	// TenantGateway (0: all of them); the rest publish elsewhere.
+	Admitted int
+	// Scoped lists routes per admitted namespace, as the function asks when
+	// it admits few; otherwise every route of the cluster is in the request.
+	Scoped bool
 }
 
 func (s Scale) String() string {
-	return fmt.Sprintf("mode=%s/routes=%d/namespaces=%d", s.Mode, s.Routes, s.Namespaces)
+	out := fmt.Sprintf("mode=%s/routes=%d/namespaces=%d", s.Mode, s.Routes, s.Namespaces)
+	if s.Admitted > 0 {
+		out += fmt.Sprintf("/admitted=%d/scoped=%t", s.Admitted, s.Scoped)
+	}
+	return out
 }
+
+func (s Scale) admits(i int) bool { return s.Admitted == 0 || i < s.Admitted }
 
 // route is a realistic HTTPRoute: one parentRef, one hostname, one rule with
 // a backend, and the status its Gateway controller writes.
-func route(ns, name, host string) string {
+func route(gwns, ns, name, host string) string {
 	return fmt.Sprintf(`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"HTTPRoute","metadata":{"name":%q,"namespace":%q,"uid":"6b1d1c3e-0d5e-4c1a-9a53-%012d","resourceVersion":"123456","generation":1,"creationTimestamp":"2026-11-01T00:00:00Z","labels":{"app.kubernetes.io/name":%q,"app.kubernetes.io/managed-by":"Helm"}},`+
-		`"spec":{"parentRefs":[{"group":"gateway.networking.k8s.io","kind":"Gateway","name":"cozystack","namespace":"tenant-root"}],"hostnames":[%q],`+
+		`"spec":{"parentRefs":[{"group":"gateway.networking.k8s.io","kind":"Gateway","name":"cozystack","namespace":%q}],"hostnames":[%q],`+
 		`"rules":[{"matches":[{"path":{"type":"PathPrefix","value":"/"}}],"backendRefs":[{"group":"","kind":"Service","name":%q,"port":8080,"weight":1}]}]},`+
 		`"status":{"parents":[{"parentRef":{"group":"gateway.networking.k8s.io","kind":"Gateway","name":"cozystack","namespace":"tenant-root"},"controllerName":"io.cilium/gateway-controller",`+
 		`"conditions":[{"type":"Accepted","status":"True","reason":"Accepted","message":"Accepted HTTPRoute","observedGeneration":1,"lastTransitionTime":"2026-11-01T00:00:00Z"},`+
 		`{"type":"ResolvedRefs","status":"True","reason":"ResolvedRefs","message":"Service reference is valid","observedGeneration":1,"lastTransitionTime":"2026-11-01T00:00:00Z"}]}]}}`,
-		name, ns, len(name)*1000+len(ns), name, host, name)
+		name, ns, len(name)*1000+len(ns), name, gwns, host, name)
 }
 
 // Request builds the steady-state request of one TenantGateway: every
@@ -51,21 +63,39 @@ func Request(s Scale) ([]byte, error) {
 	}
 	xr := resource.MustStructJSON(fmt.Sprintf(`{"apiVersion":"gateway.cozystack.io/v1alpha1","kind":"TenantGateway","metadata":{"name":"cozystack","namespace":"tenant-root","uid":"7f7586f8-b336-5a17-b4c5-11def6fef8dc"},"spec":%s}`, spec))
 
-	routes := make([]*fnv1.Resource, 0, s.Routes)
+	required := map[string]*fnv1.Resources{}
 	for i := 0; i < s.Routes; i++ {
-		ns := fmt.Sprintf("tenant-t%04d", i%s.Namespaces)
+		n := i % s.Namespaces
+		ns := fmt.Sprintf("tenant-t%04d", n)
+		gwns := "tenant-root"
+		if !s.admits(n) {
+			gwns = "tenant-other"
+		}
 		name := fmt.Sprintf("app%05d", i)
 		r, err := structpb.NewStruct(nil)
 		if err != nil {
 			return nil, err
 		}
-		if err := r.UnmarshalJSON([]byte(route(ns, name, fmt.Sprintf("%s.t%04d.example.org", name, i%s.Namespaces)))); err != nil {
+		if err := r.UnmarshalJSON([]byte(route(gwns, ns, name, fmt.Sprintf("%s.t%04d.example.org", name, n)))); err != nil {
 			return nil, err
 		}
-		routes = append(routes, &fnv1.Resource{Resource: r})
+		key := "httproutes"
+		if s.Scoped {
+			if !s.admits(n) {
+				continue // Not asked for.
+			}
+			key += "/" + ns
+		}
+		if required[key] == nil {
+			required[key] = &fnv1.Resources{}
+		}
+		required[key].Items = append(required[key].Items, &fnv1.Resource{Resource: r})
 	}
-	namespaces := make([]*fnv1.Resource, 0, s.Namespaces)
+	var namespaces []*fnv1.Resource
 	for i := 0; i < s.Namespaces; i++ {
+		if !s.admits(i) {
+			continue
+		}
 		namespaces = append(namespaces, &fnv1.Resource{Resource: resource.MustStructJSON(fmt.Sprintf(
 			`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-t%04d","labels":{"kubernetes.io/metadata.name":"tenant-t%04d","namespace.cozystack.io/gateway":"tenant-root","namespace.cozystack.io/host":"t%04d.example.org"}}}`, i, i, i))})
 	}
@@ -73,7 +103,6 @@ func Request(s Scale) ([]byte, error) {
 		Meta:     &fnv1.RequestMeta{Tag: "bench"},
 		Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: xr}},
 		RequiredResources: map[string]*fnv1.Resources{
-			"httproutes":            {Items: routes},
 			"tlsroutes":             {},
 			"namespaces":            {Items: namespaces},
 			"namespace-tenant-root": {Items: []*fnv1.Resource{{Resource: resource.MustStructJSON(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-root","labels":{"namespace.cozystack.io/gateway":"tenant-root"}}}`)}}},
@@ -83,6 +112,9 @@ func Request(s Scale) ([]byte, error) {
 			"tlsroute-v1":       {OpenapiV3: resource.MustStructJSON(`{"type":"object"}`)},
 			"tlsroute-v1alpha2": {},
 		},
+	}
+	for k, v := range required {
+		req.RequiredResources[k] = v
 	}
 	// A first run tells what the function composes; observing exactly that
 	// makes the next run the steady state, with no ownership probes.
