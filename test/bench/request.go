@@ -63,6 +63,36 @@ func Request(s Scale) ([]byte, error) {
 	}
 	xr := resource.MustStructJSON(fmt.Sprintf(`{"apiVersion":"gateway.cozystack.io/v1alpha1","kind":"TenantGateway","metadata":{"name":"cozystack","namespace":"tenant-root","uid":"7f7586f8-b336-5a17-b4c5-11def6fef8dc"},"spec":%s}`, spec))
 
+	required, err := routes(s)
+	if err != nil {
+		return nil, err
+	}
+	req := &fnv1.RunFunctionRequest{
+		Meta:     &fnv1.RequestMeta{Tag: "bench"},
+		Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: xr}},
+		RequiredResources: map[string]*fnv1.Resources{
+			"tlsroutes":             {},
+			"namespaces":            {Items: namespaces(s)},
+			"namespace-tenant-root": {Items: []*fnv1.Resource{{Resource: resource.MustStructJSON(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-root","labels":{"namespace.cozystack.io/gateway":"tenant-root"}}}`)}}},
+			"gatewayclass":          {Items: []*fnv1.Resource{{Resource: resource.MustStructJSON(`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"GatewayClass","metadata":{"name":"cilium"}}`)}}},
+		},
+		RequiredSchemas: map[string]*fnv1.Schema{
+			"tlsroute-v1":       {OpenapiV3: resource.MustStructJSON(`{"type":"object"}`)},
+			"tlsroute-v1alpha2": {},
+		},
+	}
+	for k, v := range required {
+		req.RequiredResources[k] = v
+	}
+	if err := steadyState(req); err != nil {
+		return nil, err
+	}
+	return proto.Marshal(req)
+}
+
+// routes are the HTTPRoutes of the request, under the requirement names the
+// function uses: cluster-wide, or per admitted namespace when scoped.
+func routes(s Scale) (map[string]*fnv1.Resources, error) {
 	required := map[string]*fnv1.Resources{}
 	for i := 0; i < s.Routes; i++ {
 		n := i % s.Namespaces
@@ -91,6 +121,11 @@ func Request(s Scale) ([]byte, error) {
 		}
 		required[key].Items = append(required[key].Items, &fnv1.Resource{Resource: r})
 	}
+	return required, nil
+}
+
+// namespaces are those publishing through this Gateway, each with an apex.
+func namespaces(s Scale) []*fnv1.Resource {
 	var namespaces []*fnv1.Resource
 	for i := 0; i < s.Namespaces; i++ {
 		if !s.admits(i) {
@@ -99,32 +134,22 @@ func Request(s Scale) ([]byte, error) {
 		namespaces = append(namespaces, &fnv1.Resource{Resource: resource.MustStructJSON(fmt.Sprintf(
 			`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-t%04d","labels":{"kubernetes.io/metadata.name":"tenant-t%04d","namespace.cozystack.io/gateway":"tenant-root","namespace.cozystack.io/host":"t%04d.example.org"}}}`, i, i, i))})
 	}
-	req := &fnv1.RunFunctionRequest{
-		Meta:     &fnv1.RequestMeta{Tag: "bench"},
-		Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: xr}},
-		RequiredResources: map[string]*fnv1.Resources{
-			"tlsroutes":             {},
-			"namespaces":            {Items: namespaces},
-			"namespace-tenant-root": {Items: []*fnv1.Resource{{Resource: resource.MustStructJSON(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-root","labels":{"namespace.cozystack.io/gateway":"tenant-root"}}}`)}}},
-			"gatewayclass":          {Items: []*fnv1.Resource{{Resource: resource.MustStructJSON(`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"GatewayClass","metadata":{"name":"cilium"}}`)}}},
-		},
-		RequiredSchemas: map[string]*fnv1.Schema{
-			"tlsroute-v1":       {OpenapiV3: resource.MustStructJSON(`{"type":"object"}`)},
-			"tlsroute-v1alpha2": {},
-		},
-	}
-	for k, v := range required {
-		req.RequiredResources[k] = v
-	}
+	return namespaces
+}
+
+// steadyState makes the request what the function sees on every reconcile
+// after the first: the composed resources observed as ours, so it composes
+// in a single call without ownership probes.
+func steadyState(req *fnv1.RunFunctionRequest) error {
 	// A first run tells what the function composes; observing exactly that
 	// makes the next run the steady state, with no ownership probes.
 	rsp, err := fn.NewFunction().RunFunction(context.Background(), req)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, r := range rsp.GetResults() {
 		if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
-			return nil, fmt.Errorf("fatal: %s", r.GetMessage())
+			return fmt.Errorf("fatal: %s", r.GetMessage())
 		}
 	}
 	for name := range rsp.GetRequirements().GetResources() {
@@ -134,8 +159,8 @@ func Request(s Scale) ([]byte, error) {
 	}
 	rsp, err = fn.NewFunction().RunFunction(context.Background(), req)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	req.Observed.Resources = rsp.GetDesired().GetResources()
-	return proto.Marshal(req)
+	return nil
 }
