@@ -23,8 +23,9 @@ const DefaultTTL = 60 * time.Second
 type Function struct {
 	fnv1.UnimplementedFunctionRunnerServiceServer
 
-	log logging.Logger
-	ttl time.Duration
+	log       logging.Logger
+	ttl       time.Duration
+	maxScoped int
 }
 
 // An Option configures a Function.
@@ -36,9 +37,14 @@ func WithLogger(l logging.Logger) Option { return func(f *Function) { f.log = l 
 // WithTTL sets the TTL of every response.
 func WithTTL(d time.Duration) Option { return func(f *Function) { f.ttl = d } }
 
+// WithMaxScopedNamespaces sets how many admitted namespaces a TenantGateway
+// may have and still list routes namespace by namespace; 0 always lists them
+// cluster-wide.
+func WithMaxScopedNamespaces(n int) Option { return func(f *Function) { f.maxScoped = n } }
+
 // NewFunction returns a Function with the supplied options.
 func NewFunction(o ...Option) *Function {
-	f := &Function{log: logging.NewNopLogger(), ttl: DefaultTTL}
+	f := &Function{log: logging.NewNopLogger(), ttl: DefaultTTL, maxScoped: DefaultMaxScopedNamespaces}
 	for _, fn := range o {
 		fn(f)
 	}
@@ -70,7 +76,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 
 	switch gvk.GroupKind() {
 	case v1alpha1.TenantGatewayGroupVersionKind.GroupKind():
-		runTenantGateway(log, req, rsp, xr, settings)
+		runTenantGateway(log, req, rsp, xr, settings, f.maxScoped)
 	default:
 		response.Fatal(rsp, fmt.Errorf("function-tenant-gateway composes %s, but the composite resource is a %s", v1alpha1.TenantGatewayGroupVersionKind.GroupKind(), gvk.GroupKind()))
 	}

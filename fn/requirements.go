@@ -38,7 +38,7 @@ var tlsRouteVersions = []struct{ schema, apiVersion string }{
 // waits for the schemas: listing a kind the cluster does not serve fails the
 // whole pipeline, so TLSRoutes are requested only in a version Crossplane
 // reported a schema for. The requirements therefore settle on the third call.
-func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, tgw *v1alpha1.TenantGateway) {
+func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, tgw *v1alpha1.TenantGateway, maxScoped int) {
 	for _, v := range tlsRouteVersions {
 		response.RequireSchema(rsp, v.schema, v.apiVersion, gateway.KindTLSRoute)
 	}
@@ -47,7 +47,7 @@ func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 		r.Resources = map[string]*fnv1.ResourceSelector{}
 	}
 	r.Resources[reqNamespaces] = all("v1", "Namespace", map[string]string{gateway.LabelNamespaceGateway: tgw.GetNamespace()})
-	requireRoutes(req, r, tgw)
+	requireRoutes(req, r, tgw, maxScoped)
 	for _, ns := range namedNamespaces(req, tgw) {
 		r.Resources[reqNamespacePrefix+ns] = byName("v1", "Namespace", ns)
 	}
@@ -58,19 +58,19 @@ func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), "GatewayClass", class)
 }
 
-// maxScopedNamespaces is how many admitted namespaces a TenantGateway may
-// have and still list routes namespace by namespace. Every TenantGateway
+// DefaultMaxScopedNamespaces is how many admitted namespaces a TenantGateway
+// may have and still list routes namespace by namespace. Every TenantGateway
 // reads routes on every run; listing only the admitted namespaces spares a
 // child tenant's Gateway the routes of the whole cluster, while a Gateway
 // that admits many namespaces (the root tenant's) lists all routes once
 // rather than making Crossplane issue a list per namespace.
-const maxScopedNamespaces = 32
+const DefaultMaxScopedNamespaces = 32
 
 // requireRoutes asks for the HTTPRoutes and TLSRoutes, once the namespaces
 // (and, for TLSRoutes, the served version) are known: per admitted namespace
 // when there are few, else cluster-wide. Routes from other namespaces are
 // ignored by the computation anyway.
-func requireRoutes(req *fnv1.RunFunctionRequest, r *fnv1.Requirements, tgw *v1alpha1.TenantGateway) {
+func requireRoutes(req *fnv1.RunFunctionRequest, r *fnv1.Requirements, tgw *v1alpha1.TenantGateway, maxScoped int) {
 	if _, ok := req.GetRequiredResources()[reqNamespaces]; !ok {
 		return
 	}
@@ -84,7 +84,7 @@ func requireRoutes(req *fnv1.RunFunctionRequest, r *fnv1.Requirements, tgw *v1al
 	}
 	scopes := admittedNamespaces(req, tgw)
 	for _, k := range kinds {
-		if len(scopes) > maxScopedNamespaces {
+		if len(scopes) > maxScoped {
 			// An empty label selector without a namespace lists every
 			// object of the kind in every namespace.
 			r.Resources[k.key] = all(k.apiVersion, k.kind, nil)

@@ -129,8 +129,8 @@ func describe(s *fnv1.ResourceSelector) string {
 }
 
 func TestRoutesListedClusterWideForManyNamespaces(t *testing.T) {
-	objs := make([]string, 0, maxScopedNamespaces+1)
-	for i := 0; i <= maxScopedNamespaces; i++ {
+	objs := make([]string, 0, DefaultMaxScopedNamespaces+1)
+	for i := 0; i <= DefaultMaxScopedNamespaces; i++ {
 		objs = append(objs, fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-t%02d","labels":{"namespace.cozystack.io/gateway":"tenant-root"}}}`, i))
 	}
 	rsp, _ := fakeCluster{served: v1TLSRoutes, objects: objs}.run(t, NewFunction(), newRequest(t, `{"apex":"example.org"}`, nil, nil))
@@ -146,6 +146,6 @@ func TestRoutesListedClusterWideForManyNamespaces(t *testing.T) {
 		"tlsroutes gateway.networking.k8s.io/v1 TLSRoute labels=map[]",
 	}
 	if diff := cmp.Diff(want, routes); diff != "" {
-		t.Errorf("with %d admitted namespaces routes are listed once, cluster-wide: -want, +got:\n%s", maxScopedNamespaces+2, diff)
+		t.Errorf("with %d admitted namespaces routes are listed once, cluster-wide: -want, +got:\n%s", DefaultMaxScopedNamespaces+2, diff)
 	}
 }

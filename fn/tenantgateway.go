@@ -37,14 +37,14 @@ func decodeTenantGateway(xr *resource.Composite) (*v1alpha1.TenantGateway, error
 }
 
 // runTenantGateway composes one TenantGateway.
-func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr *resource.Composite, settings fnv1beta1.Input) {
+func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr *resource.Composite, settings fnv1beta1.Input, maxScoped int) {
 	tgw, err := decodeTenantGateway(xr)
 	if err != nil {
 		response.Fatal(rsp, fmt.Errorf("cannot decode TenantGateway %s/%s (is every spec field of the type the XRD declares?): %w", xr.Resource.GetNamespace(), xr.Resource.GetName(), err))
 		return
 	}
 
-	requireResources(req, rsp, tgw)
+	requireResources(req, rsp, tgw, maxScoped)
 	if !resolved(req, rsp) {
 		// Compose only from complete observations: Crossplane calls again
 		// with the required resources, and uses only the last answer.

@@ -27,17 +27,19 @@ var scales = []Scale{
 
 // full is one RunFunction as the gRPC server runs it: decode the request,
 // run, encode the response.
-func full(b []byte) (int, error) {
-	req := &fnv1.RunFunctionRequest{}
-	if err := proto.Unmarshal(b, req); err != nil {
-		return 0, err
+func full(f *fn.Function) func([]byte) (int, error) {
+	return func(b []byte) (int, error) {
+		req := &fnv1.RunFunctionRequest{}
+		if err := proto.Unmarshal(b, req); err != nil {
+			return 0, err
+		}
+		rsp, err := f.RunFunction(context.Background(), req)
+		if err != nil {
+			return 0, err
+		}
+		out, err := proto.Marshal(rsp)
+		return len(out), err
 	}
-	rsp, err := fn.NewFunction().RunFunction(context.Background(), req)
-	if err != nil {
-		return 0, err
-	}
-	out, err := proto.Marshal(rsp)
-	return len(out), err
 }
 
 // floor is the do-nothing function: decode the request and return the
@@ -66,7 +68,7 @@ func BenchmarkRunFunction(b *testing.B) {
 			floorNs, floorBytes := measure(b, req, floor, max(b.N, 3))
 			var before runtime.MemStats
 			runtime.ReadMemStats(&before)
-			peak := loop(b, req, full)
+			peak := loop(b, req, full(Function(s)))
 			var after runtime.MemStats
 			runtime.ReadMemStats(&after)
 			bytes := float64(after.TotalAlloc-before.TotalAlloc) / float64(b.N)

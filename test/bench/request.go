@@ -15,6 +15,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/cozystack/function-tenant-gateway/fn"
+	"github.com/cozystack/function-tenant-gateway/test/fake"
 )
 
 // Scale is one benchmark case.
@@ -52,115 +53,81 @@ func route(gwns, ns, name, host string) string {
 		name, ns, len(name)*1000+len(ns), name, gwns, host, name)
 }
 
-// Request builds the steady-state request of one TenantGateway: every
-// requirement resolved, the composed resources observed as ours, so that the
-// function composes in a single call, as it does on every reconcile after
-// the first.
+// Function is the function as a Scale runs it: Scoped false lists routes
+// cluster-wide whatever the number of admitted namespaces, as the function
+// did before it learnt to ask for less.
+func Function(s Scale) *fn.Function {
+	if s.Scoped {
+		return fn.NewFunction()
+	}
+	return fn.NewFunction(fn.WithMaxScopedNamespaces(0))
+}
+
+// Request builds the steady-state request of one TenantGateway: the
+// requirements resolved from a fake cluster through Crossplane's loop, and
+// the composed resources observed as ours, as on every reconcile after the
+// first, so that the function composes in a single call.
 func Request(s Scale) ([]byte, error) {
 	spec := `{"apex":"example.org"}`
 	if s.Mode == "dns01" {
 		spec = `{"apex":"example.org","certMode":"dns01","dns01":{"provider":"cloudflare","cloudflare":{"apiTokenSecretRef":{"name":"cf","key":"token"}}}}`
 	}
 	xr := resource.MustStructJSON(fmt.Sprintf(`{"apiVersion":"gateway.cozystack.io/v1alpha1","kind":"TenantGateway","metadata":{"name":"cozystack","namespace":"tenant-root","uid":"7f7586f8-b336-5a17-b4c5-11def6fef8dc"},"spec":%s}`, spec))
-
-	required, err := routes(s)
+	objects, err := cluster(s)
 	if err != nil {
 		return nil, err
 	}
-	req := &fnv1.RunFunctionRequest{
-		Meta:     &fnv1.RequestMeta{Tag: "bench"},
-		Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: xr}},
-		RequiredResources: map[string]*fnv1.Resources{
-			"tlsroutes":             {},
-			"namespaces":            {Items: namespaces(s)},
-			"namespace-tenant-root": {Items: []*fnv1.Resource{{Resource: resource.MustStructJSON(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-root","labels":{"namespace.cozystack.io/gateway":"tenant-root"}}}`)}}},
-			"gatewayclass":          {Items: []*fnv1.Resource{{Resource: resource.MustStructJSON(`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"GatewayClass","metadata":{"name":"cilium"}}`)}}},
-		},
-		RequiredSchemas: map[string]*fnv1.Schema{
-			"tlsroute-v1":       {OpenapiV3: resource.MustStructJSON(`{"type":"object"}`)},
-			"tlsroute-v1alpha2": {},
-		},
-	}
-	for k, v := range required {
-		req.RequiredResources[k] = v
-	}
-	if err := steadyState(req); err != nil {
-		return nil, err
+	c := fake.Cluster{Objects: objects, Served: map[string]bool{"gateway.networking.k8s.io/v1 TLSRoute": true}}
+	f := Function(s)
+	req := &fnv1.RunFunctionRequest{Meta: &fnv1.RequestMeta{Tag: "bench"}, Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: xr}}}
+	for range 2 {
+		last, rsp, _, err := c.Run(context.Background(), f, req)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rsp.GetResults() {
+			if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+				return nil, fmt.Errorf("fatal: %s", r.GetMessage())
+			}
+		}
+		// Observe what was composed; the second loop then settles without
+		// ownership probes, as the steady state does.
+		req = last
+		req.Observed.Resources = rsp.GetDesired().GetResources()
 	}
 	return proto.Marshal(req)
 }
 
-// routes are the HTTPRoutes of the request, under the requirement names the
-// function uses: cluster-wide, or per admitted namespace when scoped.
-func routes(s Scale) (map[string]*fnv1.Resources, error) {
-	required := map[string]*fnv1.Resources{}
+// cluster is every object of the fake cluster: the routes, the namespaces
+// (those past Admitted publish through another Gateway), the GatewayClass.
+func cluster(s Scale) ([]*structpb.Struct, error) {
+	objects := []*structpb.Struct{
+		resource.MustStructJSON(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-root","labels":{"namespace.cozystack.io/gateway":"tenant-root"}}}`),
+		resource.MustStructJSON(`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"GatewayClass","metadata":{"name":"cilium"}}`),
+	}
+	for i := 0; i < s.Namespaces; i++ {
+		gw := "tenant-root"
+		if !s.admits(i) {
+			gw = "tenant-other"
+		}
+		objects = append(objects, resource.MustStructJSON(fmt.Sprintf(
+			`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-t%04d","labels":{"kubernetes.io/metadata.name":"tenant-t%04d","namespace.cozystack.io/gateway":%q,"namespace.cozystack.io/host":"t%04d.example.org"}}}`, i, i, gw, i)))
+	}
 	for i := 0; i < s.Routes; i++ {
 		n := i % s.Namespaces
-		ns := fmt.Sprintf("tenant-t%04d", n)
-		gwns := "tenant-root"
+		gw := "tenant-root"
 		if !s.admits(n) {
-			gwns = "tenant-other"
+			gw = "tenant-other"
 		}
 		name := fmt.Sprintf("app%05d", i)
 		r, err := structpb.NewStruct(nil)
 		if err != nil {
 			return nil, err
 		}
-		if err := r.UnmarshalJSON([]byte(route(gwns, ns, name, fmt.Sprintf("%s.t%04d.example.org", name, n)))); err != nil {
+		if err := r.UnmarshalJSON([]byte(route(gw, fmt.Sprintf("tenant-t%04d", n), name, fmt.Sprintf("%s.t%04d.example.org", name, n)))); err != nil {
 			return nil, err
 		}
-		key := "httproutes"
-		if s.Scoped {
-			if !s.admits(n) {
-				continue // Not asked for.
-			}
-			key += "/" + ns
-		}
-		if required[key] == nil {
-			required[key] = &fnv1.Resources{}
-		}
-		required[key].Items = append(required[key].Items, &fnv1.Resource{Resource: r})
+		objects = append(objects, r)
 	}
-	return required, nil
-}
-
-// namespaces are those publishing through this Gateway, each with an apex.
-func namespaces(s Scale) []*fnv1.Resource {
-	var namespaces []*fnv1.Resource
-	for i := 0; i < s.Namespaces; i++ {
-		if !s.admits(i) {
-			continue
-		}
-		namespaces = append(namespaces, &fnv1.Resource{Resource: resource.MustStructJSON(fmt.Sprintf(
-			`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-t%04d","labels":{"kubernetes.io/metadata.name":"tenant-t%04d","namespace.cozystack.io/gateway":"tenant-root","namespace.cozystack.io/host":"t%04d.example.org"}}}`, i, i, i))})
-	}
-	return namespaces
-}
-
-// steadyState makes the request what the function sees on every reconcile
-// after the first: the composed resources observed as ours, so it composes
-// in a single call without ownership probes.
-func steadyState(req *fnv1.RunFunctionRequest) error {
-	// A first run tells what the function composes; observing exactly that
-	// makes the next run the steady state, with no ownership probes.
-	rsp, err := fn.NewFunction().RunFunction(context.Background(), req)
-	if err != nil {
-		return err
-	}
-	for _, r := range rsp.GetResults() {
-		if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
-			return fmt.Errorf("fatal: %s", r.GetMessage())
-		}
-	}
-	for name := range rsp.GetRequirements().GetResources() {
-		if _, ok := req.RequiredResources[name]; !ok {
-			req.RequiredResources[name] = &fnv1.Resources{}
-		}
-	}
-	rsp, err = fn.NewFunction().RunFunction(context.Background(), req)
-	if err != nil {
-		return err
-	}
-	req.Observed.Resources = rsp.GetDesired().GetResources()
-	return nil
+	return objects, nil
 }

@@ -1,0 +1,103 @@
+// Package fake answers a composition function's requirements the way
+// Crossplane does, from objects held in memory, and drives the function
+// through Crossplane's requirement loop. Tests and benchmarks use it to put
+// the function in the state it is in on a real cluster.
+package fake
+
+import (
+	"context"
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+)
+
+// MaxCalls is how many times Crossplane calls a function in one reconcile
+// before it gives up on the requirements settling.
+const MaxCalls = 6
+
+// A Cluster holds objects and the kinds it serves.
+type Cluster struct {
+	Objects []*structpb.Struct
+	// Served maps "<apiVersion> <kind>" to whether a schema is served.
+	Served map[string]bool
+}
+
+// A Runner is a composition function.
+type Runner interface {
+	RunFunction(context.Context, *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error)
+}
+
+// Resolve answers requirements: by name, or by labels, in one namespace or
+// in all, and a schema for each served kind.
+func (c Cluster) Resolve(r *fnv1.Requirements) (map[string]*fnv1.Resources, map[string]*fnv1.Schema) {
+	res := map[string]*fnv1.Resources{}
+	for name, sel := range r.GetResources() {
+		items := []*fnv1.Resource{}
+		for _, s := range c.Objects {
+			if matches(s, sel) {
+				items = append(items, &fnv1.Resource{Resource: s})
+			}
+		}
+		res[name] = &fnv1.Resources{Items: items}
+	}
+	schemas := map[string]*fnv1.Schema{}
+	for name, sel := range r.GetSchemas() {
+		s := &fnv1.Schema{}
+		if c.Served[sel.GetApiVersion()+" "+sel.GetKind()] {
+			s.OpenapiV3 = &structpb.Struct{Fields: map[string]*structpb.Value{"type": structpb.NewStringValue("object")}}
+		}
+		schemas[name] = s
+	}
+	return res, schemas
+}
+
+func matches(s *structpb.Struct, sel *fnv1.ResourceSelector) bool {
+	f := s.GetFields()
+	md := f["metadata"].GetStructValue().GetFields()
+	if f["apiVersion"].GetStringValue() != sel.GetApiVersion() || f["kind"].GetStringValue() != sel.GetKind() {
+		return false
+	}
+	if sel.Namespace != nil && md["namespace"].GetStringValue() != sel.GetNamespace() {
+		return false
+	}
+	switch m := sel.GetMatch().(type) {
+	case *fnv1.ResourceSelector_MatchName:
+		return md["name"].GetStringValue() == m.MatchName
+	case *fnv1.ResourceSelector_MatchLabels:
+		labels := md["labels"].GetStructValue().GetFields()
+		for k, v := range m.MatchLabels.GetLabels() {
+			if labels[k].GetStringValue() != v {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Run calls the function the way Crossplane does: again and again with its
+// requirements resolved, until they stop changing. It returns the last
+// request, the last response, and how many calls it took.
+func (c Cluster) Run(ctx context.Context, f Runner, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionRequest, *fnv1.RunFunctionResponse, int, error) {
+	var last *fnv1.Requirements
+	for i := 1; i <= MaxCalls; i++ {
+		rsp, err := f.RunFunction(ctx, req)
+		if err != nil {
+			return req, nil, i, err
+		}
+		for _, r := range rsp.GetResults() {
+			if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+				return req, rsp, i, nil
+			}
+		}
+		if proto.Equal(rsp.GetRequirements(), last) {
+			return req, rsp, i, nil
+		}
+		last = rsp.GetRequirements()
+		req = proto.Clone(req).(*fnv1.RunFunctionRequest) //nolint:forcetypeassert // Clone keeps the type.
+		req.RequiredResources, req.RequiredSchemas = c.Resolve(last)
+	}
+	return req, nil, MaxCalls, fmt.Errorf("requirements did not settle within %d calls", MaxCalls)
+}
