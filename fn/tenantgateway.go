@@ -138,10 +138,15 @@ func setDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out
 	if err != nil {
 		return err
 	}
+	// The fields are already plain JSON values, so they go straight into the
+	// object rather than through SetValue's own JSON round trip per field.
+	st, _ := dxr.Resource.Object["status"].(map[string]any)
+	if st == nil {
+		st = map[string]any{}
+		dxr.Resource.Object["status"] = st
+	}
 	for k, v := range status {
-		if err := dxr.Resource.SetValue("status."+k, v); err != nil {
-			return fmt.Errorf("cannot set status.%s: %w", k, err)
-		}
+		st[k] = v
 	}
 	if err := response.SetDesiredCompositeResource(rsp, dxr); err != nil {
 		return fmt.Errorf("cannot set the desired composite resource: %w", err)

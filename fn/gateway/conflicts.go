@@ -19,19 +19,16 @@ type contest struct {
 // of route does not matter. Routes of the winner's namespace never lose; the
 // others are marked Conflict. It returns the contests in hostname order.
 func resolveConflicts(claims []*claim) []*contest {
-	byHost := map[string][]*claim{}
-	var hosts []string
-	for _, c := range unjudged(claims) {
-		if _, ok := byHost[c.hostname]; !ok {
-			hosts = append(hosts, c.hostname)
-		}
-		byHost[c.hostname] = append(byHost[c.hostname], c)
-	}
-	sort.Strings(hosts)
-
+	// Claims are sorted by hostname, so each hostname's claims are a run.
+	open := unjudged(claims)
 	var out []*contest
-	for _, h := range hosts {
-		cs := byHost[h]
+	for i := 0; i < len(open); {
+		j := i + 1
+		for j < len(open) && open[j].hostname == open[i].hostname {
+			j++
+		}
+		cs, h := open[i:j], open[i].hostname
+		i = j
 		w := cs[0]
 		for _, c := range cs[1:] {
 			if beats(c, w) {

@@ -43,13 +43,19 @@ func planHTTP01(in *Input, claims []*claim, contests []*contest) *plan {
 
 	p := &plan{served: map[string]string{}}
 	p.listeners = append(p.listeners, httpListener(in))
+	// Unpinned listeners share one (read-only) AllowedRoutes.
+	shared := withKinds443(selectorLabel(in))
 	for _, h := range hosts {
 		name := HostListenerName(h)
 		if !kept[name] {
 			continue
 		}
 		p.hostListeners = append(p.hostListeners, h)
-		p.listeners = append(p.listeners, httpsListener(name, h, HostCertificateName(in.Name, h), withKinds443(selectorFor(in, pins, h))))
+		a := shared
+		if ns, ok := pins[h]; ok {
+			a = withKinds443(selectorPin(in, ns))
+		}
+		p.listeners = append(p.listeners, httpsListener(name, h, HostCertificateName(in.Name, h), a))
 	}
 	p.listeners = append(p.listeners, pass...)
 
