@@ -10,6 +10,7 @@ import (
 	"github.com/crossplane/function-sdk-go/request"
 	"github.com/crossplane/function-sdk-go/response"
 
+	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
 	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
@@ -77,8 +78,10 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	switch gvk.GroupKind() {
 	case v1alpha1.TenantGatewayGroupVersionKind.GroupKind():
 		runTenantGateway(log, req, rsp, xr, settings, f.maxScoped)
+	case appsv1alpha1.XTenantGroupVersionKind.GroupKind():
+		runTenant(log, req, rsp, xr, settings)
 	default:
-		response.Fatal(rsp, fmt.Errorf("function-tenant-gateway composes %s, but the composite resource is a %s", v1alpha1.TenantGatewayGroupVersionKind.GroupKind(), gvk.GroupKind()))
+		response.Fatal(rsp, fmt.Errorf("function-tenant-gateway composes %s and %s, but the composite resource is a %s", v1alpha1.TenantGatewayGroupVersionKind.GroupKind(), appsv1alpha1.XTenantGroupVersionKind.GroupKind(), gvk.GroupKind()))
 	}
 	return rsp, nil
 }

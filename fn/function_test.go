@@ -169,7 +169,7 @@ func TestRunFunctionWrongKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := summary{
-		Results: []string{"SEVERITY_FATAL: function-tenant-gateway composes TenantGateway.gateway.cozystack.io, but the composite resource is a XBucket.example.org"},
+		Results: []string{"SEVERITY_FATAL: function-tenant-gateway composes TenantGateway.gateway.cozystack.io and XTenant.apps.cozystack.io, but the composite resource is a XBucket.example.org"},
 		Objects: map[string]string{},
 		TTL:     5 * time.Second,
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -23,12 +24,15 @@ import (
 )
 
 func init() { //nolint:gochecknoinits // composed.From needs the kinds we compose in its scheme.
-	for _, add := range []func(*runtime.Scheme) error{gwapiv1.Install, cmv1.AddToScheme, kobjv1alpha1.SchemeBuilder.AddToScheme} {
-		if err := add(composed.Scheme); err != nil {
+	for _, add := range []func(*runtime.Scheme) error{gwapiv1.Install, cmv1.AddToScheme, kobjv1alpha1.SchemeBuilder.AddToScheme, corev1.AddToScheme} {
+		if err := add(composedScheme()); err != nil {
 			panic(fmt.Sprintf("cannot register composed kinds: %v", err))
 		}
 	}
 }
+
+// composedScheme is where composed.From looks up the kinds it converts.
+func composedScheme() *runtime.Scheme { return composed.Scheme }
 
 // decodeTenantGateway reads the observed XR into its Go type.
 func decodeTenantGateway(xr *resource.Composite) (*v1alpha1.TenantGateway, error) {
@@ -124,28 +128,34 @@ func setDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out
 		return fmt.Errorf("cannot set desired composed resources: %w", err)
 	}
 
-	dxr, err := request.GetDesiredCompositeResource(req)
-	if err != nil {
-		return fmt.Errorf("cannot get the desired composite resource: %w", err)
-	}
-	status, err := statusFields(v1alpha1.TenantGatewayStatus{
+	return writeStatus(req, rsp, v1alpha1.TenantGatewayStatus{
 		CertMode:    out.CertMode,
 		Listeners:   out.ListenerStatus,
 		Hostnames:   out.Hostnames,
 		Conflicts:   out.Conflicts,
 		ChildApexes: out.ChildApexes,
 	})
+}
+
+// writeStatus merges the fields of a typed status into the desired XR's
+// status. The fields are plain JSON values after one round trip, so they go
+// straight into the object rather than through SetValue's own round trip per
+// field; empty lists are left out.
+func writeStatus(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, status any) error {
+	dxr, err := request.GetDesiredCompositeResource(req)
+	if err != nil {
+		return fmt.Errorf("cannot get the desired composite resource: %w", err)
+	}
+	fields, err := statusFields(status)
 	if err != nil {
 		return err
 	}
-	// The fields are already plain JSON values, so they go straight into the
-	// object rather than through SetValue's own JSON round trip per field.
 	st, _ := dxr.Resource.Object["status"].(map[string]any)
 	if st == nil {
 		st = map[string]any{}
 		dxr.Resource.Object["status"] = st
 	}
-	for k, v := range status {
+	for k, v := range fields {
 		st[k] = v
 	}
 	if err := response.SetDesiredCompositeResource(rsp, dxr); err != nil {
@@ -154,9 +164,9 @@ func setDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out
 	return nil
 }
 
-// statusFields turns the typed status into the JSON fields Crossplane merges
-// into the XR's status; empty lists are left out.
-func statusFields(s v1alpha1.TenantGatewayStatus) (map[string]any, error) {
+// statusFields turns a typed status into the JSON fields Crossplane merges
+// into the XR's status.
+func statusFields(s any) (map[string]any, error) {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode status: %w", err)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +18,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
+	xpv1 "github.com/crossplane/crossplane/apis/v2/apiextensions/v1"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/apiextensions/v2"
 )
 
@@ -33,12 +35,16 @@ type Target struct {
 	XRD bool
 	// DefaultComposition is the XRD's defaultCompositionRef, if any.
 	DefaultComposition string
+	// ClaimKind and ClaimPlural make an apiextensions.crossplane.io/v1 XRD
+	// with LegacyCluster scope and claim names: claims exist only there.
+	ClaimKind, ClaimPlural string
 }
 
 // Targets are the files `make generate` writes.
 var Targets = []Target{
 	{CRD: "inputs.fn.gateway.cozystack.io", Path: "package/function/input/fn.gateway.cozystack.io_inputs.yaml"},
 	{CRD: "tenantgateways.gateway.cozystack.io", Path: "package/configuration/tenantgateway/definition.yaml", XRD: true, DefaultComposition: "tenantgateway"},
+	{CRD: "xtenants.apps.cozystack.io", Path: "package/configuration/tenant/definition.yaml", XRD: true, DefaultComposition: "tenant", ClaimKind: "Tenant", ClaimPlural: "tenants"},
 }
 
 // Files converts a multi-document stream of CRDs into the files of Targets,
@@ -55,7 +61,14 @@ func Files(crdStream []byte) (map[string][]byte, error) {
 			return nil, fmt.Errorf("cannot find CRD %q in controller-gen output (have %v)", t.CRD, keys(crds))
 		}
 		var obj any = crd
-		if t.XRD {
+		switch {
+		case t.XRD && t.ClaimKind != "":
+			x, err := toXRD(crd, t.DefaultComposition)
+			if err != nil {
+				return nil, fmt.Errorf("cannot convert CRD %q to an XRD: %w", t.CRD, err)
+			}
+			obj = toLegacyXRD(x, t.ClaimKind, t.ClaimPlural)
+		case t.XRD:
 			x, err := toXRD(crd, t.DefaultComposition)
 			if err != nil {
 				return nil, fmt.Errorf("cannot convert CRD %q to an XRD: %w", t.CRD, err)
@@ -141,6 +154,34 @@ func toXRD(crd *extv1.CustomResourceDefinition, defaultComposition string) (*xpv
 		x.Spec.DefaultCompositionRef = &xpv2.CompositionReference{Name: defaultComposition}
 	}
 	return x, nil
+}
+
+// toLegacyXRD turns a v2 XRD into an apiextensions.crossplane.io/v1 one with
+// LegacyCluster scope and claim names: v2 XRDs have no claims.
+func toLegacyXRD(x *xpv2.CompositeResourceDefinition, claimKind, claimPlural string) *xpv1.CompositeResourceDefinition {
+	scope := xpv1.CompositeResourceScopeLegacyCluster
+	v := x.Spec.Versions[0]
+	out := &xpv1.CompositeResourceDefinition{
+		TypeMeta:   metav1.TypeMeta{APIVersion: xpv1.SchemeGroupVersion.String(), Kind: xpv1.CompositeResourceDefinitionKind},
+		ObjectMeta: x.ObjectMeta,
+		Spec: xpv1.CompositeResourceDefinitionSpec{
+			Group:      x.Spec.Group,
+			Names:      x.Spec.Names,
+			ClaimNames: &extv1.CustomResourceDefinitionNames{Kind: claimKind, ListKind: claimKind + "List", Plural: claimPlural, Singular: strings.ToLower(claimKind)},
+			Scope:      &scope,
+			Versions: []xpv1.CompositeResourceDefinitionVersion{{
+				Name:                     v.Name,
+				Served:                   true,
+				Referenceable:            true,
+				Schema:                   &xpv1.CompositeResourceValidation{OpenAPIV3Schema: v.Schema.OpenAPIV3Schema},
+				AdditionalPrinterColumns: v.AdditionalPrinterColumns,
+			}},
+		},
+	}
+	if x.Spec.DefaultCompositionRef != nil {
+		out.Spec.DefaultCompositionRef = &xpv1.CompositionReference{Name: x.Spec.DefaultCompositionRef.Name}
+	}
+	return out
 }
 
 // marshal writes YAML without the zero-valued creationTimestamp and status

@@ -1,0 +1,320 @@
+package tenant
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	kclusterv1alpha2 "github.com/crossplane-contrib/provider-kubernetes/apis/cluster/object/v1alpha2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+)
+
+// Names and keys of what a Tenant composes.
+const (
+	RootTenant      = "root"
+	TenantGateway   = "cozystack"
+	QuotaName       = "tenant-quota"
+	KeyNamespace    = "namespace"
+	KeyGateway      = "tenantgateway"
+	KeyResourceQuot = "resourcequota"
+)
+
+// tenantNameRE: tenant names are DNS labels without '-', since '-' joins
+// the names of nested tenants into namespace names.
+var tenantNameRE = regexp.MustCompile(`^[a-z0-9]{1,63}$`)
+
+// Input is everything one run knows about one Tenant claim.
+type Input struct {
+	// Name and Parent are the claim's name and namespace.
+	Name   string
+	Parent string
+	Spec   appsv1alpha1.TenantSpec
+	// ParentLabels are the parent namespace's labels (nil: not found).
+	ParentLabels map[string]string
+	Platform     Platform
+}
+
+// Output is what one Tenant composes and reports.
+type Output struct {
+	Status    appsv1alpha1.TenantStatus
+	Resources []gateway.Resource
+}
+
+// A RefusedError is a derivation failure of this tenant only.
+type RefusedError struct{ Reason string }
+
+func (e *RefusedError) Error() string { return e.Reason }
+
+func refuse(format string, a ...any) error { return &RefusedError{Reason: fmt.Sprintf(format, a...)} }
+
+// Derive computes a tenant's namespace, labels and TenantGateway.
+func Derive(in Input) (*Output, error) {
+	if !tenantNameRE.MatchString(in.Name) {
+		return nil, refuse("tenant name %q must be a DNS label without '-' (a-z and 0-9, at most 63 characters): '-' joins the names of nested tenants into namespace names", in.Name)
+	}
+	root := in.Name == RootTenant && in.Parent == in.Platform.IngressName
+	ns := namespaceOf(in, root)
+	apex := apexOf(in, root)
+	owning := in.Spec.Gateway != nil && *in.Spec.Gateway
+
+	out := &Output{Status: appsv1alpha1.TenantStatus{Namespace: ns, Apex: apex}}
+	labels := map[string]string{}
+	if apex != "" {
+		labels[gateway.LabelNamespaceHost] = apex
+	}
+	if owning {
+		out.Status.GatewayNamespace = ns
+	} else {
+		out.Status.GatewayNamespace = in.ParentLabels[gateway.LabelNamespaceGateway]
+	}
+	if out.Status.GatewayNamespace != "" {
+		labels[gateway.LabelNamespaceGateway] = out.Status.GatewayNamespace
+	}
+
+	nsObj, err := namespaceResource(in, ns, labels, root)
+	if err != nil {
+		return nil, err
+	}
+	out.Resources = append(out.Resources, nsObj)
+
+	if owning {
+		spec, err := gatewaySpec(in, ns, apex)
+		if err != nil {
+			return nil, err
+		}
+		out.Status.GatewayClassName, out.Status.CertMode = spec.GatewayClassName, string(spec.CertMode)
+		o, err := object(objectName("tenantgateway", ns), &v1alpha1.TenantGateway{
+			TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: v1alpha1.Kind},
+			ObjectMeta: metav1.ObjectMeta{Name: TenantGateway, Namespace: ns},
+			Spec:       spec,
+		}, nil)
+		if err != nil {
+			return nil, err
+		}
+		out.Resources = append(out.Resources, gateway.Resource{Key: KeyGateway, Object: o})
+	}
+	if len(in.Spec.ResourceQuotas) > 0 {
+		hard := corev1.ResourceList{}
+		for k, v := range in.Spec.ResourceQuotas {
+			hard[corev1.ResourceName(k)] = v
+		}
+		o, err := object(objectName("resourcequota", ns), &corev1.ResourceQuota{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ResourceQuota"},
+			ObjectMeta: metav1.ObjectMeta{Name: QuotaName, Namespace: ns},
+			Spec:       corev1.ResourceQuotaSpec{Hard: hard},
+		}, nil)
+		if err != nil {
+			return nil, err
+		}
+		out.Resources = append(out.Resources, gateway.Resource{Key: KeyResourceQuot, Object: o})
+	}
+	return out, nil
+}
+
+// namespaceOf is tenant-<name> under the publishing tenant's namespace,
+// <parent>-<name> below it; the root tenant is its own namespace.
+func namespaceOf(in Input, root bool) string {
+	switch {
+	case root:
+		return in.Parent
+	case in.Parent == in.Platform.IngressName:
+		return "tenant-" + in.Name
+	default:
+		return in.Parent + "-" + in.Name
+	}
+}
+
+// apexOf is spec.host, else the platform host for the root tenant, else
+// <name>.<parent apex>; empty when the parent has none.
+func apexOf(in Input, root bool) string {
+	switch {
+	case in.Spec.Host != "":
+		return in.Spec.Host
+	case root:
+		return in.Platform.Host
+	}
+	if p := in.ParentLabels[gateway.LabelNamespaceHost]; p != "" {
+		return in.Name + "." + p
+	}
+	return ""
+}
+
+// namespaceResource composes the tenant namespace directly; the root tenant's
+// namespace exists already and is only patched, through an Object that may
+// observe and update it but never create or delete it.
+func namespaceResource(in Input, ns string, labels map[string]string, root bool) (gateway.Resource, error) {
+	n := &corev1.Namespace{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: labels},
+	}
+	if !root {
+		return gateway.Resource{Key: KeyNamespace, Object: n}, nil
+	}
+	o, err := object(objectName("namespace", ns), map[string]any{
+		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns, "labels": labels},
+	}, xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionUpdate})
+	return gateway.Resource{Key: KeyNamespace, Object: o}, err
+}
+
+// gatewaySpec derives the TenantGateway of an owning tenant (SPEC §7).
+func gatewaySpec(in Input, ns, apex string) (v1alpha1.TenantGatewaySpec, error) {
+	p := in.Platform
+	if apex == "" {
+		return v1alpha1.TenantGatewaySpec{}, refuse("the tenant has no apex domain: set spec.host, or give the parent tenant %s a host, before asking for a Gateway", in.Parent)
+	}
+	class := in.Spec.GatewayClass
+	if class == "" {
+		class = p.ClassName
+	}
+	allowed := append([]string{p.ClassName}, p.TenantSelectableClasses...)
+	if !slices.Contains(allowed, class) {
+		return v1alpha1.TenantGatewaySpec{}, refuse("gatewayClass %q is not allowed for tenants: allowed classes are %s (gateway.className and gateway.tenantSelectableClasses)", class, quoted(allowed))
+	}
+	edge := slices.Contains(p.EdgeTerminatedClasses, class)
+	publishing := ns == p.IngressName
+	if publishing && edge != slices.Contains(p.EdgeTerminatedClasses, p.ClassName) {
+		return v1alpha1.TenantGatewaySpec{}, refuse("the publishing tenant %s cannot use gatewayClass %q: it terminates TLS differently from gateway.className %q, and the cluster issuers' HTTP-01 solver follows gateway.className, so every HTTP-01 certificate in the cluster would stop issuing; change gateway.className instead", ns, class, p.ClassName)
+	}
+	spec := v1alpha1.TenantGatewaySpec{Apex: apex, GatewayClassName: class}
+	switch {
+	case edge:
+		spec.CertMode = v1alpha1.CertModeEdge
+	case p.WildcardSecret != "":
+		spec.CertMode = v1alpha1.CertModeExistingSecret
+		spec.WildcardSecretRef = &v1alpha1.LocalSecretReference{Name: p.WildcardSecret}
+	default:
+		if err := acmeSettings(p, &spec); err != nil {
+			return spec, err
+		}
+	}
+	if publishing {
+		for _, a := range p.AttachedNamespaces {
+			spec.AttachedNamespaces = append(spec.AttachedNamespaces, v1alpha1.DNSLabel(a))
+		}
+		if !edge && p.GatewayEnabled {
+			for _, s := range p.TLSPassthroughServices {
+				if slices.Contains(p.ExposedServices, s) {
+					spec.TLSPassthroughServices = append(spec.TLSPassthroughServices, v1alpha1.DNSLabel(s))
+				}
+			}
+		}
+	}
+	return spec, nil
+}
+
+// acmeSettings fills the http01/dns01 fields, refusing unsupported values
+// with the allowed list. Edge and existingSecret never read them.
+func acmeSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
+	switch v1alpha1.CertMode(p.Solver) {
+	case v1alpha1.CertModeHTTP01, v1alpha1.CertModeDNS01:
+		spec.CertMode = v1alpha1.CertMode(p.Solver)
+	default:
+		return refuse("publishing.certificates.solver %q is not supported: use %s", p.Solver, quoted([]string{"http01", "dns01"}))
+	}
+	if !slices.Contains(v1alpha1.IssuerNames, v1alpha1.IssuerName(p.IssuerName)) {
+		return refuse("publishing.certificates.issuerName %q is not supported: use %s", p.IssuerName, quoted(v1alpha1.IssuerNames))
+	}
+	spec.IssuerName = v1alpha1.IssuerName(p.IssuerName)
+	if spec.CertMode != v1alpha1.CertModeDNS01 {
+		return nil
+	}
+	d := &v1alpha1.DNS01{}
+	if p.DNS01 != nil {
+		d = p.DNS01.DeepCopy()
+	}
+	if d.Provider == "" {
+		d.Provider = v1alpha1.DNS01Cloudflare
+	}
+	if !slices.Contains(v1alpha1.DNS01ProviderNames, d.Provider) {
+		return refuse("publishing.certificates.dns01.provider %q is not supported: use %s", d.Provider, quoted(v1alpha1.DNS01ProviderNames))
+	}
+	// Keep only the block of the selected provider.
+	only := &v1alpha1.DNS01{Provider: d.Provider}
+	switch d.Provider {
+	case v1alpha1.DNS01Cloudflare:
+		only.Cloudflare = d.Cloudflare
+	case v1alpha1.DNS01Route53:
+		only.Route53 = d.Route53
+	case v1alpha1.DNS01DigitalOcean:
+		only.DigitalOcean = d.DigitalOcean
+	case v1alpha1.DNS01RFC2136:
+		only.RFC2136 = d.RFC2136
+	}
+	spec.DNS01 = only
+	if errs := gateway.Validate(gateway.Defaulted(*spec)); len(errs) > 0 {
+		return refuse("publishing.certificates.dns01 does not make a valid TenantGateway: %s", strings.ReplaceAll(errs.ToAggregate().Error(), "spec.dns01", "publishing.certificates.dns01"))
+	}
+	return nil
+}
+
+// objectName is unique cluster-wide: Objects of a LegacyCluster XR are
+// cluster-scoped.
+func objectName(kind, ns string) string { return ns + "-" + kind }
+
+// object wraps a manifest in a cluster-scoped provider-kubernetes Object:
+// a LegacyCluster XR cannot compose namespaced resources itself.
+func object(name string, manifest any, policies xpv2.ManagementPolicies) (*kclusterv1alpha2.Object, error) {
+	raw, err := json.Marshal(manifest)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode the manifest of %s: %w", name, err)
+	}
+	raw, err = trim(raw)
+	if err != nil {
+		return nil, err
+	}
+	o := &kclusterv1alpha2.Object{
+		TypeMeta:   metav1.TypeMeta{APIVersion: kclusterv1alpha2.SchemeGroupVersion.String(), Kind: kclusterv1alpha2.ObjectKind},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{gateway.LabelManagedBy: gateway.ManagedBy}},
+		Spec:       kclusterv1alpha2.ObjectSpec{ForProvider: kclusterv1alpha2.ObjectParameters{Manifest: runtime.RawExtension{Raw: raw}}},
+	}
+	o.Spec.ManagementPolicies = policies
+	return o, nil
+}
+
+// trim drops the empty status and creationTimestamp a typed manifest carries:
+// the provider applies the manifest, and they are not ours to set.
+func trim(raw []byte) ([]byte, error) {
+	m := map[string]any{}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "status")
+	if md, ok := m["metadata"].(map[string]any); ok {
+		delete(md, "creationTimestamp")
+	}
+	if spec, ok := m["spec"].(map[string]any); ok && len(spec) == 0 {
+		delete(m, "spec")
+	}
+	return json.Marshal(m)
+}
+
+func quoted(l any) string {
+	var s []string
+	switch v := l.(type) {
+	case []string:
+		s = v
+	case []v1alpha1.IssuerName:
+		for _, e := range v {
+			s = append(s, string(e))
+		}
+	case []v1alpha1.DNS01ProviderName:
+		for _, e := range v {
+			s = append(s, string(e))
+		}
+	}
+	q := make([]string, len(s))
+	for i, e := range s {
+		q[i] = fmt.Sprintf("%q", e)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}

@@ -1,0 +1,139 @@
+package tenant
+
+import (
+	"fmt"
+	"strings"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+)
+
+// Platform is the cluster-wide settings of SPEC §2.3, defaults applied.
+type Platform struct {
+	Host            string
+	IngressName     string
+	ExposedServices []string
+	Solver          string
+	IssuerName      string
+	WildcardSecret  string
+	DNS01           *v1alpha1.DNS01
+
+	GatewayEnabled          bool
+	ClassName               string
+	TenantSelectableClasses []string
+	EdgeTerminatedClasses   []string
+	AttachedNamespaces      []string
+	TLSPassthroughServices  []string
+}
+
+// Platform defaults.
+const (
+	DefaultIngressName = "tenant-root"
+	DefaultSolver      = "http01"
+)
+
+// DefaultTLSPassthroughServices are the platform services published with TLS
+// passthrough when exposed.
+var DefaultTLSPassthroughServices = []string{"api", "vm-exportproxy", "cdi-uploadproxy"}
+
+// ParsePlatform reads the data of the platform EnvironmentConfig. A list entry
+// that is not a string, or holds a comma (the lists travel comma-joined
+// through chart values), fails naming the entry.
+func ParsePlatform(data map[string]any) (Platform, error) {
+	p := Platform{
+		IngressName:            DefaultIngressName,
+		Solver:                 DefaultSolver,
+		IssuerName:             string(v1alpha1.IssuerLetsEncryptProd),
+		ClassName:              v1alpha1.DefaultGatewayClassName,
+		TLSPassthroughServices: DefaultTLSPassthroughServices,
+	}
+	r := reader{data: data}
+	r.str(&p.Host, "publishing", "host")
+	r.str(&p.IngressName, "publishing", "ingressName")
+	r.list(&p.ExposedServices, "publishing", "exposedServices")
+	r.str(&p.Solver, "publishing", "certificates", "solver")
+	r.str(&p.IssuerName, "publishing", "certificates", "issuerName")
+	r.str(&p.WildcardSecret, "publishing", "certificates", "wildcardSecretName")
+	if d, ok := r.get("publishing", "certificates", "dns01").(map[string]any); ok {
+		p.DNS01 = &v1alpha1.DNS01{}
+		if err := decode(d, p.DNS01); err != nil {
+			r.fail(fmt.Errorf("publishing.certificates.dns01: %w", err))
+		}
+	}
+	r.boolean(&p.GatewayEnabled, "gateway", "enabled")
+	r.str(&p.ClassName, "gateway", "className")
+	r.list(&p.TenantSelectableClasses, "gateway", "tenantSelectableClasses")
+	r.list(&p.EdgeTerminatedClasses, "gateway", "edgeTerminatedClasses")
+	r.list(&p.AttachedNamespaces, "gateway", "attachedNamespaces")
+	r.list(&p.TLSPassthroughServices, "gateway", "tlsPassthroughServices")
+	return p, r.err
+}
+
+// reader walks the settings, keeping the first error.
+type reader struct {
+	data map[string]any
+	err  error
+}
+
+func (r *reader) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+func (r *reader) get(path ...string) any {
+	var v any = r.data
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+func (r *reader) str(into *string, path ...string) {
+	switch v := r.get(path...).(type) {
+	case nil:
+	case string:
+		if v != "" {
+			*into = v
+		}
+	default:
+		r.fail(fmt.Errorf("platform setting %s must be a string, not %v", strings.Join(path, "."), v))
+	}
+}
+
+func (r *reader) boolean(into *bool, path ...string) {
+	switch v := r.get(path...).(type) {
+	case nil:
+	case bool:
+		*into = v
+	default:
+		r.fail(fmt.Errorf("platform setting %s must be true or false, not %v", strings.Join(path, "."), v))
+	}
+}
+
+func (r *reader) list(into *[]string, path ...string) {
+	name := strings.Join(path, ".")
+	switch v := r.get(path...).(type) {
+	case nil:
+	case []any:
+		out := make([]string, 0, len(v))
+		for i, e := range v {
+			s, ok := e.(string)
+			switch {
+			case !ok:
+				r.fail(fmt.Errorf("platform setting %s[%d] must be a string, not %v", name, i, e))
+				return
+			case strings.Contains(s, ","):
+				r.fail(fmt.Errorf("platform setting %s[%d] %q holds a comma; the entries of %s are names and are joined with commas on the way to the charts", name, i, s, name))
+				return
+			}
+			out = append(out, s)
+		}
+		*into = out
+	default:
+		r.fail(fmt.Errorf("platform setting %s must be a list of strings, not %v", name, v))
+	}
+}

@@ -1,0 +1,150 @@
+package fn
+
+import (
+	"errors"
+	"fmt"
+
+	kclusterv1alpha2 "github.com/crossplane-contrib/provider-kubernetes/apis/cluster/object/v1alpha2"
+
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/request"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/response"
+
+	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
+	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
+	"github.com/cozystack/function-tenant-gateway/fn/tenant"
+)
+
+// Requirements of a Tenant run.
+const (
+	reqPlatform        = "platform"
+	reqParentNamespace = "parent-namespace"
+)
+
+// Labels Crossplane puts on the XR of a claim.
+const (
+	labelClaimName      = "crossplane.io/claim-name"
+	labelClaimNamespace = "crossplane.io/claim-namespace"
+)
+
+// ConditionTenantGatewayReady mirrors the Ready condition of the tenant's
+// TenantGateway on the Tenant.
+const ConditionTenantGatewayReady = "TenantGatewayReady"
+
+func init() { //nolint:gochecknoinits // composed.From needs the kinds we compose in its scheme.
+	if err := kclusterv1alpha2.SchemeBuilder.AddToScheme(composedScheme()); err != nil {
+		panic(fmt.Sprintf("cannot register composed kinds: %v", err))
+	}
+}
+
+// runTenant composes one Tenant claim's XTenant.
+func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr *resource.Composite, settings fnv1beta1.Input) {
+	name, parent := xr.Resource.GetLabels()[labelClaimName], xr.Resource.GetLabels()[labelClaimNamespace]
+	if name == "" || parent == "" {
+		response.Fatal(rsp, fmt.Errorf("XTenant %s was not created through a Tenant claim (labels %s and %s are missing): create a Tenant in the parent tenant's namespace", xr.Resource.GetName(), labelClaimName, labelClaimNamespace))
+		return
+	}
+	x := &appsv1alpha1.XTenant{}
+	if err := decodeJSON(xr.Resource.Object, x); err != nil {
+		response.Fatal(rsp, fmt.Errorf("cannot decode Tenant %s/%s (is every spec field of the type the XRD declares?): %w", parent, name, err))
+		return
+	}
+
+	if rsp.Requirements == nil {
+		rsp.Requirements = &fnv1.Requirements{}
+	}
+	rsp.Requirements.Resources = map[string]*fnv1.ResourceSelector{
+		reqPlatform:        byName("apiextensions.crossplane.io/v1beta1", "EnvironmentConfig", settings.PlatformConfigName),
+		reqParentNamespace: byName("v1", "Namespace", parent),
+	}
+	if !resolved(req, rsp) {
+		log.Debug("waiting for the platform settings")
+		return
+	}
+
+	data := map[string]any{}
+	if items := req.GetRequiredResources()[reqPlatform].GetItems(); len(items) > 0 {
+		data, _ = items[0].GetResource().AsMap()["data"].(map[string]any)
+	} else {
+		response.Warning(rsp, fmt.Errorf("EnvironmentConfig %s not found: deriving the tenant from the default platform settings", settings.PlatformConfigName)).TargetCompositeAndClaim()
+	}
+	platform, err := tenant.ParsePlatform(data)
+	if err != nil {
+		response.Fatal(rsp, fmt.Errorf("cannot read the platform settings in EnvironmentConfig %s: %w", settings.PlatformConfigName, err))
+		return
+	}
+	var parentLabels map[string]string
+	if items := req.GetRequiredResources()[reqParentNamespace].GetItems(); len(items) > 0 {
+		parentLabels = stringMap(field(items[0].GetResource(), "metadata", "labels"))
+	}
+
+	out, err := tenant.Derive(tenant.Input{Name: name, Parent: parent, Spec: x.Spec, ParentLabels: parentLabels, Platform: platform})
+	if err != nil {
+		var refused *tenant.RefusedError
+		if errors.As(err, &refused) {
+			response.Fatal(rsp, fmt.Errorf("Tenant %s/%s: %w", parent, name, err)) //nolint:staticcheck // The kind starts the sentence the operator reads.
+			return
+		}
+		response.Fatal(rsp, fmt.Errorf("cannot derive Tenant %s/%s: %w", parent, name, err))
+		return
+	}
+	if err := setTenantDesired(req, rsp, out); err != nil {
+		response.Fatal(rsp, err)
+		return
+	}
+	mirrorGatewayReady(req, rsp, out)
+	log.Debug("derived Tenant", "namespace", out.Status.Namespace, "apex", out.Status.Apex, "gateway-namespace", out.Status.GatewayNamespace)
+}
+
+// setTenantDesired composes the tenant's resources and writes its status.
+func setTenantDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *tenant.Output) error {
+	desired, err := request.GetDesiredComposedResources(req)
+	if err != nil {
+		return fmt.Errorf("cannot get desired composed resources: %w", err)
+	}
+	observed := observeComposed(req)
+	for _, r := range out.Resources {
+		cd, err := toComposed(r)
+		if err != nil {
+			return err
+		}
+		ready := resource.ReadyFalse
+		if o := observed[r.Key]; o != nil && (r.Key == tenant.KeyNamespace && o.Conditions["Ready"] == "" || o.Conditions["Ready"] == "True" && o.Conditions["Synced"] != "False") {
+			ready = resource.ReadyTrue
+		}
+		desired[resource.Name(r.Key)] = &resource.DesiredComposed{Resource: cd, Ready: ready}
+	}
+	if err := response.SetDesiredComposedResources(rsp, desired); err != nil {
+		return fmt.Errorf("cannot set desired composed resources: %w", err)
+	}
+	return writeStatus(req, rsp, out.Status)
+}
+
+// mirrorGatewayReady copies the Ready condition of the tenant's TenantGateway,
+// as provider-kubernetes observed it, onto the Tenant.
+func mirrorGatewayReady(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *tenant.Output) {
+	owning := false
+	for _, r := range out.Resources {
+		owning = owning || r.Key == tenant.KeyGateway
+	}
+	if !owning {
+		return
+	}
+	obj := req.GetObserved().GetResources()[tenant.KeyGateway].GetResource()
+	for _, c := range field(obj, "status", "atProvider", "manifest", "status", "conditions").GetListValue().GetValues() {
+		cs := c.GetStructValue()
+		if str(cs, "type") != "Ready" {
+			continue
+		}
+		set := response.ConditionFalse
+		if str(cs, "status") == "True" {
+			set = response.ConditionTrue
+		}
+		set(rsp, ConditionTenantGatewayReady, str(cs, "reason")).WithMessage(str(cs, "message")).TargetCompositeAndClaim()
+		return
+	}
+	response.ConditionFalse(rsp, ConditionTenantGatewayReady, "Creating").
+		WithMessage(fmt.Sprintf("TenantGateway %s/%s has not reported readiness yet", out.Status.Namespace, tenant.TenantGateway)).TargetCompositeAndClaim()
+}
