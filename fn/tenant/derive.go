@@ -7,11 +7,11 @@ import (
 	"slices"
 	"strings"
 
-	kclusterv1alpha2 "github.com/crossplane-contrib/provider-kubernetes/apis/cluster/object/v1alpha2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	kclusterv1alpha2 "github.com/crossplane-contrib/provider-kubernetes/apis/cluster/object/v1alpha2"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
@@ -81,44 +81,56 @@ func Derive(in Input) (*Output, error) {
 		labels[gateway.LabelNamespaceGateway] = out.Status.GatewayNamespace
 	}
 
-	nsObj, err := namespaceResource(in, ns, labels, root)
+	nsObj, err := namespaceResource(ns, labels, root)
 	if err != nil {
 		return nil, err
 	}
 	out.Resources = append(out.Resources, nsObj)
-
 	if owning {
-		spec, err := gatewaySpec(in, ns, apex)
+		r, spec, err := gatewayResource(in, ns, apex)
 		if err != nil {
 			return nil, err
 		}
 		out.Status.GatewayClassName, out.Status.CertMode = spec.GatewayClassName, string(spec.CertMode)
-		o, err := object(objectName("tenantgateway", ns), &v1alpha1.TenantGateway{
-			TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: v1alpha1.Kind},
-			ObjectMeta: metav1.ObjectMeta{Name: TenantGateway, Namespace: ns},
-			Spec:       spec,
-		}, nil)
-		if err != nil {
-			return nil, err
-		}
-		out.Resources = append(out.Resources, gateway.Resource{Key: KeyGateway, Object: o})
+		out.Resources = append(out.Resources, r)
 	}
 	if len(in.Spec.ResourceQuotas) > 0 {
-		hard := corev1.ResourceList{}
-		for k, v := range in.Spec.ResourceQuotas {
-			hard[corev1.ResourceName(k)] = v
-		}
-		o, err := object(objectName("resourcequota", ns), &corev1.ResourceQuota{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ResourceQuota"},
-			ObjectMeta: metav1.ObjectMeta{Name: QuotaName, Namespace: ns},
-			Spec:       corev1.ResourceQuotaSpec{Hard: hard},
-		}, nil)
+		r, err := quotaResource(in, ns)
 		if err != nil {
 			return nil, err
 		}
-		out.Resources = append(out.Resources, gateway.Resource{Key: KeyResourceQuot, Object: o})
+		out.Resources = append(out.Resources, r)
 	}
 	return out, nil
+}
+
+// gatewayResource is the owning tenant's TenantGateway, named cozystack, in
+// a cluster-scoped Object.
+func gatewayResource(in Input, ns, apex string) (gateway.Resource, v1alpha1.TenantGatewaySpec, error) {
+	spec, err := gatewaySpec(in, ns, apex)
+	if err != nil {
+		return gateway.Resource{}, spec, err
+	}
+	o, err := object(objectName("tenantgateway", ns), &v1alpha1.TenantGateway{
+		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: v1alpha1.Kind},
+		ObjectMeta: metav1.ObjectMeta{Name: TenantGateway, Namespace: ns},
+		Spec:       spec,
+	}, nil)
+	return gateway.Resource{Key: KeyGateway, Object: o}, spec, err
+}
+
+// quotaResource is the tenant's ResourceQuota, in a cluster-scoped Object.
+func quotaResource(in Input, ns string) (gateway.Resource, error) {
+	hard := corev1.ResourceList{}
+	for k, v := range in.Spec.ResourceQuotas {
+		hard[corev1.ResourceName(k)] = v
+	}
+	o, err := object(objectName("resourcequota", ns), &corev1.ResourceQuota{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ResourceQuota"},
+		ObjectMeta: metav1.ObjectMeta{Name: QuotaName, Namespace: ns},
+		Spec:       corev1.ResourceQuotaSpec{Hard: hard},
+	}, nil)
+	return gateway.Resource{Key: KeyResourceQuot, Object: o}, err
 }
 
 // namespaceOf is tenant-<name> under the publishing tenant's namespace,
@@ -152,7 +164,7 @@ func apexOf(in Input, root bool) string {
 // namespaceResource composes the tenant namespace directly; the root tenant's
 // namespace exists already and is only patched, through an Object that may
 // observe and update it but never create or delete it.
-func namespaceResource(in Input, ns string, labels map[string]string, root bool) (gateway.Resource, error) {
+func namespaceResource(ns string, labels map[string]string, root bool) (gateway.Resource, error) {
 	n := &corev1.Namespace{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 		ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: labels},
@@ -186,6 +198,7 @@ func gatewaySpec(in Input, ns, apex string) (v1alpha1.TenantGatewaySpec, error) 
 		return v1alpha1.TenantGatewaySpec{}, refuse("the publishing tenant %s cannot use gatewayClass %q: it terminates TLS differently from gateway.className %q, and the cluster issuers' HTTP-01 solver follows gateway.className, so every HTTP-01 certificate in the cluster would stop issuing; change gateway.className instead", ns, class, p.ClassName)
 	}
 	spec := v1alpha1.TenantGatewaySpec{Apex: apex, GatewayClassName: class}
+	// certMode, first match wins: edge, existingSecret, then the solver.
 	switch {
 	case edge:
 		spec.CertMode = v1alpha1.CertModeEdge
@@ -198,18 +211,27 @@ func gatewaySpec(in Input, ns, apex string) (v1alpha1.TenantGatewaySpec, error) 
 		}
 	}
 	if publishing {
-		for _, a := range p.AttachedNamespaces {
-			spec.AttachedNamespaces = append(spec.AttachedNamespaces, v1alpha1.DNSLabel(a))
-		}
-		if !edge && p.GatewayEnabled {
-			for _, s := range p.TLSPassthroughServices {
-				if slices.Contains(p.ExposedServices, s) {
-					spec.TLSPassthroughServices = append(spec.TLSPassthroughServices, v1alpha1.DNSLabel(s))
-				}
-			}
-		}
+		publishingExtras(p, edge, &spec)
 	}
 	return spec, nil
+}
+
+// publishingExtras are what only the publishing tenant's Gateway carries:
+// the attached platform namespaces and, unless it is an edge Gateway, the
+// passthrough listeners of the platform services exposed while Gateway API
+// publishing is enabled.
+func publishingExtras(p Platform, edge bool, spec *v1alpha1.TenantGatewaySpec) {
+	for _, a := range p.AttachedNamespaces {
+		spec.AttachedNamespaces = append(spec.AttachedNamespaces, v1alpha1.DNSLabel(a))
+	}
+	if edge || !p.GatewayEnabled {
+		return
+	}
+	for _, s := range p.TLSPassthroughServices {
+		if slices.Contains(p.ExposedServices, s) {
+			spec.TLSPassthroughServices = append(spec.TLSPassthroughServices, v1alpha1.DNSLabel(s))
+		}
+	}
 }
 
 // acmeSettings fills the http01/dns01 fields, refusing unsupported values

@@ -47,6 +47,10 @@ var compositions = map[string]struct{ Composition, XRD string }{
 		Composition: "package/configuration/tenantgateway/composition.yaml",
 		XRD:         "package/configuration/tenantgateway/definition.yaml",
 	},
+	"XTenant": {
+		Composition: "package/configuration/tenant/composition.yaml",
+		XRD:         "package/configuration/tenant/definition.yaml",
+	},
 }
 
 // Scenario file names.
@@ -222,9 +226,19 @@ func Render(ctx context.Context, t Tools, root string, sc Scenario, addr string)
 	if p := filepath.Join(sc.Dir, fileObserved); exists(p) {
 		args = append(args, "--observed-resources="+p)
 	}
-	out, err := run(ctx, t.Crossplane, args...)
+	out, stderr, err := runSplit(ctx, t.Crossplane, args...)
 	if err != nil {
-		return nil, err
+		// A Fatal result is the function's answer to bad input, and a
+		// scenario may expect it: the golden output is then the error the
+		// operator would read. Anything else is a broken render.
+		if i := bytes.Index(stderr, []byte("returned a fatal result: ")); i >= 0 {
+			msg := bytes.TrimSpace(stderr[i+len("returned a fatal result: "):])
+			if j := bytes.IndexByte(msg, '\n'); j >= 0 {
+				msg = msg[:j]
+			}
+			return append(append([]byte("# crossplane render stopped: the function returned a Fatal result\n# "), msg...), '\n'), nil
+		}
+		return nil, fmt.Errorf("%w\n%s%s", err, out, stderr)
 	}
 	return sortUnreadyResults(out), nil
 }
@@ -272,7 +286,8 @@ func SchemaDir(ctx context.Context, root, dir string) error {
 		if err != nil {
 			return fmt.Errorf("cannot read schema %s: %w", f, err)
 		}
-		dst := filepath.Join(dir, filepath.Base(f))
+		// Our XRDs share a file name; the folder tells them apart.
+		dst := filepath.Join(dir, filepath.Base(filepath.Dir(f))+"-"+filepath.Base(f))
 		if err := os.WriteFile(dst, b, 0o600); err != nil { //nolint:gosec // dir is the caller's temporary directory.
 			return fmt.Errorf("cannot write schema %s: %w", dst, err)
 		}
@@ -313,8 +328,11 @@ func schemaFiles(ctx context.Context, root string) ([]string, error) {
 		}
 	}
 	files = append(files, cm...)
-	// provider-kubernetes Objects patch namespace labels.
-	files = append(files, filepath.Join(dirs[2], "package", "crds", "kubernetes.m.crossplane.io_objects.yaml"))
+	// provider-kubernetes Objects: namespaced ones patch namespace labels,
+	// cluster-scoped ones carry what a Tenant composes.
+	files = append(files,
+		filepath.Join(dirs[2], "package", "crds", "kubernetes.m.crossplane.io_objects.yaml"),
+		filepath.Join(dirs[2], "package", "crds", "kubernetes.crossplane.io_objects.yaml"))
 	for _, c := range compositions {
 		files = append(files, filepath.Join(root, c.XRD))
 	}
@@ -347,7 +365,9 @@ func Validate(ctx context.Context, t Tools, schemas string, rendered []byte, cac
 }
 
 // KubernetesObjects drops the render.crossplane.io documents (Result,
-// Context) from rendered output.
+// Context) from rendered output, and core kinds (apiVersion v1, such as a
+// tenant's Namespace), which have no CRD to validate against offline; the
+// end-to-end tests apply them to a real API server.
 func KubernetesObjects(rendered []byte) ([]byte, error) {
 	docs, err := Documents(rendered)
 	if err != nil {
@@ -355,7 +375,7 @@ func KubernetesObjects(rendered []byte) ([]byte, error) {
 	}
 	var out bytes.Buffer
 	for _, d := range docs {
-		if strings.HasPrefix(apiVersionOf(d), "render.crossplane.io/") {
+		if av := apiVersionOf(d); strings.HasPrefix(av, "render.crossplane.io/") || av == "v1" {
 			continue
 		}
 		b, err := yaml.Marshal(d)
@@ -405,14 +425,23 @@ func kindOf(file string) (string, error) {
 }
 
 func run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	out, stderr, err := runSplit(ctx, name, args...)
+	if err != nil {
+		return out, fmt.Errorf("%w\n%s%s", err, out, stderr)
+	}
+	return out, nil
+}
+
+// runSplit runs a command and returns its stdout and stderr apart.
+func runSplit(ctx context.Context, name string, args ...string) ([]byte, []byte, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, name, args...) //nolint:gosec // Our own tools, with our own arguments.
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return stdout.Bytes(), fmt.Errorf("%s %s: %w\n%s%s", filepath.Base(name), strings.Join(args, " "), err, stdout.String(), stderr.String())
+		return stdout.Bytes(), stderr.Bytes(), fmt.Errorf("%s %s: %w", filepath.Base(name), strings.Join(args, " "), err)
 	}
-	return stdout.Bytes(), nil
+	return stdout.Bytes(), stderr.Bytes(), nil
 }
 
 func exists(p string) bool {

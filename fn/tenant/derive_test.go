@@ -1,0 +1,298 @@
+package tenant
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+)
+
+func platform() Platform {
+	p, err := ParsePlatform(map[string]any{
+		"publishing": map[string]any{"host": "example.org", "exposedServices": []any{"dashboard", "api"}},
+		"gateway": map[string]any{
+			"enabled": true, "tenantSelectableClasses": []any{"envoy", "edge-tunnel"}, "edgeTerminatedClasses": []any{"edge-tunnel"},
+			"attachedNamespaces": []any{"cozy-dashboard"},
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+var yes = func() *bool { b := true; return &b }()
+
+// view is what an operator notices of a derivation: status, labels and the
+// TenantGateway spec (as JSON), or the refusal.
+type view struct {
+	Status  appsv1alpha1.TenantStatus
+	Labels  map[string]string
+	Gateway string
+	Quota   string
+	Refused string
+}
+
+func derive(t *testing.T, in Input) view {
+	t.Helper()
+	out, err := Derive(in)
+	if err != nil {
+		return view{Refused: err.Error()}
+	}
+	v := view{Status: out.Status}
+	for _, r := range out.Resources {
+		switch r.Key {
+		case KeyNamespace:
+			v.Labels = r.Object.GetLabels()
+			if in.Name == RootTenant {
+				v.Labels = manifest(t, r)["metadata"].(map[string]any)["labels"].(map[string]string)
+			}
+		case KeyGateway:
+			b, _ := json.Marshal(manifest(t, r)["spec"])
+			v.Gateway = string(b)
+		case KeyResourceQuot:
+			b, _ := json.Marshal(manifest(t, r)["spec"])
+			v.Quota = string(b)
+		}
+	}
+	return v
+}
+
+func manifest(t *testing.T, r gateway.Resource) map[string]any {
+	t.Helper()
+	raw, err := json.Marshal(r.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o struct {
+		Spec struct {
+			ForProvider struct {
+				Manifest map[string]any `json:"manifest"`
+			} `json:"forProvider"`
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal(raw, &o); err != nil {
+		t.Fatal(err)
+	}
+	m := o.Spec.ForProvider.Manifest
+	if md, ok := m["metadata"].(map[string]any); ok {
+		if l, ok := md["labels"].(map[string]any); ok {
+			labels := map[string]string{}
+			for k, v := range l {
+				labels[k] = v.(string)
+			}
+			md["labels"] = labels
+		}
+	}
+	return m
+}
+
+func TestDerive(t *testing.T) {
+	rootLabels := map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "example.org"}
+	host := func(h string) map[string]string { return map[string]string{gateway.LabelNamespaceHost: h} }
+	with := func(p Platform, f func(*Platform)) Platform { f(&p); return p }
+	cases := map[string]struct {
+		reason string
+		in     Input
+		want   view
+	}{
+		"Alice": {
+			reason: "spec {} under tenant-root: tenant-alice, alice.example.org, inheriting tenant-root's Gateway",
+			in:     Input{Name: "alice", Parent: "tenant-root", ParentLabels: rootLabels, Platform: platform()},
+			want: view{
+				Status: appsv1alpha1.TenantStatus{Namespace: "tenant-alice", Apex: "alice.example.org", GatewayNamespace: "tenant-root"},
+				Labels: map[string]string{gateway.LabelNamespaceHost: "alice.example.org", gateway.LabelNamespaceGateway: "tenant-root"},
+			},
+		},
+		"Acme": {
+			reason: "its own host and Gateway: http01 with the platform's issuer, nothing of the publishing tenant's",
+			in:     Input{Name: "acme", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Host: "customer1.example", Gateway: yes}, ParentLabels: rootLabels, Platform: platform()},
+			want: view{
+				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-acme", Apex: "customer1.example", GatewayNamespace: "tenant-acme", GatewayClassName: "cilium", CertMode: "http01"},
+				Labels:  map[string]string{gateway.LabelNamespaceHost: "customer1.example", gateway.LabelNamespaceGateway: "tenant-acme"},
+				Gateway: `{"apex":"customer1.example","certMode":"http01","gatewayClassName":"cilium","issuerName":"letsencrypt-prod"}`,
+			},
+		},
+		"Nested": {
+			reason: "two levels down: <parent>-<name>, apex under the parent's, the parent's gateway label inherited",
+			in:     Input{Name: "bob", Parent: "tenant-alice", ParentLabels: map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "alice.example.org"}, Platform: platform()},
+			want: view{
+				Status: appsv1alpha1.TenantStatus{Namespace: "tenant-alice-bob", Apex: "bob.alice.example.org", GatewayNamespace: "tenant-root"},
+				Labels: map[string]string{gateway.LabelNamespaceHost: "bob.alice.example.org", gateway.LabelNamespaceGateway: "tenant-root"},
+			},
+		},
+		"NoGatewayAbove": {
+			reason: "no ancestor owns a Gateway: no gateway label at all",
+			in:     Input{Name: "bob", Parent: "tenant-alice", ParentLabels: host("alice.example.org"), Platform: platform()},
+			want: view{
+				Status: appsv1alpha1.TenantStatus{Namespace: "tenant-alice-bob", Apex: "bob.alice.example.org"},
+				Labels: map[string]string{gateway.LabelNamespaceHost: "bob.alice.example.org"},
+			},
+		},
+		"RootPublishing": {
+			reason: "the root tenant is its own namespace, its apex is publishing.host, and its Gateway alone gets attached namespaces and exposed passthrough services",
+			in:     Input{Name: "root", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, Platform: platform()},
+			want: view{
+				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-root", Apex: "example.org", GatewayNamespace: "tenant-root", GatewayClassName: "cilium", CertMode: "http01"},
+				Labels:  map[string]string{gateway.LabelNamespaceHost: "example.org", gateway.LabelNamespaceGateway: "tenant-root"},
+				Gateway: `{"apex":"example.org","attachedNamespaces":["cozy-dashboard"],"certMode":"http01","gatewayClassName":"cilium","issuerName":"letsencrypt-prod","tlsPassthroughServices":["api"]}`,
+			},
+		},
+		"RootWithoutGatewayEnabled": {
+			reason: "passthrough services only while gateway.enabled",
+			in:     Input{Name: "root", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, Platform: with(platform(), func(p *Platform) { p.GatewayEnabled = false })},
+			want: view{
+				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-root", Apex: "example.org", GatewayNamespace: "tenant-root", GatewayClassName: "cilium", CertMode: "http01"},
+				Labels:  map[string]string{gateway.LabelNamespaceHost: "example.org", gateway.LabelNamespaceGateway: "tenant-root"},
+				Gateway: `{"apex":"example.org","attachedNamespaces":["cozy-dashboard"],"certMode":"http01","gatewayClassName":"cilium","issuerName":"letsencrypt-prod"}`,
+			},
+		},
+		"EdgeClass": {
+			reason: "an edge-terminated class wins over everything: certMode edge",
+			in:     Input{Name: "carol", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes, GatewayClass: "edge-tunnel"}, ParentLabels: rootLabels, Platform: with(platform(), func(p *Platform) { p.WildcardSecret = "w" })},
+			want: view{
+				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-carol", Apex: "carol.example.org", GatewayNamespace: "tenant-carol", GatewayClassName: "edge-tunnel", CertMode: "edge"},
+				Labels:  map[string]string{gateway.LabelNamespaceHost: "carol.example.org", gateway.LabelNamespaceGateway: "tenant-carol"},
+				Gateway: `{"apex":"carol.example.org","certMode":"edge","gatewayClassName":"edge-tunnel"}`,
+			},
+		},
+		"WildcardSecretSkipsSolver": {
+			reason: "a wildcard Secret selects existingSecret; an unsupported solver and issuer are not read",
+			in: Input{Name: "dave", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(platform(), func(p *Platform) {
+				p.WildcardSecret, p.Solver, p.IssuerName = "wild", "tls-alpn01", "zerossl"
+			})},
+			want: view{
+				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-dave", Apex: "dave.example.org", GatewayNamespace: "tenant-dave", GatewayClassName: "cilium", CertMode: "existingSecret"},
+				Labels:  map[string]string{gateway.LabelNamespaceHost: "dave.example.org", gateway.LabelNamespaceGateway: "tenant-dave"},
+				Gateway: `{"apex":"dave.example.org","certMode":"existingSecret","gatewayClassName":"cilium","wildcardSecretRef":{"name":"wild"}}`,
+			},
+		},
+		"DNS01AndQuota": {
+			reason: "dns01 copies only the selected provider's block; resourceQuotas become a ResourceQuota",
+			in: Input{Name: "frank", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes, ResourceQuotas: map[string]resource.Quantity{"count/certificates.cert-manager.io": resource.MustParse("10")}}, ParentLabels: rootLabels, Platform: with(platform(), func(p *Platform) {
+				p.Solver = "dns01"
+				p.DNS01 = &v1alpha1.DNS01{Provider: "route53", Route53: &v1alpha1.Route53Provider{Region: "eu-west-1"}, Cloudflare: &v1alpha1.CloudflareProvider{}}
+			})},
+			want: view{
+				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-frank", Apex: "frank.example.org", GatewayNamespace: "tenant-frank", GatewayClassName: "cilium", CertMode: "dns01"},
+				Labels:  map[string]string{gateway.LabelNamespaceHost: "frank.example.org", gateway.LabelNamespaceGateway: "tenant-frank"},
+				Gateway: `{"apex":"frank.example.org","certMode":"dns01","dns01":{"provider":"route53","route53":{"region":"eu-west-1"}},"gatewayClassName":"cilium","issuerName":"letsencrypt-prod"}`,
+				Quota:   `{"hard":{"count/certificates.cert-manager.io":"10"}}`,
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, derive(t, tc.in)); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	rootLabels := map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "example.org"}
+	with := func(f func(*Platform)) Platform { p := platform(); f(&p); return p }
+	cases := map[string]struct {
+		in   Input
+		want string
+	}{
+		"NameWithDash": {
+			in:   Input{Name: "my-team", Parent: "tenant-root", Platform: platform()},
+			want: `tenant name "my-team" must be a DNS label without '-' (a-z and 0-9, at most 63 characters): '-' joins the names of nested tenants into namespace names`,
+		},
+		"NoApex": {
+			in:   Input{Name: "bob", Parent: "tenant-alice", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, Platform: platform()},
+			want: "the tenant has no apex domain: set spec.host, or give the parent tenant tenant-alice a host, before asking for a Gateway",
+		},
+		"ClassNotAllowed": {
+			in:   Input{Name: "eve", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes, GatewayClass: "internal-only"}, ParentLabels: rootLabels, Platform: platform()},
+			want: `gatewayClass "internal-only" is not allowed for tenants: allowed classes are ["cilium", "envoy", "edge-tunnel"] (gateway.className and gateway.tenantSelectableClasses)`,
+		},
+		"PublishingOntoEdge": {
+			in:   Input{Name: "root", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes, GatewayClass: "edge-tunnel"}, Platform: platform()},
+			want: `the publishing tenant tenant-root cannot use gatewayClass "edge-tunnel": it terminates TLS differently from gateway.className "cilium", and the cluster issuers' HTTP-01 solver follows gateway.className, so every HTTP-01 certificate in the cluster would stop issuing; change gateway.className instead`,
+		},
+		"PublishingOffEdge": {
+			in: Input{Name: "root", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes, GatewayClass: "cilium"}, Platform: with(func(p *Platform) {
+				p.ClassName = "edge-tunnel"
+				p.TenantSelectableClasses = []string{"cilium"}
+			})},
+			want: `the publishing tenant tenant-root cannot use gatewayClass "cilium": it terminates TLS differently from gateway.className "edge-tunnel", and the cluster issuers' HTTP-01 solver follows gateway.className, so every HTTP-01 certificate in the cluster would stop issuing; change gateway.className instead`,
+		},
+		"UnsupportedSolver": {
+			in:   Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(func(p *Platform) { p.Solver = "tls-alpn01" })},
+			want: `publishing.certificates.solver "tls-alpn01" is not supported: use ["http01", "dns01"]`,
+		},
+		"UnsupportedIssuer": {
+			in:   Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(func(p *Platform) { p.IssuerName = "zerossl" })},
+			want: `publishing.certificates.issuerName "zerossl" is not supported: use ["letsencrypt-prod", "letsencrypt-stage"]`,
+		},
+		"UnsupportedProvider": {
+			in: Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(func(p *Platform) {
+				p.Solver, p.DNS01 = "dns01", &v1alpha1.DNS01{Provider: "gandi"}
+			})},
+			want: `publishing.certificates.dns01.provider "gandi" is not supported: use ["cloudflare", "route53", "digitalocean", "rfc2136"]`,
+		},
+		"ProviderBlockMissing": {
+			in: Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(func(p *Platform) {
+				p.Solver, p.DNS01 = "dns01", &v1alpha1.DNS01{Provider: "digitalocean"}
+			})},
+			want: "publishing.certificates.dns01 does not make a valid TenantGateway: publishing.certificates.dns01.digitalocean: Required value: publishing.certificates.dns01.provider is digitalocean, so the digitalocean block is required",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(view{Refused: tc.want}, derive(t, tc.in)); diff != "" {
+				t.Errorf("-want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParsePlatform(t *testing.T) {
+	t.Run("Defaults", func(t *testing.T) {
+		got, err := ParsePlatform(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Platform{IngressName: "tenant-root", Solver: "http01", IssuerName: "letsencrypt-prod", ClassName: "cilium", TLSPassthroughServices: []string{"api", "vm-exportproxy", "cdi-uploadproxy"}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("-want, +got:\n%s", diff)
+		}
+	})
+	cases := map[string]struct {
+		data map[string]any
+		want string
+	}{
+		"Comma": {
+			data: map[string]any{"gateway": map[string]any{"edgeTerminatedClasses": []any{"edge-a", "edge-b,edge-c"}}},
+			want: `platform setting gateway.edgeTerminatedClasses[1] "edge-b,edge-c" holds a comma; the entries of gateway.edgeTerminatedClasses are names and are joined with commas on the way to the charts`,
+		},
+		"NonString": {
+			data: map[string]any{"gateway": map[string]any{"tenantSelectableClasses": []any{"envoy", float64(7)}}},
+			want: "platform setting gateway.tenantSelectableClasses[1] must be a string, not 7",
+		},
+		"NotAList": {
+			data: map[string]any{"gateway": map[string]any{"attachedNamespaces": "cozy-a,cozy-b"}},
+			want: "platform setting gateway.attachedNamespaces must be a list of strings, not cozy-a,cozy-b",
+		},
+		"NotABool": {
+			data: map[string]any{"gateway": map[string]any{"enabled": "yes"}},
+			want: "platform setting gateway.enabled must be true or false, not yes",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := ParsePlatform(tc.data)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("want %q, got %v", tc.want, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,254 @@
+// Package policies checks the admission policies shipped in
+// examples/cluster/admission-policies.yaml offline: every expression
+// compiles as CEL, and each layer allows a good object and denies a bad one
+// with the seed's message. The end-to-end tests apply them to a real API
+// server.
+package policies
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+func load(t *testing.T) map[string]*admissionv1.ValidatingAdmissionPolicy {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "cluster", "admission-policies.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096)
+	policies := map[string]*admissionv1.ValidatingAdmissionPolicy{}
+	bindings := map[string]*admissionv1.ValidatingAdmissionPolicyBinding{}
+	for {
+		var meta struct{ Kind string }
+		raw := map[string]any{}
+		if err := d.Decode(&raw); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			t.Fatal(err)
+		}
+		meta.Kind, _ = raw["kind"].(string)
+		j, err := jsonMarshal(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch meta.Kind {
+		case "ValidatingAdmissionPolicy":
+			p := &admissionv1.ValidatingAdmissionPolicy{}
+			if err := jsonStrict(j, p); err != nil {
+				t.Fatalf("policy does not decode: %v", err)
+			}
+			policies[p.Name] = p
+		case "ValidatingAdmissionPolicyBinding":
+			bd := &admissionv1.ValidatingAdmissionPolicyBinding{}
+			if err := jsonStrict(j, bd); err != nil {
+				t.Fatalf("binding does not decode: %v", err)
+			}
+			bindings[bd.Spec.PolicyName] = bd
+		}
+	}
+	for name, p := range policies {
+		if p.Spec.FailurePolicy == nil || *p.Spec.FailurePolicy != admissionv1.Fail {
+			t.Errorf("policy %s must fail closed (failurePolicy: Fail)", name)
+		}
+		bd, ok := bindings[name]
+		if !ok {
+			t.Errorf("policy %s has no binding", name)
+			continue
+		}
+		if diff := cmp.Diff([]admissionv1.ValidationAction{admissionv1.Deny}, bd.Spec.ValidationActions); diff != "" {
+			t.Errorf("binding of %s: validationActions -want, +got:\n%s", name, diff)
+		}
+	}
+	return policies
+}
+
+var env = func() *cel.Env {
+	e, err := cel.NewEnv(
+		cel.Variable("object", cel.DynType),
+		cel.Variable("oldObject", cel.DynType),
+		cel.Variable("request", cel.DynType),
+		cel.Variable("namespaceObject", cel.DynType),
+		cel.Variable("params", cel.DynType),
+		cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType)),
+	)
+	if err != nil {
+		panic(err)
+	}
+	return e
+}()
+
+func eval(t *testing.T, expr string, vars map[string]any) any {
+	t.Helper()
+	ast, iss := env.Compile(expr)
+	if iss.Err() != nil {
+		t.Fatalf("does not compile: %s\n%v", expr, iss.Err())
+	}
+	prg, err := env.Program(ast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := prg.Eval(vars)
+	if err != nil {
+		t.Fatalf("cannot evaluate %s: %v", expr, err)
+	}
+	return out.Value()
+}
+
+// admit runs a policy the way the API server does: match conditions, then
+// variables in order, then validations; it returns the first failing
+// validation's message, "" when admitted, or "not matched".
+func admit(t *testing.T, p *admissionv1.ValidatingAdmissionPolicy, in map[string]any) string {
+	t.Helper()
+	for _, m := range p.Spec.MatchConditions {
+		if eval(t, m.Expression, in) != true {
+			return "not matched"
+		}
+	}
+	vars := map[string]any{}
+	in["variables"] = vars
+	for _, v := range p.Spec.Variables {
+		vars[v.Name] = eval(t, v.Expression, in)
+	}
+	for _, v := range p.Spec.Validations {
+		if eval(t, v.Expression, in) != true {
+			return v.Message
+		}
+	}
+	return ""
+}
+
+func TestExpressionsCompile(t *testing.T) {
+	policies := load(t)
+	want := []string{"gateway-hostname-policy", "namespace-host-label-policy", "route-hostname-policy", "route-hostname-policy-tls", "tenant-host-policy"}
+	var got []string
+	for name, p := range policies {
+		got = append(got, name)
+		var exprs []string
+		for _, m := range p.Spec.MatchConditions {
+			exprs = append(exprs, m.Expression)
+		}
+		for _, v := range p.Spec.Variables {
+			exprs = append(exprs, v.Expression)
+		}
+		for _, v := range p.Spec.Validations {
+			exprs = append(exprs, v.Expression)
+		}
+		for _, e := range exprs {
+			if _, iss := env.Compile(e); iss.Err() != nil {
+				t.Errorf("%s: %q does not compile: %v", name, e, iss.Err())
+			}
+		}
+	}
+	if diff := cmp.Diff(want, sorted(got)); diff != "" {
+		t.Errorf("policies: -want, +got:\n%s", diff)
+	}
+}
+
+func ns(name string, labels map[string]any) map[string]any {
+	return map[string]any{"metadata": map[string]any{"name": name, "labels": labels}}
+}
+
+func req(op, namespace string, groups ...string) map[string]any {
+	g := make([]any, 0, len(groups))
+	for _, x := range groups {
+		g = append(g, x)
+	}
+	return map[string]any{"operation": op, "namespace": namespace, "userInfo": map[string]any{"groups": g}}
+}
+
+func TestPolicies(t *testing.T) {
+	p := load(t)
+	alice := ns("tenant-alice", map[string]any{"namespace.cozystack.io/host": "alice.example.org"})
+	bare := ns("tenant-bare", map[string]any{})
+	user := req("CREATE", "tenant-alice", "system:authenticated", "tenant-alice-admins")
+	gw := func(hosts ...string) map[string]any {
+		ls := []any{map[string]any{"name": "http", "port": 80}}
+		for _, h := range hosts {
+			ls = append(ls, map[string]any{"name": "l", "hostname": h})
+		}
+		return map[string]any{"spec": map[string]any{"listeners": ls}}
+	}
+	route := func(hosts ...string) map[string]any {
+		hs := make([]any, 0, len(hosts))
+		for _, h := range hosts {
+			hs = append(hs, h)
+		}
+		return map[string]any{"spec": map[string]any{"hostnames": hs}}
+	}
+	tenant := func(host string) map[string]any {
+		spec := map[string]any{}
+		if host != "" {
+			spec["host"] = host
+		}
+		return map[string]any{"spec": spec}
+	}
+	nsWith := func(host string) map[string]any {
+		labels := map[string]any{}
+		if host != "" {
+			labels["namespace.cozystack.io/host"] = host
+		}
+		return ns("tenant-x", labels)
+	}
+	const (
+		l2   = "Gateway listener hostname must equal the namespace's namespace.cozystack.io/host label or be a subdomain of it"
+		l3   = "tenant.spec.host can only be set by cluster administrators and the platform's service accounts; leave it empty to derive the host from the parent tenant"
+		l4   = "namespace label namespace.cozystack.io/host is immutable once set"
+		l5   = "HTTPRoute hostnames must equal the namespace's namespace.cozystack.io/host label or be subdomains of it"
+		l5t  = "TLSRoute hostnames must equal the namespace's namespace.cozystack.io/host label or be subdomains of it"
+		none = ""
+	)
+	cases := map[string]struct {
+		policy string
+		in     map[string]any
+		want   string
+	}{
+		"L2GatewayUnderHost":      {"gateway-hostname-policy", map[string]any{"object": gw("*.alice.example.org", "alice.example.org", "harbor.alice.example.org"), "namespaceObject": alice, "request": user}, none},
+		"L2GatewayOutsideHost":    {"gateway-hostname-policy", map[string]any{"object": gw("dashboard.example.org"), "namespaceObject": alice, "request": user}, l2},
+		"L2SuffixIsNotSubdomain":  {"gateway-hostname-policy", map[string]any{"object": gw("evilalice.example.org"), "namespaceObject": alice, "request": user}, l2},
+		"L2OtherNamespaces":       {"gateway-hostname-policy", map[string]any{"object": gw("anything.example.com"), "namespaceObject": ns("kube-system", nil), "request": req("CREATE", "kube-system")}, "not matched"},
+		"L3EmptyHost":             {"tenant-host-policy", map[string]any{"object": tenant(""), "request": user}, none},
+		"L3UntrustedSetsHost":     {"tenant-host-policy", map[string]any{"object": tenant("dashboard.example.org"), "request": user}, l3},
+		"L3AdminSetsHost":         {"tenant-host-policy", map[string]any{"object": tenant("customer1.example"), "request": req("CREATE", "tenant-root", "system:masters")}, none},
+		"L3UntrustedKeepsHost":    {"tenant-host-policy", map[string]any{"object": tenant("customer1.example"), "oldObject": tenant("customer1.example"), "request": req("UPDATE", "tenant-root", "system:authenticated")}, none},
+		"L3UntrustedChangesHost":  {"tenant-host-policy", map[string]any{"object": tenant("evil.example"), "oldObject": tenant("customer1.example"), "request": req("UPDATE", "tenant-root", "system:authenticated")}, l3},
+		"L4UntrustedSetsLabel":    {"namespace-host-label-policy", map[string]any{"object": nsWith("dashboard.example.org"), "request": req("CREATE", "", "system:authenticated")}, l4},
+		"L4SameValueReapplied":    {"namespace-host-label-policy", map[string]any{"object": nsWith("x.example.org"), "oldObject": nsWith("x.example.org"), "request": req("UPDATE", "", "system:authenticated")}, none},
+		"L4UntrustedRemovesLabel": {"namespace-host-label-policy", map[string]any{"object": nsWith(""), "oldObject": nsWith("x.example.org"), "request": req("UPDATE", "", "system:authenticated")}, l4},
+		"L4CrossplaneSetsLabel":   {"namespace-host-label-policy", map[string]any{"object": nsWith("x.example.org"), "request": req("CREATE", "", "system:serviceaccounts", "system:serviceaccounts:crossplane-system")}, none},
+		"L5RouteUnderHost":        {"route-hostname-policy", map[string]any{"object": route("harbor.alice.example.org", "*.alice.example.org"), "namespaceObject": alice, "request": user}, none},
+		"L5RouteOutsideHost":      {"route-hostname-policy", map[string]any{"object": route("harbor.alice.example.org", "dashboard.example.org"), "namespaceObject": alice, "request": user}, l5},
+		"L5FailsClosed":           {"route-hostname-policy", map[string]any{"object": route("x.example.org"), "namespaceObject": bare, "request": req("CREATE", "tenant-bare")}, l5},
+		"L5NoHostnames":           {"route-hostname-policy", map[string]any{"object": map[string]any{"spec": map[string]any{}}, "namespaceObject": bare, "request": req("CREATE", "tenant-bare")}, none},
+		"L5PlatformNamespace":     {"route-hostname-policy", map[string]any{"object": route("dashboard.example.org"), "namespaceObject": ns("cozy-dashboard", nil), "request": req("CREATE", "cozy-dashboard")}, "not matched"},
+		"L5TLSRouteOutsideHost":   {"route-hostname-policy-tls", map[string]any{"object": route("api.example.org"), "namespaceObject": alice, "request": user}, l5t},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			in := map[string]any{"oldObject": nil, "namespaceObject": nil, "params": nil}
+			for k, v := range tc.in {
+				in[k] = v
+			}
+			if got := admit(t, p[tc.policy], in); got != tc.want {
+				t.Errorf("%s: want %q, got %q", tc.policy, tc.want, got)
+			}
+		})
+	}
+}
+
+func sorted(l []string) []string {
+	out := append([]string(nil), l...)
+	sort.Strings(out)
+	return out
+}
