@@ -12,6 +12,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/xcrd"
 	xpv1 "github.com/crossplane/crossplane/apis/v2/apiextensions/v1"
 
+	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
 	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/apis/internal/xrdgen"
@@ -22,6 +23,7 @@ import (
 var (
 	_ = v1alpha1.TenantGateway{}
 	_ = fnv1beta1.Input{}
+	_ = appsv1alpha1.XTenant{}
 )
 
 // TestGeneratedFilesAreFresh regenerates the XRD and CRD YAML from the Go
@@ -94,5 +96,44 @@ func TestTenantGatewayXRD(t *testing.T) {
 	}
 	if got := len(spec.XValidations); got != 6 {
 		t.Errorf("spec carries %d CEL rules, want 6 (dns01 block, 4 providers, existingSecret)", got)
+	}
+}
+
+// TestTenantXRD derives the XR and claim CRDs Crossplane would serve for
+// Tenants and checks that the seed's Tenant manifests fit them: a claim kind
+// Tenant, LegacyCluster scope, and the fields the seed sets.
+func TestTenantXRD(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "package", "configuration", "tenant", "definition.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xrd := &xpv1.CompositeResourceDefinition{}
+	if err := yaml.Unmarshal(b, xrd); err != nil {
+		t.Fatal(err)
+	}
+	if xrd.Spec.Scope == nil || *xrd.Spec.Scope != xpv1.CompositeResourceScopeLegacyCluster {
+		t.Errorf("scope: want LegacyCluster (claims exist only there), got %v", xrd.Spec.Scope)
+	}
+	if _, err := xcrd.ForCompositeResource(xrd); err != nil {
+		t.Fatalf("Crossplane cannot derive the XR CRD: %v", err)
+	}
+	claim, err := xcrd.ForCompositeResourceClaim(xrd)
+	if err != nil {
+		t.Fatalf("Crossplane cannot derive the claim CRD: %v", err)
+	}
+	if claim.Spec.Names.Kind != "Tenant" || claim.Spec.Group != "apps.cozystack.io" {
+		t.Errorf("claim: want apps.cozystack.io Tenant, got %s %s", claim.Spec.Group, claim.Spec.Names.Kind)
+	}
+	spec := claim.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties
+	for _, f := range []string{"host", "gateway", "gatewayClass", "resourceQuotas"} {
+		if _, ok := spec[f]; !ok {
+			t.Errorf("the claim has no spec.%s, which the seed's Tenants set", f)
+		}
+	}
+	status := claim.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["status"].Properties
+	for _, f := range []string{"namespace", "apex", "gatewayNamespace", "gatewayClassName", "certMode"} {
+		if _, ok := status[f]; !ok {
+			t.Errorf("status.%s is not in the claim CRD: Crossplane would prune it", f)
+		}
 	}
 }

@@ -1,0 +1,98 @@
+package fn
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/resource"
+)
+
+func tenantRequest(t *testing.T, labels, spec string) *fnv1.RunFunctionRequest {
+	t.Helper()
+	xr := resource.MustStructJSON(`{"apiVersion":"apps.cozystack.io/v1alpha1","kind":"XTenant","metadata":{"name":"tenant-root-bob","labels":` + labels + `},"spec":` + spec + `}`)
+	return &fnv1.RunFunctionRequest{Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: xr}}}
+}
+
+const (
+	claimBob       = `{"crossplane.io/claim-name":"bob","crossplane.io/claim-namespace":"tenant-root"}`
+	platformConfig = `{"apiVersion":"apiextensions.crossplane.io/v1beta1","kind":"EnvironmentConfig","metadata":{"name":"tenant-gateway-platform"},"data":{"publishing":{"host":"example.org"}}}`
+	rootNamespace  = `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-root","labels":{"namespace.cozystack.io/gateway":"tenant-root","namespace.cozystack.io/host":"example.org"}}}`
+)
+
+func TestTenantEdge(t *testing.T) {
+	type want struct {
+		Results    []string
+		Objects    map[string]string
+		Status     map[string]any
+		Conditions []string
+	}
+	readyTGW := &fnv1.Resource{Resource: resource.MustStructJSON(`{"apiVersion":"kubernetes.crossplane.io/v1alpha2","kind":"Object","metadata":{"name":"tenant-bob-tenantgateway"},` +
+		`"status":{"conditions":[{"type":"Ready","status":"True"},{"type":"Synced","status":"True"}],"atProvider":{"manifest":{"status":{"conditions":[{"type":"Ready","status":"True","reason":"Available","message":""}]}}}}}`)}
+	cases := map[string]struct {
+		reason   string
+		labels   string
+		spec     string
+		cluster  []string
+		observed map[string]*fnv1.Resource
+		want     want
+	}{
+		"OwningTenant": {
+			reason:   "bob with gateway: true gets his namespace and a TenantGateway, whose readiness the Tenant mirrors",
+			labels:   claimBob,
+			spec:     `{"gateway":true}`,
+			cluster:  []string{platformConfig, rootNamespace},
+			observed: map[string]*fnv1.Resource{"tenantgateway": readyTGW},
+			want: want{
+				Objects:    map[string]string{"namespace": "v1 Namespace tenant-bob READY_FALSE", "tenantgateway": "kubernetes.crossplane.io/v1alpha2 Object tenant-bob-tenantgateway READY_TRUE"},
+				Status:     map[string]any{"namespace": "tenant-bob", "apex": "bob.example.org", "gatewayNamespace": "tenant-bob", "gatewayClassName": "cilium", "certMode": "http01"},
+				Conditions: []string{"TenantGatewayReady True Available"},
+			},
+		},
+		"MissingPlatformConfig": {
+			reason:  "without the EnvironmentConfig the defaults apply, and a warning says so",
+			labels:  claimBob,
+			spec:    `{}`,
+			cluster: []string{rootNamespace},
+			want: want{
+				Results: []string{"SEVERITY_WARNING: EnvironmentConfig tenant-gateway-platform not found: deriving the tenant from the default platform settings"},
+				Objects: map[string]string{"namespace": "v1 Namespace tenant-bob READY_FALSE"},
+				Status:  map[string]any{"namespace": "tenant-bob", "apex": "bob.example.org", "gatewayNamespace": "tenant-root"},
+			},
+		},
+		"NoClaim": {
+			reason: "an XTenant made without a claim has no parent: refused",
+			labels: `{}`,
+			spec:   `{}`,
+			want: want{
+				Results: []string{"SEVERITY_FATAL: XTenant tenant-root-bob was not created through a Tenant claim (labels crossplane.io/claim-name and crossplane.io/claim-namespace are missing): create a Tenant in the parent tenant's namespace"},
+				Objects: map[string]string{},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			req := tenantRequest(t, tc.labels, tc.spec)
+			req.Observed.Resources = tc.observed
+			rsp, _ := fakeCluster{objects: tc.cluster}.run(t, NewFunction(), req)
+			got := want{Objects: map[string]string{}}
+			for _, r := range rsp.GetResults() {
+				got.Results = append(got.Results, r.GetSeverity().String()+": "+r.GetMessage())
+			}
+			for k, r := range rsp.GetDesired().GetResources() {
+				m := r.GetResource().GetFields()
+				got.Objects[k] = m["apiVersion"].GetStringValue() + " " + m["kind"].GetStringValue() + " " + m["metadata"].GetStructValue().GetFields()["name"].GetStringValue() + " " + r.GetReady().String()
+			}
+			if xr := rsp.GetDesired().GetComposite().GetResource(); xr != nil {
+				got.Status, _ = xr.AsMap()["status"].(map[string]any)
+			}
+			for _, c := range rsp.GetConditions() {
+				got.Conditions = append(got.Conditions, c.GetType()+" "+map[fnv1.Status]string{fnv1.Status_STATUS_CONDITION_TRUE: "True", fnv1.Status_STATUS_CONDITION_FALSE: "False"}[c.GetStatus()]+" "+c.GetReason())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
