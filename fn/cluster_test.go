@@ -3,7 +3,6 @@ package fn
 import (
 	"context"
 	"fmt"
-	"sort"
 	"testing"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -40,12 +39,3 @@ func (c fakeCluster) run(t testing.TB, f *Function, req *fnv1.RunFunctionRequest
 func fmtMap(m map[string]string) string { return fmt.Sprint(m) }
 
 func hex8(h string) string { return gateway.Hex8(h) }
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

@@ -2,6 +2,7 @@ package fn
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -23,7 +24,7 @@ import (
 func observe(req *fnv1.RunFunctionRequest) ([]gateway.Route, []gateway.Namespace, []string) {
 	httpRoutes, w1 := observeRoutes(req, reqHTTPRoutes, gateway.KindHTTPRoute)
 	tlsRoutes, w2 := observeRoutes(req, reqTLSRoutes, gateway.KindTLSRoute)
-	for _, name := range sortedKeys(req.GetRequiredResources()) {
+	for _, name := range slices.Sorted(maps.Keys(req.GetRequiredResources())) {
 		if ns, ok := strings.CutPrefix(name, reqHTTPRoutes+"/"); ok && ns != "" {
 			r, w := observeRoutes(req, name, gateway.KindHTTPRoute)
 			httpRoutes, w1 = append(httpRoutes, r...), append(w1, w...)

@@ -1,7 +1,8 @@
 package fn
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -110,7 +111,7 @@ func admittedNamespaces(req *fnv1.RunFunctionRequest, tgw *v1alpha1.TenantGatewa
 			set[n] = true
 		}
 	}
-	return sortedKeys(set)
+	return slices.Sorted(maps.Keys(set))
 }
 
 // tlsRouteVersion returns the TLSRoute apiVersion to list, "" when the
@@ -153,7 +154,7 @@ func namedNamespaces(req *fnv1.RunFunctionRequest, tgw *v1alpha1.TenantGateway) 
 	for _, n := range out {
 		seen[n] = true
 	}
-	for _, key := range sortedKeys(req.GetObserved().GetResources()) {
+	for _, key := range slices.Sorted(maps.Keys(req.GetObserved().GetResources())) {
 		if ns, ok := gateway.NamespaceOfKey(key); ok && !seen[ns] {
 			seen[ns] = true
 			out = append(out, ns)
@@ -175,15 +176,6 @@ func requireProbes(rsp *fnv1.RunFunctionResponse, need []gateway.Resource) {
 			Match:      &fnv1.ResourceSelector_MatchName{MatchName: r.Object.GetName()},
 		}
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func all(apiVersion, kind string, labels map[string]string) *fnv1.ResourceSelector {

@@ -2,6 +2,8 @@ package fn
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -110,7 +112,7 @@ func TestMalformedRoutesAreSkipped(t *testing.T) {
 		t.Errorf("results: -want, +got:\n%s", diff)
 	}
 	if _, ok := rsp.GetDesired().GetResources()["certificate-https-b-"+hex8("b.example.org")]; !ok {
-		t.Errorf("the well-formed route's hostname got no Certificate; desired: %v", keys(rsp.GetDesired().GetResources()))
+		t.Errorf("the well-formed route's hostname got no Certificate; desired: %v", slices.Sorted(maps.Keys(rsp.GetDesired().GetResources())))
 	}
 }
 

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"fmt"
-	"sort"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -305,14 +304,4 @@ func childNames(in *Input, children []*child) []string {
 		}
 	}
 	return names
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

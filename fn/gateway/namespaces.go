@@ -3,6 +3,8 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -92,7 +94,7 @@ func releasePatches(in *Input) ([]Resource, error) {
 		wanted[ns] = true
 	}
 	var out []Resource
-	for _, key := range sortedKeys(in.Observed) {
+	for _, key := range slices.Sorted(maps.Keys(in.Observed)) {
 		ns, ok := NamespaceOfKey(key)
 		if !ok || wanted[ns] {
 			continue
