@@ -13,6 +13,7 @@ import (
 
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
 	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
+	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 	"github.com/cozystack/function-tenant-gateway/fn/tenant"
 )
 
@@ -110,7 +111,7 @@ func setTenantDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 			return err
 		}
 		ready := resource.ReadyFalse
-		if o := observed[r.Key]; o != nil && (r.Key == tenant.KeyNamespace && o.Conditions["Ready"] == "" || o.Conditions["Ready"] == "True" && o.Conditions["Synced"] != "False") {
+		if tenantReady(r.Key, observed[r.Key]) {
 			ready = resource.ReadyTrue
 		}
 		desired[resource.Name(r.Key)] = &resource.DesiredComposed{Resource: cd, Ready: ready}
@@ -119,6 +120,20 @@ func setTenantDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 		return fmt.Errorf("cannot set desired composed resources: %w", err)
 	}
 	return writeStatus(req, rsp, out.Status)
+}
+
+// tenantReady reports whether a Tenant's composed resource is ready: a
+// Namespace composed directly once it exists (namespaces have no
+// conditions), a provider-kubernetes Object once it is Ready and Synced.
+func tenantReady(key string, o *gateway.ObservedResource) bool {
+	switch {
+	case o == nil:
+		return false
+	case key == tenant.KeyNamespace && len(o.Conditions) == 0:
+		return true
+	default:
+		return o.Conditions["Ready"] == "True" && o.Conditions["Synced"] == "True"
+	}
 }
 
 // mirrorGatewayReady copies the Ready condition of the tenant's TenantGateway,
