@@ -1,7 +1,6 @@
 package fn
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -128,7 +127,7 @@ func setDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out
 		return fmt.Errorf("cannot set desired composed resources: %w", err)
 	}
 
-	return writeStatus(req, rsp, v1alpha1.TenantGatewayStatus{
+	return writeStatus(req, rsp, &v1alpha1.TenantGatewayStatus{
 		CertMode:    out.CertMode,
 		Listeners:   out.ListenerStatus,
 		Hostnames:   out.Hostnames,
@@ -167,12 +166,10 @@ func writeStatus(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, st
 // statusFields turns a typed status into the JSON fields Crossplane merges
 // into the XR's status.
 func statusFields(s any) (map[string]any, error) {
-	b, err := json.Marshal(s)
+	// The unstructured converter walks the struct by reflection, honouring
+	// omitempty, without encoding it to JSON bytes and back.
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s)
 	if err != nil {
-		return nil, fmt.Errorf("cannot encode status: %w", err)
-	}
-	m := map[string]any{}
-	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("cannot encode status: %w", err)
 	}
 	return m, nil

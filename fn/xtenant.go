@@ -119,7 +119,7 @@ func setTenantDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 	if err := response.SetDesiredComposedResources(rsp, desired); err != nil {
 		return fmt.Errorf("cannot set desired composed resources: %w", err)
 	}
-	return writeStatus(req, rsp, out.Status)
+	return writeStatus(req, rsp, &out.Status)
 }
 
 // tenantReady reports whether a Tenant's composed resource is ready: a
