@@ -3,7 +3,10 @@ package fn
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -66,6 +69,11 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		}
 	}
 	settings := in.WithDefaults()
+	// Crossplane does not validate a step's input against the input CRD.
+	if errs := validation.IsDNS1123Label(settings.CertManagerNamespace); len(errs) > 0 {
+		response.Fatal(rsp, fmt.Errorf("function input certManagerNamespace %q is not a namespace name: %s", settings.CertManagerNamespace, strings.Join(errs, "; ")))
+		return rsp, nil
+	}
 
 	xr, err := request.GetObservedCompositeResource(req)
 	if err != nil {

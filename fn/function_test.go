@@ -139,6 +139,16 @@ func TestRunFunction(t *testing.T) {
 				TTL:     DefaultTTL,
 			},
 		},
+		"InputNamespaceNotALabel": {
+			reason: "An input namespace that is no namespace name is refused, naming the field",
+			spec:   `{"apex":"example.org"}`,
+			input:  resource.MustStructJSON(`{"apiVersion":"fn.gateway.cozystack.io/v1beta1","kind":"Input","certManagerNamespace":"Cert_Manager"}`),
+			want: summary{
+				Results: []string{`SEVERITY_FATAL: function input certManagerNamespace "Cert_Manager" is not a namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`},
+				Objects: map[string]string{},
+				TTL:     DefaultTTL,
+			},
+		},
 		"BadInput": {
 			reason: "An input that cannot be read is a Fatal result naming the input kind",
 			spec:   `{"apex":"example.org"}`,
