@@ -22,7 +22,7 @@ CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/function-tenant-gateway
 OUT   ?= _output
 export GOFLAGS ?= -buildvcs=false
 
-pin = $(shell awk '$$1=="$(1)"{print $$2}' $(2))
+pin = $(shell awk '$$1=="$(1)"{print $$2} $$1=="require" && $$2=="$(1)"{print $$3}' $(2))
 sum = $(shell sha256sum $(1) | cut -c1-8)
 
 CLI_MOD        := package/tools/cli
@@ -46,7 +46,7 @@ VERSION      ?= v0.1.0
 
 RENDER_ENV = CROSSPLANE=$(abspath $(CROSSPLANE)) CROSSPLANE_CORE=$(abspath $(CROSSPLANE_CORE)) FUNCTION_BIN=$(abspath $(FUNCTION_BIN))
 
-.PHONY: render test unit golden generate xpkg xpkg-check lint bench tools build clean
+.PHONY: render test unit golden generate xpkg xpkg-check lint bench tools e2e-tools build clean
 
 $(CROSSPLANE):
 	@mkdir -p $(dir $@)
@@ -73,6 +73,35 @@ $(GOLANGCI_LINT):
 	mv $(CACHE)/golangci-$(GOLANGCI_VERSION)/golangci-lint $@
 
 tools: $(CROSSPLANE) $(CROSSPLANE_CORE)
+
+# The end-to-end control plane (issue #6, in progress): kube-apiserver and
+# kube-controller-manager v1.35.8 and provider-kubernetes, built from the Go
+# module proxy into the same cache. Cold: about 20 minutes on 2 cores.
+K8S_MOD      := test/e2e/tools/k8s
+PKUBE_MOD    := test/e2e/tools/provider-kubernetes
+K8S_VERSION  := $(call pin,k8s.io/kubernetes,$(K8S_MOD)/go.mod)
+PKUBE_VERSION := $(call pin,github.com/crossplane-contrib/provider-kubernetes,$(PKUBE_MOD)/go.mod)
+K8S_LDFLAGS  := -s -w -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) -X k8s.io/component-base/version.gitTreeState=clean
+KUBE_APISERVER := $(CACHE)/bin/kube-apiserver-$(K8S_VERSION)-$(call sum,$(K8S_MOD)/go.sum)
+KUBE_CONTROLLER_MANAGER := $(CACHE)/bin/kube-controller-manager-$(K8S_VERSION)-$(call sum,$(K8S_MOD)/go.sum)
+PROVIDER_KUBERNETES := $(CACHE)/bin/provider-kubernetes-$(PKUBE_VERSION)-$(call sum,$(PKUBE_MOD)/go.sum)
+
+$(KUBE_APISERVER):
+	@mkdir -p $(dir $@)
+	cd $(K8S_MOD) && go build -trimpath -ldflags "$(K8S_LDFLAGS)" -o $@.tmp k8s.io/kubernetes/cmd/kube-apiserver
+	mv $@.tmp $@
+
+$(KUBE_CONTROLLER_MANAGER):
+	@mkdir -p $(dir $@)
+	cd $(K8S_MOD) && go build -trimpath -ldflags "$(K8S_LDFLAGS)" -o $@.tmp k8s.io/kubernetes/cmd/kube-controller-manager
+	mv $@.tmp $@
+
+$(PROVIDER_KUBERNETES):
+	@mkdir -p $(dir $@)
+	cd $(PKUBE_MOD) && go build -trimpath -ldflags "-s -w" -o $@.tmp github.com/crossplane-contrib/provider-kubernetes/cmd/provider
+	mv $@.tmp $@
+
+e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(PROVIDER_KUBERNETES)
 
 build:
 	@mkdir -p $(OUT)/bin
