@@ -46,7 +46,7 @@ VERSION      ?= v0.1.0
 
 RENDER_ENV = CROSSPLANE=$(abspath $(CROSSPLANE)) CROSSPLANE_CORE=$(abspath $(CROSSPLANE_CORE)) FUNCTION_BIN=$(abspath $(FUNCTION_BIN))
 
-.PHONY: render test unit golden generate xpkg xpkg-check lint bench tools e2e-tools build clean
+.PHONY: render test unit golden generate xpkg xpkg-check lint bench tools e2e-tools e2e-up e2e-down build clean
 
 $(CROSSPLANE):
 	@mkdir -p $(dir $@)
@@ -85,6 +85,9 @@ K8S_LDFLAGS  := -s -w -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION)
 KUBE_APISERVER := $(CACHE)/bin/kube-apiserver-$(K8S_VERSION)-$(call sum,$(K8S_MOD)/go.sum)
 KUBE_CONTROLLER_MANAGER := $(CACHE)/bin/kube-controller-manager-$(K8S_VERSION)-$(call sum,$(K8S_MOD)/go.sum)
 PROVIDER_KUBERNETES := $(CACHE)/bin/provider-kubernetes-$(PKUBE_VERSION)-$(call sum,$(PKUBE_MOD)/go.sum)
+PKGCACHE_MOD := test/e2e/tools/pkgcache
+PKGCACHE     := $(CACHE)/bin/pkgcache-$(call sum,$(PKGCACHE_MOD)/go.sum)
+E2E_DIR      ?= $(abspath $(OUT))/e2e
 
 $(KUBE_APISERVER):
 	@mkdir -p $(dir $@)
@@ -101,7 +104,23 @@ $(PROVIDER_KUBERNETES):
 	cd $(PKUBE_MOD) && go build -trimpath -ldflags "-s -w" -o $@.tmp github.com/crossplane-contrib/provider-kubernetes/cmd/provider
 	mv $@.tmp $@
 
-e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(PROVIDER_KUBERNETES)
+$(PKGCACHE):
+	@mkdir -p $(dir $@)
+	cd $(PKGCACHE_MOD) && go build -trimpath -o $@.tmp .
+	mv $@.tmp $@
+
+e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(PROVIDER_KUBERNETES) $(PKGCACHE)
+
+# A loopback control plane with Crossplane and the function (groundwork for
+# the end-to-end tests; needs Debian's etcd-server and kubectl).
+e2e-up: e2e-tools build
+	E2E_DIR=$(E2E_DIR) KUBE_APISERVER=$(KUBE_APISERVER) KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER) \
+	CROSSPLANE_CORE=$(CROSSPLANE_CORE) PKGCACHE=$(PKGCACHE) FUNCTION_BIN=$(abspath $(FUNCTION_BIN)) \
+	bash test/e2e/hack/up.sh
+	@echo "export KUBECONFIG=$(E2E_DIR)/pki/kubeconfig"
+
+e2e-down:
+	E2E_DIR=$(E2E_DIR) bash test/e2e/hack/down.sh --wipe
 
 build:
 	@mkdir -p $(OUT)/bin
