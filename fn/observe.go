@@ -150,12 +150,12 @@ func list(s *structpb.Struct, path ...string) ([]*structpb.Value, error) {
 }
 
 // observeComposed reads what the function needs of every composed resource
-// Crossplane observed: conditions, a Gateway's listeners, annotations.
+// Crossplane observed: conditions, and a Gateway's listeners.
 func observeComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.ObservedResource {
 	out := map[string]*gateway.ObservedResource{}
 	for key, r := range req.GetObserved().GetResources() {
 		s := r.GetResource()
-		o := &gateway.ObservedResource{Conditions: conditions(field(s, "status", "conditions")), Annotations: stringMap(field(s, "metadata", "annotations"))}
+		o := &gateway.ObservedResource{Conditions: conditions(field(s, "status", "conditions"))}
 		if key == gateway.KeyGateway {
 			for _, v := range field(s, "spec", "listeners").GetListValue().GetValues() {
 				if n := str(v.GetStructValue(), "name"); n != "" {

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	kclusterv1alpha2 "github.com/crossplane-contrib/provider-kubernetes/apis/cluster/object/v1alpha2"
 	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -23,15 +24,15 @@ import (
 )
 
 func init() { //nolint:gochecknoinits // composed.From needs the kinds we compose in its scheme.
-	for _, add := range []func(*runtime.Scheme) error{gwapiv1.Install, cmv1.AddToScheme, kobjv1alpha1.SchemeBuilder.AddToScheme, corev1.AddToScheme} {
-		if err := add(composedScheme()); err != nil {
+	for _, add := range []func(*runtime.Scheme) error{
+		gwapiv1.Install, cmv1.AddToScheme, corev1.AddToScheme,
+		kobjv1alpha1.SchemeBuilder.AddToScheme, kclusterv1alpha2.SchemeBuilder.AddToScheme,
+	} {
+		if err := add(composed.Scheme); err != nil {
 			panic(fmt.Sprintf("cannot register composed kinds: %v", err))
 		}
 	}
 }
-
-// composedScheme is where composed.From looks up the kinds it converts.
-func composedScheme() *runtime.Scheme { return composed.Scheme }
 
 // decodeTenantGateway reads the observed XR into its Go type.
 func decodeTenantGateway(xr *resource.Composite) (*v1alpha1.TenantGateway, error) {
@@ -108,25 +109,9 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 // setDesired overlays the composed resources on the desired state of earlier
 // pipeline steps and writes the status the function owns.
 func setDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *gateway.Output) error {
-	desired, err := request.GetDesiredComposedResources(req)
-	if err != nil {
-		return fmt.Errorf("cannot get desired composed resources: %w", err)
+	if err := setComposed(req, rsp, out.Resources, func(key string) bool { return out.Ready[key] }); err != nil {
+		return err
 	}
-	for _, r := range out.Resources {
-		cd, err := toComposed(r)
-		if err != nil {
-			return err
-		}
-		ready := resource.ReadyFalse
-		if out.Ready[r.Key] {
-			ready = resource.ReadyTrue
-		}
-		desired[resource.Name(r.Key)] = &resource.DesiredComposed{Resource: cd, Ready: ready}
-	}
-	if err := response.SetDesiredComposedResources(rsp, desired); err != nil {
-		return fmt.Errorf("cannot set desired composed resources: %w", err)
-	}
-
 	return writeStatus(req, rsp, &v1alpha1.TenantGatewayStatus{
 		CertMode:    out.CertMode,
 		Listeners:   out.ListenerStatus,
@@ -134,6 +119,30 @@ func setDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out
 		Conflicts:   out.Conflicts,
 		ChildApexes: out.ChildApexes,
 	})
+}
+
+// setComposed overlays the composed resources on the desired state of
+// earlier pipeline steps, each marked ready or not.
+func setComposed(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, resources []gateway.Resource, ready func(key string) bool) error {
+	desired, err := request.GetDesiredComposedResources(req)
+	if err != nil {
+		return fmt.Errorf("cannot get desired composed resources: %w", err)
+	}
+	for _, r := range resources {
+		cd, err := toComposed(r)
+		if err != nil {
+			return err
+		}
+		state := resource.ReadyFalse
+		if ready(r.Key) {
+			state = resource.ReadyTrue
+		}
+		desired[resource.Name(r.Key)] = &resource.DesiredComposed{Resource: cd, Ready: state}
+	}
+	if err := response.SetDesiredComposedResources(rsp, desired); err != nil {
+		return fmt.Errorf("cannot set desired composed resources: %w", err)
+	}
+	return nil
 }
 
 // writeStatus merges the fields of a typed status into the desired XR's

@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	kclusterv1alpha2 "github.com/crossplane-contrib/provider-kubernetes/apis/cluster/object/v1alpha2"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/request"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/response"
 
@@ -32,12 +30,6 @@ const (
 // ConditionTenantGatewayReady mirrors the Ready condition of the tenant's
 // TenantGateway on the Tenant.
 const ConditionTenantGatewayReady = "TenantGatewayReady"
-
-func init() { //nolint:gochecknoinits // composed.From needs the kinds we compose in its scheme.
-	if err := kclusterv1alpha2.SchemeBuilder.AddToScheme(composedScheme()); err != nil {
-		panic(fmt.Sprintf("cannot register composed kinds: %v", err))
-	}
-}
 
 // runTenant composes one Tenant claim's XTenant.
 func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr *resource.Composite, settings fnv1beta1.Input) {
@@ -100,24 +92,9 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 
 // setTenantDesired composes the tenant's resources and writes its status.
 func setTenantDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *tenant.Output) error {
-	desired, err := request.GetDesiredComposedResources(req)
-	if err != nil {
-		return fmt.Errorf("cannot get desired composed resources: %w", err)
-	}
 	observed := observeComposed(req)
-	for _, r := range out.Resources {
-		cd, err := toComposed(r)
-		if err != nil {
-			return err
-		}
-		ready := resource.ReadyFalse
-		if tenantReady(r.Key, observed[r.Key]) {
-			ready = resource.ReadyTrue
-		}
-		desired[resource.Name(r.Key)] = &resource.DesiredComposed{Resource: cd, Ready: ready}
-	}
-	if err := response.SetDesiredComposedResources(rsp, desired); err != nil {
-		return fmt.Errorf("cannot set desired composed resources: %w", err)
+	if err := setComposed(req, rsp, out.Resources, func(key string) bool { return tenantReady(key, observed[key]) }); err != nil {
+		return err
 	}
 	return writeStatus(req, rsp, &out.Status)
 }

@@ -11,7 +11,7 @@ func guard(in *Input, resources []Resource) ([]Resource, []string) {
 	kept := resources[:0:0]
 	var refused []string
 	for _, r := range resources {
-		if _, ours := in.Observed[r.Key]; ours || isNamespaceKey(r.Key) {
+		if !needsProbe(in, r.Key) {
 			kept = append(kept, r)
 			continue
 		}
@@ -35,9 +35,16 @@ func guard(in *Input, resources []Resource) ([]Resource, []string) {
 func ProbesNeeded(in *Input, out *Output) []Resource {
 	var need []Resource
 	for _, r := range out.planned {
-		if _, ours := in.Observed[r.Key]; !ours && !isNamespaceKey(r.Key) {
+		if needsProbe(in, r.Key) {
 			need = append(need, r)
 		}
 	}
 	return need
+}
+
+// needsProbe reports whether a resource must be looked up by name before it
+// is composed: not observed as ours, and not a namespace patch.
+func needsProbe(in *Input, key string) bool {
+	_, ours := in.Observed[key]
+	return !ours && !isNamespaceKey(key)
 }

@@ -12,8 +12,6 @@ type ObservedResource struct {
 	Listeners map[string]map[string]string
 	// ListenerNames are a Gateway's spec listener names, as last composed.
 	ListenerNames []string
-	// Annotations of the resource, to read what a namespace Object manages.
-	Annotations map[string]string
 }
 
 // A Probe is what a look-up by name found at a name the function is about to

@@ -320,22 +320,10 @@ func trim(raw []byte) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-func quoted(l any) string {
-	var s []string
-	switch v := l.(type) {
-	case []string:
-		s = v
-	case []v1alpha1.IssuerName:
-		for _, e := range v {
-			s = append(s, string(e))
-		}
-	case []v1alpha1.DNS01ProviderName:
-		for _, e := range v {
-			s = append(s, string(e))
-		}
-	}
-	q := make([]string, len(s))
-	for i, e := range s {
+// quoted lists names as ["a", "b"], the way refusals name the allowed set.
+func quoted[T ~string](l []T) string {
+	q := make([]string, len(l))
+	for i, e := range l {
 		q[i] = fmt.Sprintf("%q", e)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
