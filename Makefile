@@ -46,7 +46,7 @@ VERSION      ?= v0.1.0
 
 RENDER_ENV = CROSSPLANE=$(abspath $(CROSSPLANE)) CROSSPLANE_CORE=$(abspath $(CROSSPLANE_CORE)) FUNCTION_BIN=$(abspath $(FUNCTION_BIN))
 
-.PHONY: render test unit golden generate xpkg xpkg-check lint bench tools e2e-tools e2e-up e2e-down build clean
+.PHONY: render test unit golden generate xpkg xpkg-check lint bench tools e2e e2e-tools e2e-up e2e-down build clean
 
 $(CROSSPLANE):
 	@mkdir -p $(dir $@)
@@ -85,8 +85,8 @@ K8S_LDFLAGS  := -s -w -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION)
 KUBE_APISERVER := $(CACHE)/bin/kube-apiserver-$(K8S_VERSION)-$(call sum,$(K8S_MOD)/go.sum)
 KUBE_CONTROLLER_MANAGER := $(CACHE)/bin/kube-controller-manager-$(K8S_VERSION)-$(call sum,$(K8S_MOD)/go.sum)
 PROVIDER_KUBERNETES := $(CACHE)/bin/provider-kubernetes-$(PKUBE_VERSION)-$(call sum,$(PKUBE_MOD)/go.sum)
-PKGCACHE_MOD := test/e2e/tools/pkgcache
-PKGCACHE     := $(CACHE)/bin/pkgcache-$(call sum,$(PKGCACHE_MOD)/go.sum)
+REGISTRY_MOD := test/e2e/tools/registry
+REGISTRY     := $(CACHE)/bin/registry-$(call sum,$(REGISTRY_MOD)/go.sum)-$(call sum,$(REGISTRY_MOD)/main.go)
 E2E_DIR      ?= $(abspath $(OUT))/e2e
 
 $(KUBE_APISERVER):
@@ -104,20 +104,30 @@ $(PROVIDER_KUBERNETES):
 	cd $(PKUBE_MOD) && go build -trimpath -ldflags "-s -w" -o $@.tmp github.com/crossplane-contrib/provider-kubernetes/cmd/provider
 	mv $@.tmp $@
 
-$(PKGCACHE):
+$(REGISTRY):
 	@mkdir -p $(dir $@)
-	cd $(PKGCACHE_MOD) && go build -trimpath -o $@.tmp .
+	cd $(REGISTRY_MOD) && go build -trimpath -o $@.tmp .
 	mv $@.tmp $@
 
-e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(PROVIDER_KUBERNETES) $(PKGCACHE)
+e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(PROVIDER_KUBERNETES) $(REGISTRY)
 
-# A loopback control plane with Crossplane and the function (groundwork for
-# the end-to-end tests; needs Debian's etcd-server and kubectl).
-e2e-up: e2e-tools build
-	E2E_DIR=$(E2E_DIR) KUBE_APISERVER=$(KUBE_APISERVER) KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER) \
-	CROSSPLANE_CORE=$(CROSSPLANE_CORE) PKGCACHE=$(PKGCACHE) FUNCTION_BIN=$(abspath $(FUNCTION_BIN)) \
-	bash test/e2e/hack/up.sh
-	@echo "export KUBECONFIG=$(E2E_DIR)/pki/kubeconfig"
+# The end-to-end tests (test/e2e, build tag e2e) against a loopback control
+# plane: etcd, kube-apiserver, kube-controller-manager, a registry, Crossplane,
+# the function and provider-kubernetes as plain processes (test/e2e/hack).
+# Needs Debian's etcd-server and kubectl. `make e2e` brings it up, runs the
+# tests and tears it down whatever happens; e2e-up/e2e-down keep it up for
+# poking at by hand (export KUBECONFIG=$(E2E_DIR)/pki/kubeconfig).
+E2E_ENV = E2E_DIR=$(E2E_DIR) KUBE_APISERVER=$(KUBE_APISERVER) KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER) \
+	CROSSPLANE_CORE=$(abspath $(CROSSPLANE_CORE)) CROSSPLANE=$(abspath $(CROSSPLANE)) REGISTRY=$(REGISTRY) \
+	PROVIDER_KUBERNETES=$(PROVIDER_KUBERNETES) FUNCTION_BIN=$(abspath $(FUNCTION_BIN)) \
+	XPKG_DIR=$(abspath $(OUT))/xpkg VERSION=$(VERSION)
+E2E_RUN ?= .
+
+e2e: e2e-tools build xpkg
+	$(E2E_ENV) E2E_RUN='$(E2E_RUN)' bash test/e2e/hack/run.sh
+
+e2e-up: e2e-tools build xpkg
+	$(E2E_ENV) bash test/e2e/hack/up.sh
 
 e2e-down:
 	E2E_DIR=$(E2E_DIR) bash test/e2e/hack/down.sh --wipe
