@@ -1,0 +1,322 @@
+//go:build e2e
+
+// Package e2e runs the product on real parts: a kube-apiserver with the
+// Gateway API and cert-manager CRDs, Crossplane core with our Configuration
+// and Function installed from a registry by `crossplane xpkg install`, and
+// provider-kubernetes. test/e2e/hack/up.sh brings them up; `make e2e` runs
+// these tests against them and tears everything down.
+//
+// No Gateway controller, cert-manager or kubelet runs: where a test needs
+// what a Gateway controller would write (Gateway and GatewayClass status),
+// the harness writes it through the status subresource and says so.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+const (
+	// fieldOwner is the manager of what the tests apply, as a user would.
+	fieldOwner = "e2e"
+	// controllerOwner writes status the way a Gateway controller would.
+	controllerOwner = "e2e-gateway-controller"
+	// oneTTL bounds how long a change the function picks up from required
+	// resources may take: the function runs with --ttl=10s (up.sh), plus
+	// Crossplane's queueing and provider-kubernetes' apply.
+	oneTTL = 45 * time.Second
+	// settle bounds what Crossplane does on a watch event (composed
+	// resources, XR status).
+	settle = 60 * time.Second
+)
+
+var (
+	k8s     client.Client
+	restCfg *rest.Config
+)
+
+// GVKs of what the tests read as unstructured objects.
+var (
+	gvkTenantGateway = schema.GroupVersionKind{Group: "gateway.cozystack.io", Version: "v1alpha1", Kind: "TenantGateway"}
+	gvkTenant        = schema.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "Tenant"}
+	gvkXTenant       = schema.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "XTenant"}
+	gvkGateway       = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "Gateway"}
+	gvkGatewayClass  = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "GatewayClass"}
+	gvkHTTPRoute     = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "HTTPRoute"}
+	gvkIssuer        = schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Issuer"}
+	gvkCertificate   = schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Certificate"}
+	gvkNSObject      = schema.GroupVersionKind{Group: "kubernetes.m.crossplane.io", Version: "v1alpha1", Kind: "Object"}
+	gvkNamespace     = schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}
+)
+
+func TestMain(m *testing.M) {
+	if err := setup(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(2)
+	}
+	os.Exit(m.Run())
+}
+
+func setup() error {
+	kc := os.Getenv("KUBECONFIG")
+	if kc == "" {
+		return errors.New("KUBECONFIG is not set: run the tests with `make e2e`, which brings the control plane up")
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
+	if err != nil {
+		return fmt.Errorf("cannot load %s: %w", kc, err)
+	}
+	cfg.QPS, cfg.Burst = 50, 100
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		return err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: s})
+	if err != nil {
+		return fmt.Errorf("cannot create a client: %w", err)
+	}
+	k8s, restCfg = c, cfg
+	// What every platform of ours has: the GatewayClass the TenantGateways
+	// default to, and the admission policies of SPEC §8, so every object
+	// the function composes in these tests also passes them.
+	if err := applyDocs(context.Background(), k8s, readFile("examples", "cluster", "admission-policies.yaml")); err != nil {
+		return fmt.Errorf("cannot apply the admission policies: %w", err)
+	}
+	return applyDocs(context.Background(), k8s, `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata:
+  name: cilium
+spec:
+  controllerName: io.cilium/gateway-controller
+`)
+}
+
+// repoRoot is the repository, two folders up from this package.
+func readFile(elem ...string) string {
+	b, err := os.ReadFile(filepath.Join(append([]string{"..", ".."}, elem...)...))
+	if err != nil {
+		panic(fmt.Sprintf("cannot read %v: %v", elem, err))
+	}
+	return string(b)
+}
+
+func ctx(t *testing.T) context.Context {
+	t.Helper()
+	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// decode splits a multi-document YAML into objects.
+func decode(docs string) ([]*unstructured.Unstructured, error) {
+	d := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(docs), 4096)
+	var out []*unstructured.Unstructured
+	for {
+		u := &unstructured.Unstructured{}
+		if err := d.Decode(&u.Object); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return nil, fmt.Errorf("cannot decode YAML: %w", err)
+		}
+		if len(u.Object) > 0 {
+			out = append(out, u)
+		}
+	}
+}
+
+// applyDocs server-side applies every document, as `kubectl apply
+// --server-side` would.
+func applyDocs(c context.Context, cl client.Client, docs string) error {
+	objs, err := decode(docs)
+	if err != nil {
+		return err
+	}
+	for _, u := range objs {
+		if err := cl.Apply(c, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
+			return fmt.Errorf("cannot apply %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// apply applies the documents and deletes them when the test ends.
+func apply(t *testing.T, docs string) {
+	t.Helper()
+	if err := applyDocs(ctx(t), k8s, docs); err != nil {
+		t.Fatal(err)
+	}
+	objs, _ := decode(docs)
+	t.Cleanup(func() {
+		for i := len(objs) - 1; i >= 0; i-- {
+			_ = k8s.Delete(context.Background(), objs[i])
+		}
+	})
+}
+
+// remove deletes what the documents name and fails on anything but success
+// or absence.
+func remove(t *testing.T, docs string) {
+	t.Helper()
+	objs, err := decode(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range objs {
+		if err := k8s.Delete(ctx(t), u); err != nil && !kerrors.IsNotFound(err) {
+			t.Fatalf("cannot delete %s %s/%s: %v", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+		}
+	}
+}
+
+// namespaces creates namespaces with labels (name=label=value,...) and
+// deletes them when the test ends.
+func namespace(t *testing.T, name string, labels map[string]string) {
+	t.Helper()
+	ns := &corev1.Namespace{}
+	ns.SetName(name)
+	ns.SetLabels(labels)
+	if err := k8s.Create(ctx(t), ns); err != nil {
+		t.Fatalf("cannot create namespace %s: %v", name, err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(context.Background(), ns) })
+}
+
+// get reads an object; found is false when it does not exist.
+func get(t *testing.T, gvk schema.GroupVersionKind, ns, name string) (*unstructured.Unstructured, bool) {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	err := k8s.Get(ctx(t), client.ObjectKey{Namespace: ns, Name: name}, u)
+	if kerrors.IsNotFound(err) {
+		return nil, false
+	}
+	if err != nil {
+		t.Fatalf("cannot get %s %s/%s: %v", gvk.Kind, ns, name, err)
+	}
+	return u, true
+}
+
+// list lists objects of a kind in a namespace ("" for all).
+func list(t *testing.T, gvk schema.GroupVersionKind, ns string, opts ...client.ListOption) []unstructured.Unstructured {
+	t.Helper()
+	l := &unstructured.UnstructuredList{}
+	l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err := k8s.List(ctx(t), l, append(opts, client.InNamespace(ns))...); err != nil {
+		t.Fatalf("cannot list %s in %q: %v", gvk.Kind, ns, err)
+	}
+	return l.Items
+}
+
+// eventually polls check until it reports done or the timeout passes, then
+// fails with what was expected and what check last saw.
+func eventually(t *testing.T, timeout time.Duration, expected string, check func() (done bool, saw string)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	start := time.Now()
+	var saw string
+	for {
+		var done bool
+		done, saw = check()
+		if done {
+			t.Logf("%s (after %s)", expected, time.Since(start).Round(time.Second))
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("expected %s within %s; last saw: %s", expected, timeout, saw)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// str reads a string field of an unstructured object.
+func str(u *unstructured.Unstructured, fields ...string) string {
+	if u == nil {
+		return ""
+	}
+	s, _, _ := unstructured.NestedString(u.Object, fields...)
+	return s
+}
+
+// slice reads a list field of an unstructured object.
+func slice(u *unstructured.Unstructured, fields ...string) []any {
+	if u == nil {
+		return nil
+	}
+	s, _, _ := unstructured.NestedSlice(u.Object, fields...)
+	return s
+}
+
+// condition returns status, reason and message of a condition type.
+func condition(u *unstructured.Unstructured, typ string) (status, reason, message string) {
+	for _, c := range slice(u, "status", "conditions") {
+		m, _ := c.(map[string]any)
+		if m["type"] == typ {
+			s, _ := m["status"].(string)
+			r, _ := m["reason"].(string)
+			msg, _ := m["message"].(string)
+			return s, r, msg
+		}
+	}
+	return "", "", ""
+}
+
+// listenerNames lists the names and hostnames of a Gateway's listeners as
+// "name=hostname" (hostname empty for the http listener).
+func listeners(gw *unstructured.Unstructured) []string {
+	var out []string
+	for _, l := range slice(gw, "spec", "listeners") {
+		m, _ := l.(map[string]any)
+		h, _ := m["hostname"].(string)
+		out = append(out, fmt.Sprintf("%v=%s", m["name"], h))
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// yamlOf prints an object for failure messages.
+func yamlOf(u *unstructured.Unstructured) string {
+	if u == nil {
+		return "<absent>"
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s %s/%s spec=%v status=%v", u.GetKind(), u.GetNamespace(), u.GetName(), u.Object["spec"], u.Object["status"])
+	return b.String()
+}
+
+// statusApply writes an object's status subresource by server-side apply, as
+// the controller that owns that status would.
+func statusApply(t *testing.T, u *unstructured.Unstructured) {
+	t.Helper()
+	if err := k8s.Status().Apply(ctx(t), client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(controllerOwner), client.ForceOwnership); err != nil {
+		t.Fatalf("cannot write the status of %s %s/%s: %v", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+	}
+}

@@ -1,0 +1,183 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+const (
+	labelGateway   = "namespace.cozystack.io/gateway"
+	annotAttachedBy = "cozystack.io/gateway-attached-by"
+)
+
+// marks reports a namespace's gateway label and attached-by annotation.
+func marks(t *testing.T, ns string) (label, annotation string, labels map[string]string) {
+	t.Helper()
+	u, found := get(t, gvkNamespace, "", ns)
+	if !found {
+		t.Fatalf("namespace %s is gone", ns)
+	}
+	return u.GetLabels()[labelGateway], u.GetAnnotations()[annotAttachedBy], u.GetLabels()
+}
+
+// TestNamespacePatches: attached namespaces get the gateway label and the
+// attached-by annotation through provider-kubernetes Objects (applied as the
+// provider's service account, with the example's RBAC); a namespace taken
+// off the list loses both; a namespace the tenant layer labelled is never
+// touched; labels we did not write stay.
+func TestNamespacePatches(t *testing.T) {
+	t.Parallel()
+	namespace(t, "tenant-np", map[string]string{"namespace.cozystack.io/host": "np.example.org"})
+	namespace(t, "np-apps", map[string]string{"team": "apps"})
+	namespace(t, "np-db", nil)
+	namespace(t, "np-tenant", map[string]string{labelGateway: "tenant-np", "namespace.cozystack.io/host": "np.example.org"})
+	tgwYAML := func(attached string) string {
+		return fmt.Sprintf(`
+apiVersion: gateway.cozystack.io/v1alpha1
+kind: TenantGateway
+metadata:
+  name: cozystack
+  namespace: tenant-np
+spec:
+  apex: np.example.org
+  attachedNamespaces: [%s]
+`, attached)
+	}
+	apply(t, tgwYAML("np-apps, np-db, np-tenant"))
+
+	for _, ns := range []string{"tenant-np", "np-apps", "np-db"} {
+		eventually(t, oneTTL+settle, fmt.Sprintf("namespace %s labelled %s=tenant-np and annotated %s=tenant-np", ns, labelGateway, annotAttachedBy), func() (bool, string) {
+			l, a, all := marks(t, ns)
+			return l == "tenant-np" && a == "tenant-np", fmt.Sprintf("labels %v, annotation %q", all, a)
+		})
+	}
+	if _, _, all := marks(t, "np-apps"); all["team"] != "apps" {
+		t.Errorf("np-apps: the label team=apps, which the function did not write, was clobbered: %v", all)
+	}
+	eventually(t, settle, "Objects cozystack-namespace-np-apps and -np-db Ready and Synced", func() (bool, string) {
+		for _, n := range []string{"cozystack-namespace-np-apps", "cozystack-namespace-np-db"} {
+			o, found := get(t, gvkNSObject, "tenant-np", n)
+			if r, _, _ := condition(o, "Ready"); !found || r != "True" {
+				return false, yamlOf(o)
+			}
+			if s, _, _ := condition(o, "Synced"); s != "True" {
+				return false, yamlOf(o)
+			}
+		}
+		return true, ""
+	})
+	if o, found := get(t, gvkNSObject, "tenant-np", "cozystack-namespace-np-tenant"); found {
+		t.Errorf("np-tenant is labelled by the tenant layer: want no Object for it, got %s", yamlOf(o))
+	}
+	if _, a, all := marks(t, "np-tenant"); a != "" || all[labelGateway] != "tenant-np" {
+		t.Errorf("np-tenant was touched: labels %v, annotation %q", all, a)
+	}
+
+	apply(t, tgwYAML("np-apps, np-tenant"))
+	eventually(t, oneTTL+settle, "np-db, taken off attachedNamespaces, without the label and the annotation", func() (bool, string) {
+		l, a, all := marks(t, "np-db")
+		return l == "" && a == "", fmt.Sprintf("labels %v, annotation %q", all, a)
+	})
+	eventually(t, oneTTL+settle, "the Object cozystack-namespace-np-db gone once the marks are off", func() (bool, string) {
+		o, found := get(t, gvkNSObject, "tenant-np", "cozystack-namespace-np-db")
+		return !found, yamlOf(o)
+	})
+	if l, a, _ := marks(t, "np-apps"); l != "tenant-np" || a != "tenant-np" {
+		t.Errorf("np-apps, still attached, lost its marks: label %q annotation %q", l, a)
+	}
+	if _, a, all := marks(t, "np-tenant"); a != "" || all[labelGateway] != "tenant-np" {
+		t.Errorf("np-tenant was touched: labels %v, annotation %q", all, a)
+	}
+}
+
+// TestForeignGateway: a Gateway that already exists at the derived name and
+// is not the TenantGateway's stays untouched, the TenantGateway says so, and
+// everything else is still composed.
+func TestForeignGateway(t *testing.T) {
+	t.Parallel()
+	tenantNamespaces(t, "tenant-fg", "example.org", nil)
+	apply(t, `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: cozystack
+  namespace: tenant-fg
+  labels: {owner: someone-else}
+spec:
+  gatewayClassName: cilium
+  listeners:
+  - name: web
+    port: 8080
+    protocol: HTTP
+`)
+	before, _ := get(t, gvkGateway, "tenant-fg", "cozystack")
+	apply(t, `
+apiVersion: gateway.cozystack.io/v1alpha1
+kind: TenantGateway
+metadata:
+  name: cozystack
+  namespace: tenant-fg
+spec:
+  apex: example.org
+`)
+	want := "Gateway tenant-fg/cozystack exists but is not owned by TenantGateway cozystack; refusing to take over (delete it manually if you want the function to manage it)"
+	eventually(t, oneTTL+settle, "GatewayReady=False ReconcileError: "+want, func() (bool, string) {
+		s, r, m := condition(tgw(t, "tenant-fg", "cozystack"), "GatewayReady")
+		return s == "False" && r == "ReconcileError" && m == want, fmt.Sprintf("%s %s %q", s, r, m)
+	})
+	eventually(t, settle, "the Issuer and the redirect route composed all the same", func() (bool, string) {
+		_, i := get(t, gvkIssuer, "tenant-fg", "cozystack-gateway")
+		_, r := get(t, gvkHTTPRoute, "tenant-fg", "cozystack-http-redirect")
+		return i && r, fmt.Sprintf("issuer %v, redirect %v", i, r)
+	})
+	after, _ := get(t, gvkGateway, "tenant-fg", "cozystack")
+	if after.GetResourceVersion() != before.GetResourceVersion() || len(after.GetOwnerReferences()) != 0 {
+		t.Errorf("the foreign Gateway was modified: before %s, after %s (owners %v)", before.GetResourceVersion(), after.GetResourceVersion(), after.GetOwnerReferences())
+	}
+}
+
+// gatewayStatus writes a Gateway's status the way its controller would. No
+// Gateway controller runs here, so the harness plays it.
+func gatewayStatus(t *testing.T, gw *unstructured.Unstructured, accepted string, programmed map[string]string) {
+	t.Helper()
+	now := "2026-01-01T00:00:00Z"
+	cond := func(typ, status string) map[string]any {
+		return map[string]any{"type": typ, "status": status, "reason": typ, "message": "", "lastTransitionTime": now, "observedGeneration": gw.GetGeneration()}
+	}
+	var ls []any
+	for _, l := range slice(gw, "spec", "listeners") {
+		name := l.(map[string]any)["name"].(string)
+		p := programmed[name]
+		if p == "" {
+			p = "True"
+		}
+		ls = append(ls, map[string]any{
+			"name": name, "attachedRoutes": int64(0),
+			"supportedKinds": []any{map[string]any{"group": "gateway.networking.k8s.io", "kind": "HTTPRoute"}},
+			"conditions":     []any{cond("Accepted", "True"), cond("Programmed", p)},
+		})
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
+		"metadata": map[string]any{"name": gw.GetName(), "namespace": gw.GetNamespace()},
+		"status":   map[string]any{"conditions": []any{cond("Accepted", accepted), cond("Programmed", accepted)}, "listeners": ls},
+	}}
+	statusApply(t, u)
+}
+
+// readyStatus marks a cert-manager object Ready, as cert-manager would.
+func readyStatus(t *testing.T, gvkObj *unstructured.Unstructured) {
+	t.Helper()
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": gvkObj.GetAPIVersion(), "kind": gvkObj.GetKind(),
+		"metadata": map[string]any{"name": gvkObj.GetName(), "namespace": gvkObj.GetNamespace()},
+		"status": map[string]any{"conditions": []any{map[string]any{
+			"type": "Ready", "status": "True", "reason": "Ready", "message": "ready", "lastTransitionTime": "2026-01-01T00:00:00Z",
+		}}},
+	}}
+	statusApply(t, u)
+}

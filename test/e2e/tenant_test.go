@@ -1,0 +1,91 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// TestTenantClaims: Tenant claims, derived from the platform settings (the
+// EnvironmentConfig of examples/cluster/platform.yaml): the root tenant's
+// namespace is patched with the publishing host; a tenant with gateway: true
+// gets its namespace, labelled with its host and its own gateway, and a
+// TenantGateway through a provider-kubernetes Object; a nested tenant
+// without a gateway inherits its parent's.
+func TestTenantClaims(t *testing.T) {
+	t.Parallel()
+	apply(t, readFile("examples", "cluster", "platform.yaml"))
+	namespace(t, "tenant-root", nil)
+	apply(t, `
+apiVersion: apps.cozystack.io/v1alpha1
+kind: Tenant
+metadata:
+  name: root
+  namespace: tenant-root
+spec:
+  gateway: true
+---
+apiVersion: apps.cozystack.io/v1alpha1
+kind: Tenant
+metadata:
+  name: alice
+  namespace: tenant-root
+spec:
+  gateway: true
+`)
+	nsLabels := func(ns, host, gateway string) {
+		t.Helper()
+		eventually(t, oneTTL+settle, fmt.Sprintf("namespace %s with host %s and gateway %s", ns, host, gateway), func() (bool, string) {
+			u, found := get(t, gvkNamespace, "", ns)
+			if !found {
+				return false, "no namespace " + ns
+			}
+			l := u.GetLabels()
+			return l["namespace.cozystack.io/host"] == host && l[labelGateway] == gateway, fmt.Sprint(l)
+		})
+	}
+	nsLabels("tenant-root", "example.org", "tenant-root")
+	nsLabels("tenant-alice", "alice.example.org", "tenant-alice")
+	eventually(t, oneTTL+settle, "TenantGateway tenant-alice/cozystack for apex alice.example.org on class cilium", func() (bool, string) {
+		x := tgw(t, "tenant-alice", "cozystack")
+		return str(x, "spec", "apex") == "alice.example.org" && str(x, "spec", "gatewayClassName") == "cilium", yamlOf(x)
+	})
+	eventually(t, oneTTL+settle, "the alice TenantGateway's Gateway", func() (bool, string) {
+		_, found := get(t, gvkGateway, "tenant-alice", "cozystack")
+		return found, yamlOf(tgw(t, "tenant-alice", "cozystack"))
+	})
+	eventually(t, oneTTL+settle, "the Tenant claim alice mirrors its TenantGateway's Ready condition as TenantGatewayReady", func() (bool, string) {
+		c, _ := get(t, gvkTenant, "tenant-root", "alice")
+		s, r, _ := condition(c, "TenantGatewayReady")
+		gs, gr, _ := condition(tgw(t, "tenant-alice", "cozystack"), "Ready")
+		return s != "" && s == gs && r == gr, fmt.Sprintf("claim %s %s; TenantGateway %s %s", s, r, gs, gr)
+	})
+
+	apply(t, `
+apiVersion: apps.cozystack.io/v1alpha1
+kind: Tenant
+metadata:
+  name: bob
+  namespace: tenant-alice
+spec: {}
+`)
+	nsLabels("tenant-alice-bob", "bob.alice.example.org", "tenant-alice")
+	if x := tgw(t, "tenant-alice-bob", "cozystack"); x != nil {
+		t.Errorf("bob asked for no gateway, but got %s", yamlOf(x))
+	}
+	// bob inherits alice's Gateway: a route in bob's namespace attached to
+	// it becomes a listener there.
+	apply(t, httpRoute("tenant-alice-bob", "shop", "tenant-alice", "cozystack", "shop.bob.alice.example.org"))
+	waitGateway(t, "tenant-alice", "cozystack", "a listener on alice's Gateway for bob's route shop.bob.alice.example.org", func(ls []string, _ *unstructured.Unstructured) bool {
+		for _, l := range ls {
+			if strings.HasPrefix(l, "https-shop-") && strings.HasSuffix(l, "=shop.bob.alice.example.org") {
+				return true
+			}
+		}
+		return false
+	})
+}

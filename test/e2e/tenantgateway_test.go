@@ -1,0 +1,275 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// tenantNamespaces creates a TenantGateway's namespace and its children, each
+// labelled as the tenant layer labels them: host, and gateway = tgwNS.
+func tenantNamespaces(t *testing.T, tgwNS, apex string, children map[string]string) {
+	t.Helper()
+	namespace(t, tgwNS, map[string]string{"namespace.cozystack.io/host": apex, "namespace.cozystack.io/gateway": tgwNS})
+	for ns, host := range children {
+		namespace(t, ns, map[string]string{"namespace.cozystack.io/host": host, "namespace.cozystack.io/gateway": tgwNS})
+	}
+}
+
+func httpRoute(ns, name, gwNS, gw string, hostnames ...string) string {
+	return fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  parentRefs:
+  - name: %s
+    namespace: %s
+  hostnames: [%s]
+  rules:
+  - backendRefs:
+    - name: app
+      port: 80
+`, name, ns, gw, gwNS, strings.Join(hostnames, ", "))
+}
+
+// waitGateway waits until the TenantGateway's Gateway has listeners
+// satisfying ok, and returns it.
+func waitGateway(t *testing.T, ns, name, expected string, ok func(ls []string, gw *unstructured.Unstructured) bool) *unstructured.Unstructured {
+	t.Helper()
+	var gw *unstructured.Unstructured
+	eventually(t, oneTTL+settle, expected, func() (bool, string) {
+		g, found := get(t, gvkGateway, ns, name)
+		if !found {
+			return false, fmt.Sprintf("no Gateway %s/%s; TenantGateway: %s", ns, name, yamlOf(tgw(t, ns, name)))
+		}
+		gw = g
+		return ok(listeners(g), g), fmt.Sprintf("listeners %v", listeners(g))
+	})
+	return gw
+}
+
+func tgw(t *testing.T, ns, name string) *unstructured.Unstructured {
+	t.Helper()
+	u, _ := get(t, gvkTenantGateway, ns, name)
+	return u
+}
+
+// TestHTTP01RouteBecomesListener: a TenantGateway becomes a Gateway, an
+// Issuer and a redirect route the API server accepts (with the real Gateway
+// API and cert-manager CRDs and the admission policies in place); an
+// HTTPRoute added in an attached namespace becomes a listener and a
+// Certificate within one TTL, and removing it removes both. The names are
+// the spec's check values (SPEC §5.1).
+func TestHTTP01RouteBecomesListener(t *testing.T) {
+	t.Parallel()
+	tenantNamespaces(t, "tenant-foo", "foo.example.com", nil)
+	namespace(t, "tenant-foo-apps", map[string]string{"namespace.cozystack.io/host": "foo.example.com", "namespace.cozystack.io/gateway": "tenant-foo"})
+	apply(t, `
+apiVersion: gateway.cozystack.io/v1alpha1
+kind: TenantGateway
+metadata:
+  name: cozystack
+  namespace: tenant-foo
+spec:
+  apex: foo.example.com
+`)
+	waitGateway(t, "tenant-foo", "cozystack", "Gateway tenant-foo/cozystack with only the http listener", func(ls []string, _ *unstructured.Unstructured) bool {
+		return len(ls) == 1 && ls[0] == "http="
+	})
+	eventually(t, settle, "Issuer cozystack-gateway and HTTPRoute cozystack-http-redirect in tenant-foo", func() (bool, string) {
+		iss, okI := get(t, gvkIssuer, "tenant-foo", "cozystack-gateway")
+		rd, okR := get(t, gvkHTTPRoute, "tenant-foo", "cozystack-http-redirect")
+		return okI && okR, fmt.Sprintf("issuer: %s; redirect: %s", yamlOf(iss), yamlOf(rd))
+	})
+	iss, _ := get(t, gvkIssuer, "tenant-foo", "cozystack-gateway")
+	if got := slice(iss, "spec", "acme", "solvers"); len(got) != 1 {
+		t.Errorf("Issuer cozystack-gateway: want one HTTP-01 solver, got %v", got)
+	}
+
+	route := httpRoute("tenant-foo-apps", "harbor", "tenant-foo", "cozystack", "harbor.foo.example.com")
+	apply(t, route)
+	waitGateway(t, "tenant-foo", "cozystack", "listener https-harbor-760d5a8a for harbor.foo.example.com", func(ls []string, _ *unstructured.Unstructured) bool {
+		return contains(ls, "https-harbor-760d5a8a=harbor.foo.example.com")
+	})
+	eventually(t, settle, "Certificate cozystack-harbor-760d5a8a-tls for harbor.foo.example.com", func() (bool, string) {
+		c, found := get(t, gvkCertificate, "tenant-foo", "cozystack-harbor-760d5a8a-tls")
+		names := slice(c, "spec", "dnsNames")
+		return found && fmt.Sprint(names) == "[harbor.foo.example.com]", yamlOf(c)
+	})
+	eventually(t, settle, "status.listeners to report https-harbor-760d5a8a as Pending (no Gateway controller has written status)", func() (bool, string) {
+		x := tgw(t, "tenant-foo", "cozystack")
+		for _, l := range slice(x, "status", "listeners") {
+			m, _ := l.(map[string]any)
+			if m["name"] == "https-harbor-760d5a8a" {
+				return m["reason"] == "Pending" && m["certificateName"] == "cozystack-harbor-760d5a8a-tls", fmt.Sprint(m)
+			}
+		}
+		return false, fmt.Sprint(slice(x, "status", "listeners"))
+	})
+
+	remove(t, route)
+	waitGateway(t, "tenant-foo", "cozystack", "the harbor listener gone once its route is deleted", func(ls []string, _ *unstructured.Unstructured) bool {
+		return len(ls) == 1 && ls[0] == "http="
+	})
+	eventually(t, settle, "Certificate cozystack-harbor-760d5a8a-tls deleted", func() (bool, string) {
+		c, found := get(t, gvkCertificate, "tenant-foo", "cozystack-harbor-760d5a8a-tls")
+		return !found, yamlOf(c)
+	})
+}
+
+// TestDNS01Children: dns01 with two inheriting child namespaces gives one
+// wildcard Certificate for the apex and both child apexes, the fixed
+// https/https-apex listeners and one https-child listener per child (check
+// values of SPEC §5.1).
+func TestDNS01Children(t *testing.T) {
+	t.Parallel()
+	tenantNamespaces(t, "tenant-dns", "example.org", map[string]string{
+		"tenant-dns-alice": "alice.example.org",
+		"tenant-dns-bob":   "bob.example.org",
+	})
+	apply(t, `
+apiVersion: gateway.cozystack.io/v1alpha1
+kind: TenantGateway
+metadata:
+  name: cozystack
+  namespace: tenant-dns
+spec:
+  apex: example.org
+  certMode: dns01
+  issuerName: letsencrypt-stage
+  dns01:
+    provider: cloudflare
+    cloudflare:
+      apiTokenSecretRef: {name: cloudflare-api-token, key: api-token}
+`)
+	want := []string{"http=", "https=*.example.org", "https-apex=example.org",
+		"https-child-alice-cf290f3a=*.alice.example.org", "https-child-bob-116343d5=*.bob.example.org"}
+	waitGateway(t, "tenant-dns", "cozystack", fmt.Sprintf("listeners %v", want), func(ls []string, _ *unstructured.Unstructured) bool {
+		return fmt.Sprint(ls) == fmt.Sprint(want)
+	})
+	eventually(t, settle, "wildcard Certificate cozystack-gateway-tls for the apex and both children", func() (bool, string) {
+		c, _ := get(t, gvkCertificate, "tenant-dns", "cozystack-gateway-tls")
+		return fmt.Sprint(slice(c, "spec", "dnsNames")) == "[example.org *.example.org alice.example.org *.alice.example.org bob.example.org *.bob.example.org]", yamlOf(c)
+	})
+	eventually(t, settle, "Issuer cozystack-gateway with a Cloudflare DNS-01 solver", func() (bool, string) {
+		iss, _ := get(t, gvkIssuer, "tenant-dns", "cozystack-gateway")
+		solvers := slice(iss, "spec", "acme", "solvers")
+		return len(solvers) == 1 && strings.Contains(fmt.Sprint(solvers), "cloudflare"), yamlOf(iss)
+	})
+}
+
+// TestExistingSecret: existingSecret serves the apex and children from the
+// operator's wildcard Secret: no Issuer, no Certificate.
+func TestExistingSecret(t *testing.T) {
+	t.Parallel()
+	tenantNamespaces(t, "tenant-ws", "example.org", map[string]string{"tenant-ws-alice": "alice.example.org"})
+	apply(t, `
+apiVersion: gateway.cozystack.io/v1alpha1
+kind: TenantGateway
+metadata:
+  name: cozystack
+  namespace: tenant-ws
+spec:
+  apex: example.org
+  certMode: existingSecret
+  wildcardSecretRef: {name: wildcard-example-org}
+`)
+	gw := waitGateway(t, "tenant-ws", "cozystack", "https, https-apex and the alice child listener", func(ls []string, _ *unstructured.Unstructured) bool {
+		return fmt.Sprint(ls) == "[http= https=*.example.org https-apex=example.org https-child-alice-cf290f3a=*.alice.example.org]"
+	})
+	for _, l := range slice(gw, "spec", "listeners")[1:] {
+		if refs := fmt.Sprint(l.(map[string]any)["tls"]); !strings.Contains(refs, "wildcard-example-org") {
+			t.Errorf("listener %v: want certificateRefs to name the Secret wildcard-example-org, got %s", l.(map[string]any)["name"], refs)
+		}
+	}
+	eventually(t, settle, "no Issuer and no Certificate in tenant-ws", func() (bool, string) {
+		is, cs := list(t, gvkIssuer, "tenant-ws"), list(t, gvkCertificate, "tenant-ws")
+		return len(is) == 0 && len(cs) == 0, fmt.Sprintf("%d issuers, %d certificates", len(is), len(cs))
+	})
+}
+
+// TestEdge: edge mode, for a class whose TLS ends in front of the cluster:
+// plain-HTTP listeners for the apex and the children, no Issuer, no
+// Certificate, no redirect.
+func TestEdge(t *testing.T) {
+	t.Parallel()
+	tenantNamespaces(t, "tenant-edge", "example.org", map[string]string{"tenant-edge-alice": "alice.example.org"})
+	apply(t, `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata:
+  name: edge-tunnel
+spec:
+  controllerName: example.com/edge-tunnel
+---
+apiVersion: gateway.cozystack.io/v1alpha1
+kind: TenantGateway
+metadata:
+  name: cozystack
+  namespace: tenant-edge
+spec:
+  apex: example.org
+  certMode: edge
+  gatewayClassName: edge-tunnel
+`)
+	edge := regexp.MustCompile(`^edge=\*\.example\.org edge-apex=example\.org edge-child-alice-cf290f3a=\*\.alice\.example\.org$`)
+	gw := waitGateway(t, "tenant-edge", "cozystack", "edge, edge-apex and edge-child-alice listeners", func(ls []string, _ *unstructured.Unstructured) bool {
+		return edge.MatchString(strings.Join(ls, " "))
+	})
+	for _, l := range slice(gw, "spec", "listeners") {
+		m := l.(map[string]any)
+		if m["protocol"] != "HTTP" || fmt.Sprint(m["port"]) != "80" || m["tls"] != nil {
+			t.Errorf("edge listener %v: want 80/HTTP without tls, got %v", m["name"], m)
+		}
+	}
+	eventually(t, settle, "no Issuer, Certificate or redirect route in tenant-edge", func() (bool, string) {
+		is, cs := list(t, gvkIssuer, "tenant-edge"), list(t, gvkCertificate, "tenant-edge")
+		_, rd := get(t, gvkHTTPRoute, "tenant-edge", "cozystack-http-redirect")
+		return len(is) == 0 && len(cs) == 0 && !rd, fmt.Sprintf("%d issuers, %d certificates, redirect %v", len(is), len(cs), rd)
+	})
+}
+
+// TestConflictEnforced: two namespaces claim one hostname; the winner's
+// namespace (smallest namespace/name) alone is admitted by the hostname's
+// listener, and the TenantGateway reports the loser.
+func TestConflictEnforced(t *testing.T) {
+	t.Parallel()
+	tenantNamespaces(t, "tenant-cf", "example.org", nil)
+	for _, ns := range []string{"tenant-cf-a", "tenant-cf-b"} {
+		namespace(t, ns, map[string]string{"namespace.cozystack.io/host": "example.org", "namespace.cozystack.io/gateway": "tenant-cf"})
+	}
+	apply(t, `
+apiVersion: gateway.cozystack.io/v1alpha1
+kind: TenantGateway
+metadata:
+  name: cozystack
+  namespace: tenant-cf
+spec:
+  apex: example.org
+`)
+	apply(t, httpRoute("tenant-cf-a", "shop", "tenant-cf", "cozystack", "shop.example.org"))
+	apply(t, httpRoute("tenant-cf-b", "shop", "tenant-cf", "cozystack", "shop.example.org"))
+	gw := waitGateway(t, "tenant-cf", "cozystack", "a listener for shop.example.org", func(ls []string, _ *unstructured.Unstructured) bool {
+		return len(ls) == 2 && strings.HasSuffix(ls[1], "=shop.example.org")
+	})
+	l := slice(gw, "spec", "listeners")[1].(map[string]any)
+	sel := fmt.Sprint(l["allowedRoutes"])
+	if !strings.Contains(sel, "kubernetes.io/metadata.name:tenant-cf-a") {
+		t.Errorf("listener %v: want allowedRoutes to admit only namespace tenant-cf-a (the winner), got %s", l["name"], sel)
+	}
+	eventually(t, settle, "RoutesAccepted=False HostnameConflict naming the losing route", func() (bool, string) {
+		x := tgw(t, "tenant-cf", "cozystack")
+		s, r, m := condition(x, "RoutesAccepted")
+		conflicts := fmt.Sprint(slice(x, "status", "conflicts"))
+		return s == "False" && r == "HostnameConflict" && strings.Contains(m, "tenant-cf-b/shop") &&
+			strings.Contains(conflicts, "HTTPRoute/tenant-cf-a/shop"), fmt.Sprintf("%s %s %q conflicts=%s", s, r, m, conflicts)
+	})
+}
