@@ -84,6 +84,7 @@ PKUBE_VERSION := $(call pin,github.com/crossplane-contrib/provider-kubernetes,$(
 K8S_LDFLAGS  := -s -w -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) -X k8s.io/component-base/version.gitTreeState=clean
 KUBE_APISERVER := $(CACHE)/bin/kube-apiserver-$(K8S_VERSION)-$(call sum,$(K8S_MOD)/go.sum)
 KUBE_CONTROLLER_MANAGER := $(CACHE)/bin/kube-controller-manager-$(K8S_VERSION)-$(call sum,$(K8S_MOD)/go.sum)
+KUBECTL      := $(CACHE)/bin/kubectl-$(K8S_VERSION)-$(call sum,$(K8S_MOD)/go.sum)
 PROVIDER_KUBERNETES := $(CACHE)/bin/provider-kubernetes-$(PKUBE_VERSION)-$(call sum,$(PKUBE_MOD)/go.sum)
 REGISTRY_MOD := test/e2e/tools/registry
 REGISTRY     := $(CACHE)/bin/registry-$(call sum,$(REGISTRY_MOD)/go.sum)-$(call sum,$(REGISTRY_MOD)/main.go)
@@ -99,6 +100,11 @@ $(KUBE_CONTROLLER_MANAGER):
 	cd $(K8S_MOD) && go build -trimpath -ldflags "$(K8S_LDFLAGS)" -o $@.tmp k8s.io/kubernetes/cmd/kube-controller-manager
 	mv $@.tmp $@
 
+$(KUBECTL):
+	@mkdir -p $(dir $@)
+	cd $(K8S_MOD) && go build -trimpath -ldflags "$(K8S_LDFLAGS)" -o $@.tmp k8s.io/kubernetes/cmd/kubectl
+	mv $@.tmp $@
+
 $(PROVIDER_KUBERNETES):
 	@mkdir -p $(dir $@)
 	cd $(PKUBE_MOD) && go build -trimpath -ldflags "-s -w" -o $@.tmp github.com/crossplane-contrib/provider-kubernetes/cmd/provider
@@ -109,15 +115,16 @@ $(REGISTRY):
 	cd $(REGISTRY_MOD) && go build -trimpath -o $@.tmp .
 	mv $@.tmp $@
 
-e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(PROVIDER_KUBERNETES) $(REGISTRY)
+e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) $(PROVIDER_KUBERNETES) $(REGISTRY)
 
 # The end-to-end tests (test/e2e, build tag e2e) against a loopback control
 # plane: etcd, kube-apiserver, kube-controller-manager, a registry, Crossplane,
 # the function and provider-kubernetes as plain processes (test/e2e/hack).
-# Needs Debian's etcd-server and kubectl. `make e2e` brings it up, runs the
+# Needs Debian's etcd-server (etcd, etcdctl), openssl and curl; kubectl is
+# built with the control plane, at its version. `make e2e` brings it up, runs the
 # tests and tears it down whatever happens; e2e-up/e2e-down keep it up for
 # poking at by hand (export KUBECONFIG=$(E2E_DIR)/pki/kubeconfig).
-E2E_ENV = E2E_DIR=$(E2E_DIR) KUBE_APISERVER=$(KUBE_APISERVER) KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER) \
+E2E_ENV = E2E_DIR=$(E2E_DIR) KUBE_APISERVER=$(KUBE_APISERVER) KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER) KUBECTL=$(KUBECTL) \
 	CROSSPLANE_CORE=$(abspath $(CROSSPLANE_CORE)) CROSSPLANE=$(abspath $(CROSSPLANE)) REGISTRY=$(REGISTRY) \
 	PROVIDER_KUBERNETES=$(PROVIDER_KUBERNETES) FUNCTION_BIN=$(abspath $(FUNCTION_BIN)) \
 	XPKG_DIR=$(abspath $(OUT))/xpkg VERSION=$(VERSION)

@@ -58,9 +58,7 @@ var (
 var (
 	gvkTenantGateway = schema.GroupVersionKind{Group: "gateway.cozystack.io", Version: "v1alpha1", Kind: "TenantGateway"}
 	gvkTenant        = schema.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "Tenant"}
-	gvkXTenant       = schema.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "XTenant"}
 	gvkGateway       = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "Gateway"}
-	gvkGatewayClass  = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "GatewayClass"}
 	gvkHTTPRoute     = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "HTTPRoute"}
 	gvkIssuer        = schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Issuer"}
 	gvkCertificate   = schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Certificate"}
@@ -101,6 +99,9 @@ func setup() error {
 	if err := applyDocs(context.Background(), k8s, readFile("examples", "cluster", "admission-policies.yaml")); err != nil {
 		return fmt.Errorf("cannot apply the admission policies: %w", err)
 	}
+	if err := policiesActive(); err != nil {
+		return err
+	}
 	return applyDocs(context.Background(), k8s, `
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
@@ -111,7 +112,7 @@ spec:
 `)
 }
 
-// repoRoot is the repository, two folders up from this package.
+// readFile reads a file of the repository, two folders up from here.
 func readFile(elem ...string) string {
 	b, err := os.ReadFile(filepath.Join(append([]string{"..", ".."}, elem...)...))
 	if err != nil {
@@ -189,8 +190,8 @@ func remove(t *testing.T, docs string) {
 	}
 }
 
-// namespaces creates namespaces with labels (name=label=value,...) and
-// deletes them when the test ends.
+// namespace creates a namespace with labels and deletes it when the test
+// ends.
 func namespace(t *testing.T, name string, labels map[string]string) {
 	t.Helper()
 	ns := &corev1.Namespace{}
@@ -281,7 +282,7 @@ func condition(u *unstructured.Unstructured, typ string) (status, reason, messag
 	return "", "", ""
 }
 
-// listenerNames lists the names and hostnames of a Gateway's listeners as
+// listeners lists the names and hostnames of a Gateway's listeners as
 // "name=hostname" (hostname empty for the http listener).
 func listeners(gw *unstructured.Unstructured) []string {
 	var out []string
@@ -319,4 +320,53 @@ func statusApply(t *testing.T, u *unstructured.Unstructured) {
 	if err := k8s.Status().Apply(ctx(t), client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(controllerOwner), client.ForceOwnership); err != nil {
 		t.Fatalf("cannot write the status of %s %s/%s: %v", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 	}
+}
+
+// policiesActive waits until the API server enforces the policies that judge
+// what the function composes and what tenants attach (it loads new policies
+// asynchronously): a Gateway, an HTTPRoute and a TLSRoute with a hostname in
+// a tenant namespace without a host label must all be denied.
+func policiesActive() error {
+	c := context.Background()
+	probe := &corev1.Namespace{}
+	probe.SetName("tenant-e2e-policy-probe")
+	if err := k8s.Create(c, probe); err != nil && !kerrors.IsAlreadyExists(err) {
+		return fmt.Errorf("cannot create the policy probe namespace: %w", err)
+	}
+	defer func() { _ = k8s.Delete(c, probe) }()
+	objs, err := decode(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: probe, namespace: tenant-e2e-policy-probe}
+spec:
+  gatewayClassName: cilium
+  listeners: [{name: http, port: 80, protocol: HTTP, hostname: probe.example.org}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: probe, namespace: tenant-e2e-policy-probe}
+spec: {hostnames: [probe.example.org]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: TLSRoute
+metadata: {name: probe, namespace: tenant-e2e-policy-probe}
+spec: {hostnames: [probe.example.org], rules: [{backendRefs: [{name: probe, port: 443}]}]}
+`)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for _, u := range objs {
+		for {
+			err := k8s.Apply(c, client.ApplyConfigurationFromUnstructured(u.DeepCopy()), client.FieldOwner(fieldOwner), client.DryRunAll)
+			if err != nil && strings.Contains(err.Error(), "ValidatingAdmissionPolicy") {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the admission policies are not enforced after 60s: a %s with a hostname in a tenant namespace without a host label was not denied (%w)", u.GetKind(), err)
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
+	return nil
 }

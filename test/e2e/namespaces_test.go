@@ -10,7 +10,7 @@ import (
 )
 
 const (
-	labelGateway   = "namespace.cozystack.io/gateway"
+	labelGateway    = "namespace.cozystack.io/gateway"
 	annotAttachedBy = "cozystack.io/gateway-attached-by"
 )
 

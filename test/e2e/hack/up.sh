@@ -24,17 +24,19 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 R=${E2E_DIR:?}
-: "${KUBE_APISERVER:?}" "${KUBE_CONTROLLER_MANAGER:?}" "${CROSSPLANE_CORE:?}" "${CROSSPLANE:?}" "${REGISTRY:?}"
+: "${KUBE_APISERVER:?}" "${KUBE_CONTROLLER_MANAGER:?}" "${KUBECTL:?}" "${CROSSPLANE_CORE:?}" "${CROSSPLANE:?}" "${REGISTRY:?}"
 : "${PROVIDER_KUBERNETES:?}" "${FUNCTION_BIN:?}" "${XPKG_DIR:?}" "${VERSION:?}"
 P=$R/pki; S=$R/run; L=$R/logs
 export KUBECONFIG=$P/kubeconfig
-mkdir -p "$S" "$L"
+mkdir -p "$S/bin" "$L"
+# kubectl at the control plane's version (built with it), ahead of any other.
+ln -sf "$KUBECTL" "$S/bin/kubectl"; export PATH="$S/bin:$PATH"
 t0=$(date +%s); ts(){ echo "[+$(( $(date +%s)-t0 ))s] $*"; }
 bg(){ local name=$1; shift; setsid nohup "$@" > "$L/$name.log" 2>&1 & echo $! > "$S/$name.pid"; }
 waitfor(){ local n=$1; shift; for _ in $(seq 1 "$n"); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done; echo "timeout after ${n}s: $*" >&2; return 1; }
 fail(){ echo "e2e-up: $*" >&2; echo "logs: $L" >&2; exit 1; }
-for t in etcd etcdctl kubectl openssl curl; do command -v $t >/dev/null || fail "$t is missing (apt-get install etcd-server etcd-client kubernetes-client openssl curl)"; done
-for port in 2379 6443 9443 9444 5000 18080 18081 18082; do
+for t in etcd etcdctl openssl curl; do command -v $t >/dev/null || fail "$t is missing (apt-get install etcd-server etcd-client openssl curl)"; done
+for port in 2379 2380 2381 6443 10257 5000 8080 9443 9444 18080 18081 18082; do
   if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then fail "port $port is in use: is another control plane up? (make e2e-down)"; fi
 done
 
