@@ -64,6 +64,7 @@ var (
 	gvkCertificate   = schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Certificate"}
 	gvkNSObject      = schema.GroupVersionKind{Group: "kubernetes.m.crossplane.io", Version: "v1alpha1", Kind: "Object"}
 	gvkNamespace     = schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}
+	gvkResourceQuota = schema.GroupVersionKind{Version: "v1", Kind: "ResourceQuota"}
 )
 
 func TestMain(m *testing.M) {

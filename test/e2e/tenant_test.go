@@ -36,6 +36,8 @@ metadata:
   namespace: tenant-root
 spec:
   gateway: true
+  resourceQuotas:
+    count/certificates.cert-manager.io: "10"
 `)
 	nsLabels := func(ns, host, gateway string) {
 		t.Helper()
@@ -57,6 +59,10 @@ spec:
 	eventually(t, oneTTL+settle, "the alice TenantGateway's Gateway", func() (bool, string) {
 		_, found := get(t, gvkGateway, "tenant-alice", "cozystack")
 		return found, yamlOf(tgw(t, "tenant-alice", "cozystack"))
+	})
+	eventually(t, oneTTL+settle, "ResourceQuota tenant-alice/tenant-quota with count/certificates.cert-manager.io=10, applied by provider-kubernetes", func() (bool, string) {
+		q, _ := get(t, gvkResourceQuota, "tenant-alice", "tenant-quota")
+		return str(q, "spec", "hard", "count/certificates.cert-manager.io") == "10", yamlOf(q)
 	})
 	eventually(t, oneTTL+settle, "the Tenant claim alice mirrors its TenantGateway's Ready condition as TenantGatewayReady", func() (bool, string) {
 		c, _ := get(t, gvkTenant, "tenant-root", "alice")

@@ -72,6 +72,8 @@ func TestHTTP01RouteBecomesListener(t *testing.T) {
 	t.Parallel()
 	tenantNamespaces(t, "tenant-foo", "foo.example.com", nil)
 	namespace(t, "tenant-foo-apps", map[string]string{"namespace.cozystack.io/host": "foo.example.com", "namespace.cozystack.io/gateway": "tenant-foo"})
+	// Another tenant's namespace, not admitted to this Gateway.
+	namespace(t, "tenant-foo-other", map[string]string{"namespace.cozystack.io/host": "foo.example.com", "namespace.cozystack.io/gateway": "tenant-elsewhere"})
 	apply(t, `
 apiVersion: gateway.cozystack.io/v1alpha1
 kind: TenantGateway
@@ -96,8 +98,9 @@ spec:
 
 	route := httpRoute("tenant-foo-apps", "harbor", "tenant-foo", "cozystack", "harbor.foo.example.com")
 	apply(t, route)
-	waitGateway(t, "tenant-foo", "cozystack", "listener https-harbor-760d5a8a for harbor.foo.example.com", func(ls []string, _ *unstructured.Unstructured) bool {
-		return contains(ls, "https-harbor-760d5a8a=harbor.foo.example.com")
+	apply(t, httpRoute("tenant-foo-other", "intruder", "tenant-foo", "cozystack", "intruder.foo.example.com"))
+	waitGateway(t, "tenant-foo", "cozystack", "listener https-harbor-760d5a8a for harbor.foo.example.com, none for the route of a namespace not admitted", func(ls []string, _ *unstructured.Unstructured) bool {
+		return fmt.Sprint(ls) == "[http= https-harbor-760d5a8a=harbor.foo.example.com]"
 	})
 	eventually(t, settle, "Certificate cozystack-harbor-760d5a8a-tls for harbor.foo.example.com", func() (bool, string) {
 		c, found := get(t, gvkCertificate, "tenant-foo", "cozystack-harbor-760d5a8a-tls")
@@ -271,5 +274,54 @@ spec:
 		conflicts := fmt.Sprint(slice(x, "status", "conflicts"))
 		return s == "False" && r == "HostnameConflict" && strings.Contains(m, "tenant-cf-b/shop") &&
 			strings.Contains(conflicts, "HTTPRoute/tenant-cf-a/shop"), fmt.Sprintf("%s %s %q conflicts=%s", s, r, m, conflicts)
+	})
+}
+
+// TestModeChange: moving a TenantGateway from http01 to dns01 replaces the
+// per-hostname listeners and Certificates by the wildcard ones; Crossplane
+// deletes what the new mode no longer composes.
+func TestModeChange(t *testing.T) {
+	t.Parallel()
+	tenantNamespaces(t, "tenant-mc", "example.org", nil)
+	xr := func(mode string) string {
+		return fmt.Sprintf(`
+apiVersion: gateway.cozystack.io/v1alpha1
+kind: TenantGateway
+metadata:
+  name: cozystack
+  namespace: tenant-mc
+spec:
+  apex: example.org
+  certMode: %s
+  dns01:
+    provider: cloudflare
+    cloudflare:
+      apiTokenSecretRef: {name: cloudflare-api-token, key: api-token}
+`, mode)
+	}
+	apply(t, xr("http01"))
+	apply(t, httpRoute("tenant-mc", "www", "tenant-mc", "cozystack", "www.example.org"))
+	waitGateway(t, "tenant-mc", "cozystack", "http01: listeners http and https-www-8a59b0a3", func(ls []string, _ *unstructured.Unstructured) bool {
+		return fmt.Sprint(ls) == "[http= https-www-8a59b0a3=www.example.org]"
+	})
+	eventually(t, settle, "http01: Certificate cozystack-www-8a59b0a3-tls", func() (bool, string) {
+		_, found := get(t, gvkCertificate, "tenant-mc", "cozystack-www-8a59b0a3-tls")
+		return found, fmt.Sprint(list(t, gvkCertificate, "tenant-mc"))
+	})
+
+	apply(t, xr("dns01"))
+	waitGateway(t, "tenant-mc", "cozystack", "dns01: listeners http, https and https-apex", func(ls []string, _ *unstructured.Unstructured) bool {
+		return fmt.Sprint(ls) == "[http= https=*.example.org https-apex=example.org]"
+	})
+	eventually(t, settle, "dns01: only the wildcard Certificate cozystack-gateway-tls left", func() (bool, string) {
+		var names []string
+		for _, c := range list(t, gvkCertificate, "tenant-mc") {
+			names = append(names, c.GetName())
+		}
+		return fmt.Sprint(names) == "[cozystack-gateway-tls]", fmt.Sprint(names)
+	})
+	eventually(t, settle, "status.hostnames: www.example.org Covered by the wildcard listener", func() (bool, string) {
+		hs := fmt.Sprint(slice(tgw(t, "tenant-mc", "cozystack"), "status", "hostnames"))
+		return strings.Contains(hs, "hostname:www.example.org") && strings.Contains(hs, "state:Covered"), hs
 	})
 }
