@@ -16,6 +16,7 @@ import (
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
 	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 )
 
 // DefaultTTL is how long Crossplane may cache a response. Required resources
@@ -63,7 +64,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 
 	in := &fnv1beta1.Input{}
 	if req.GetInput() != nil {
-		if err := decodeJSON(req.GetInput().AsMap(), in); err != nil {
+		if err := jsonobj.Decode(req.GetInput().AsMap(), in); err != nil {
 			response.Fatal(rsp, fmt.Errorf("cannot read the function input (apiVersion %s, kind Input): %w", fnv1beta1.SchemeGroupVersion, err))
 			return rsp, nil
 		}

@@ -21,6 +21,7 @@ import (
 	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 )
 
 func init() { //nolint:gochecknoinits // composed.From needs the kinds we compose in its scheme.
@@ -37,7 +38,7 @@ func init() { //nolint:gochecknoinits // composed.From needs the kinds we compos
 // decodeTenantGateway reads the observed XR into its Go type.
 func decodeTenantGateway(xr *resource.Composite) (*v1alpha1.TenantGateway, error) {
 	tgw := &v1alpha1.TenantGateway{}
-	return tgw, decodeJSON(xr.Resource.Object, tgw)
+	return tgw, jsonobj.Decode(xr.Resource.Object, tgw)
 }
 
 // runTenantGateway composes one TenantGateway.

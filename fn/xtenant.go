@@ -12,6 +12,7 @@ import (
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
 	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 	"github.com/cozystack/function-tenant-gateway/fn/tenant"
 )
 
@@ -39,7 +40,7 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 		return
 	}
 	x := &appsv1alpha1.XTenant{}
-	if err := decodeJSON(xr.Resource.Object, x); err != nil {
+	if err := jsonobj.Decode(xr.Resource.Object, x); err != nil {
 		response.Fatal(rsp, fmt.Errorf("cannot decode Tenant %s/%s (is every spec field of the type the XRD declares?): %w", parent, name, err))
 		return
 	}

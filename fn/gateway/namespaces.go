@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,6 +12,8 @@ import (
 
 	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 )
 
 // AnnotationAttachedBy marks the namespaces whose gateway label the function
@@ -123,7 +124,7 @@ func namespaceObject(in *Input, ns string, attach bool) (*kobjv1alpha1.Object, e
 		manifest.Labels = map[string]string{LabelNamespaceGateway: in.Namespace}
 		manifest.Annotations = map[string]string{AnnotationAttachedBy: in.Namespace}
 	}
-	raw, err := json.Marshal(manifestFields(manifest))
+	raw, err := jsonobj.Manifest(manifest)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the manifest of namespace %s: %w", ns, err)
 	}
@@ -141,19 +142,4 @@ func namespaceObject(in *Input, ns string, attach bool) (*kobjv1alpha1.Object, e
 			ForProvider: kobjv1alpha1.ObjectParameters{Manifest: runtime.RawExtension{Raw: raw}},
 		},
 	}, nil
-}
-
-// manifestFields keeps only what the patch means to own: apiVersion, kind,
-// name, and the label and annotation when attaching. A typed Namespace would
-// also carry an empty spec and status, which server-side apply would take
-// as opinions.
-func manifestFields(n corev1.Namespace) map[string]any {
-	md := map[string]any{"name": n.Name}
-	if len(n.Labels) > 0 {
-		md["labels"] = n.Labels
-	}
-	if len(n.Annotations) > 0 {
-		md["annotations"] = n.Annotations
-	}
-	return map[string]any{"apiVersion": n.APIVersion, "kind": n.Kind, "metadata": md}
 }

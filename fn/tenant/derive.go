@@ -1,7 +1,6 @@
 package tenant
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 )
 
 // Names and keys of what a Tenant composes.
@@ -286,13 +286,9 @@ func objectName(kind, ns string) string { return ns + "-" + kind }
 // object wraps a manifest in a cluster-scoped provider-kubernetes Object:
 // a LegacyCluster XR cannot compose namespaced resources itself.
 func object(name string, manifest any, policies xpv2.ManagementPolicies) (*kclusterv1alpha2.Object, error) {
-	raw, err := json.Marshal(manifest)
+	raw, err := jsonobj.Manifest(manifest)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the manifest of %s: %w", name, err)
-	}
-	raw, err = trim(raw)
-	if err != nil {
-		return nil, err
 	}
 	o := &kclusterv1alpha2.Object{
 		TypeMeta:   metav1.TypeMeta{APIVersion: kclusterv1alpha2.SchemeGroupVersion.String(), Kind: kclusterv1alpha2.ObjectKind},
@@ -301,23 +297,6 @@ func object(name string, manifest any, policies xpv2.ManagementPolicies) (*kclus
 	}
 	o.Spec.ManagementPolicies = policies
 	return o, nil
-}
-
-// trim drops the empty status and creationTimestamp a typed manifest carries:
-// the provider applies the manifest, and they are not ours to set.
-func trim(raw []byte) ([]byte, error) {
-	m := map[string]any{}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, err
-	}
-	delete(m, "status")
-	if md, ok := m["metadata"].(map[string]any); ok {
-		delete(md, "creationTimestamp")
-	}
-	if spec, ok := m["spec"].(map[string]any); ok && len(spec) == 0 {
-		delete(m, "spec")
-	}
-	return json.Marshal(m)
 }
 
 // quoted lists names as ["a", "b"], the way refusals name the allowed set.

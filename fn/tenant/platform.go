@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 )
 
 // Platform is the cluster-wide settings of SPEC §2.3, defaults applied.
@@ -55,7 +56,7 @@ func ParsePlatform(data map[string]any) (Platform, error) {
 	r.str(&p.WildcardSecret, "publishing", "certificates", "wildcardSecretName")
 	if d, ok := r.get("publishing", "certificates", "dns01").(map[string]any); ok {
 		p.DNS01 = &v1alpha1.DNS01{}
-		if err := decode(d, p.DNS01); err != nil {
+		if err := jsonobj.Decode(d, p.DNS01); err != nil {
 			r.fail(fmt.Errorf("publishing.certificates.dns01: %w", err))
 		}
 	}
