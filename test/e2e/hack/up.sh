@@ -17,7 +17,8 @@
 # here: it plays the External package runtime (sets the FunctionRevision's
 # endpoint and TLS secret, starts the provider), and it runs Crossplane and
 # provider-kubernetes with service-account tokens, so RBAC and the admission
-# policies see the identities they see in a cluster.
+# policies see the identities they see in a cluster: Crossplane with the role
+# of its Helm chart plus examples/cluster/crossplane-rbac.yaml.
 #
 # Run through `make e2e` or `make e2e-up`, which build the binaries and set
 # the variables below.
@@ -135,12 +136,20 @@ KC
 }
 kubectl -n crossplane-system create sa crossplane --dry-run=client -o yaml | kubectl apply -f - >/dev/null
 kubectl -n crossplane-system create sa provider-kubernetes --dry-run=client -o yaml | kubectl apply -f - >/dev/null
-# Crossplane's Helm chart gives core a wide ClusterRole; cluster-admin stands in.
-kubectl create clusterrolebinding e2e:crossplane --clusterrole=cluster-admin --serviceaccount=crossplane-system:crossplane --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+# Crossplane runs with the role its Helm chart gives it: the chart's
+# ClusterRole template (static but for the name and labels) aggregating every
+# ClusterRole labelled rbac.crossplane.io/aggregate-to-crossplane, which
+# includes our examples/cluster/crossplane-rbac.yaml and the roles the RBAC
+# manager writes for our XRDs (below). So that file is tested for real.
+XP_DIR=$(go -C "$ROOT/package/tools/core" list -m -f '{{.Dir}}' github.com/crossplane/crossplane/v2)
+sed -e 's/{{ template "crossplane.name" . }}/crossplane/' -e '/{{-/d' "$XP_DIR/cluster/charts/crossplane/templates/clusterrole.yaml" \
+  | kubectl apply -f - >/dev/null || fail "cannot apply Crossplane's ClusterRole from its chart"
+kubectl create clusterrolebinding crossplane --clusterrole=crossplane --serviceaccount=crossplane-system:crossplane --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+kubectl apply -f "$ROOT/examples/cluster/crossplane-rbac.yaml" >/dev/null
 kubeconfig_for crossplane > "$S/crossplane.kubeconfig"
 
 # --- Crossplane core, out of cluster ---
-mkdir -p "$S/crds" && cp "$(go -C "$ROOT/package/tools/core" list -m -f '{{.Dir}}' github.com/crossplane/crossplane/v2)"/cluster/crds/*.yaml "$S/crds/"
+mkdir -p "$S/crds" && cp "$XP_DIR"/cluster/crds/*.yaml "$S/crds/"
 for i in 1 2 3 4 5; do # the first run can race the Lock CRD into the RESTMapper
   if env KUBECONFIG="$S/crossplane.kubeconfig" CRDS_PATH="$S/crds" ENABLE_WEBHOOKS=false TLS_CA_SECRET_NAME=crossplane-root-ca \
     TLS_CLIENT_SECRET_NAME=crossplane-tls-client "$CROSSPLANE_CORE" core init >> "$L/crossplane-init.log" 2>&1; then break; fi
@@ -163,6 +172,12 @@ KUBECONFIG="$S/crossplane.kubeconfig" POD_NAMESPACE=crossplane-system TLS_CLIENT
   bg crossplane "$CROSSPLANE_CORE" core start --debug --package-runtime=External --enable-webhooks=false --cache-dir="$S/xpkg-cache" \
   --metrics-port=18080 --health-probe-port=18081 --poll-interval=15s
 waitfor 60 curl -sf http://127.0.0.1:18081/readyz || fail "crossplane did not become ready"; ts "crossplane"
+
+# The RBAC manager writes the ClusterRoles that let Crossplane manage the XRs
+# and claims of the XRDs the Configuration brings (Crossplane cannot
+# establish an XRD without them). It runs only until it has: it and
+# provider-kubernetes both bind metrics to :8080, with no flag to move either.
+KUBECONFIG="$P/kubeconfig" POD_NAMESPACE=crossplane-system bg rbac-manager "$CROSSPLANE_CORE" rbac start
 
 # --- the function: a local process that Crossplane reaches over mTLS ---
 bg function "$FUNCTION_BIN" --address=127.0.0.1:9444 --tls-server-certs-dir="$S/fn-certs" --debug --metrics-address= --ttl="${FUNCTION_TTL:-10s}"
@@ -200,6 +215,11 @@ ts "function $REV at 127.0.0.1:9444"
 waitfor 120 sh -c "kubectl get providerrevisions -l pkg.crossplane.io/package=crossplane-contrib-provider-kubernetes -o name | grep -q ." \
   || fail "the provider-kubernetes dependency was not installed: $(kubectl get configuration configuration-tenant-gateway -o jsonpath='{.status.conditions}')"
 PREV=$(revision providerrevisions crossplane-contrib-provider-kubernetes)
+waitfor 60 kubectl get clusterrole crossplane:composite:tenantgateways.gateway.cozystack.io:aggregate-to-crossplane \
+  crossplane:composite:xtenants.apps.cozystack.io:aggregate-to-crossplane || fail "the RBAC manager wrote no roles for our XRDs"
+stop_rbac(){ local p; p=$(cat "$S/rbac-manager.pid"); kill "$p"; for _ in $(seq 1 30); do kill -0 "$p" 2>/dev/null || return 0; sleep 0.5; done; kill -9 "$p"; }
+stop_rbac; ts "RBAC manager wrote the XRD roles"
+kubectl wait xrd --all --for=condition=Established --timeout=60s >/dev/null || fail "the XRDs were not established: $(kubectl get xrd)"
 kubectl patch providerrevision "$PREV" --subresource=status --type=merge -p '{"status":{"tlsServerSecretName":"provider-kubernetes-tls-server"}}' >/dev/null
 ts "provider revision $PREV"
 
