@@ -325,3 +325,71 @@ spec:
 		return strings.Contains(hs, "hostname:www.example.org") && strings.Contains(hs, "state:Covered"), hs
 	})
 }
+
+// TestPassthrough: TLS passthrough services get a tls-<svc> listener; a
+// TLSRoute (v1, which the real API server serves here, so the function's
+// schema check picks it) for <svc>.<apex> is reported Passthrough and gets
+// no HTTPS listener or Certificate; a GatewayClass whose controller lists
+// its features without TLSRoute makes GatewayReady say so.
+func TestPassthrough(t *testing.T) {
+	t.Parallel()
+	tenantNamespaces(t, "tenant-pt", "example.org", nil)
+	apply(t, `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata:
+  name: envoy-lite
+spec:
+  controllerName: example.com/envoy-lite
+---
+apiVersion: gateway.cozystack.io/v1alpha1
+kind: TenantGateway
+metadata:
+  name: cozystack
+  namespace: tenant-pt
+spec:
+  apex: example.org
+  gatewayClassName: envoy-lite
+  tlsPassthroughServices: [api]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: TLSRoute
+metadata:
+  name: api
+  namespace: tenant-pt
+spec:
+  parentRefs: [{name: cozystack, sectionName: tls-api}]
+  hostnames: [api.example.org]
+  rules: [{backendRefs: [{name: api, port: 443}]}]
+`)
+	gw := waitGateway(t, "tenant-pt", "cozystack", "listeners http and tls-api", func(ls []string, _ *unstructured.Unstructured) bool {
+		return fmt.Sprint(ls) == "[http= tls-api=api.example.org]"
+	})
+	l := slice(gw, "spec", "listeners")[1].(map[string]any)
+	if l["protocol"] != "TLS" || fmt.Sprint(l["port"]) != "443" || !strings.Contains(fmt.Sprint(l["tls"]), "mode:Passthrough") {
+		t.Errorf("listener tls-api: want 443/TLS in Passthrough mode, got %v", l)
+	}
+	eventually(t, oneTTL+settle, "status.hostnames: api.example.org Passthrough, and no Certificate", func() (bool, string) {
+		hs := fmt.Sprint(slice(tgw(t, "tenant-pt", "cozystack"), "status", "hostnames"))
+		cs := list(t, gvkCertificate, "tenant-pt")
+		return strings.Contains(hs, "hostname:api.example.org") && strings.Contains(hs, "state:Passthrough") && len(cs) == 0,
+			fmt.Sprintf("hostnames %s, %d certificates", hs, len(cs))
+	})
+
+	// The class's controller reports what it supports, TLSRoute not among it.
+	statusApply(t, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "gateway.networking.k8s.io/v1", "kind": "GatewayClass",
+		"metadata": map[string]any{"name": "envoy-lite"},
+		"status": map[string]any{
+			"conditions": []any{map[string]any{
+				"type": "Accepted", "status": "True", "reason": "Accepted", "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z", "observedGeneration": int64(1),
+			}},
+			"supportedFeatures": []any{map[string]any{"name": "Gateway"}, map[string]any{"name": "HTTPRoute"}},
+		},
+	}})
+	want := "GatewayClass envoy-lite lists its supported features but not TLSRoute, so nothing would serve the TLS passthrough listeners of Gateway tenant-pt/cozystack"
+	eventually(t, oneTTL+settle, "GatewayReady=False GatewayClassUnsupported: "+want, func() (bool, string) {
+		s, r, m := condition(tgw(t, "tenant-pt", "cozystack"), "GatewayReady")
+		return s == "False" && r == "GatewayClassUnsupported" && m == want, fmt.Sprintf("%s %s %q", s, r, m)
+	})
+}
