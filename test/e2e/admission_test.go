@@ -113,22 +113,19 @@ spec:
 	// The API server loads new policies asynchronously (TestMain applied them
 	// moments ago on a fresh cluster): each denial is awaited, and the
 	// allowed objects are tried once every layer has denied something.
-	try := func(tc admissionCase) (string, error) {
+	try := func(tc admissionCase) error {
 		objs, err := decode(tc.doc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		u := objs[0]
-		what := fmt.Sprintf("%s: %s %s as %s (%v)", tc.layer, u.GetKind(), u.GetName(), tc.who, strings.Join(strings.Fields(tc.doc), " "))
-		return what, tc.as.Apply(ctx(t), client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(fieldOwner), client.ForceOwnership, client.DryRunAll)
+		return tc.as.Apply(t.Context(), client.ApplyConfigurationFromUnstructured(objs[0]), client.FieldOwner(fieldOwner), client.ForceOwnership, client.DryRunAll)
 	}
 	for _, tc := range cases {
 		if tc.message == "" {
 			continue
 		}
-		what, _ := try(tc)
-		eventually(t, 30*time.Second, "denied: "+what, func() (bool, string) {
-			_, err := try(tc)
+		eventually(t, 30*time.Second, "denied: "+tc.String(), func() (bool, string) {
+			err := try(tc)
 			return err != nil && strings.Contains(err.Error(), tc.message), fmt.Sprintf("want %q, got %v", tc.message, err)
 		})
 	}
@@ -136,10 +133,10 @@ spec:
 		if tc.message != "" {
 			continue
 		}
-		if what, err := try(tc); err != nil {
-			t.Errorf("%s: want allowed, got %v", what, err)
+		if err := try(tc); err != nil {
+			t.Errorf("%s: want allowed, got %v", tc, err)
 		} else {
-			t.Logf("allowed: %s", what)
+			t.Logf("allowed: %s", tc)
 		}
 	}
 }
@@ -150,4 +147,9 @@ type admissionCase struct {
 	who     string
 	doc     string
 	message string // empty: allowed
+}
+
+// String names the layer, the caller and the object, for the test log.
+func (tc admissionCase) String() string {
+	return fmt.Sprintf("%s: as %s: %s", tc.layer, tc.who, strings.Join(strings.Fields(tc.doc), " "))
 }

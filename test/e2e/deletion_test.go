@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -33,7 +34,7 @@ spec:
 	apply(t, xr)
 	apply(t, httpRoute("gc-apps", "www", "tenant-gc", "cozystack", "www.example.org"))
 	waitGateway(t, "tenant-gc", "cozystack", "the www listener", func(ls []string, _ *unstructured.Unstructured) bool {
-		return contains(ls, "https-www-8a59b0a3=www.example.org")
+		return slices.Contains(ls, "https-www-8a59b0a3=www.example.org")
 	})
 	type ref struct{ kind, name string }
 	composed := []ref{

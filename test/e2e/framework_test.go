@@ -12,7 +12,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -85,6 +84,9 @@ func setup() error {
 		return fmt.Errorf("cannot load %s: %w", kc, err)
 	}
 	cfg.QPS, cfg.Burst = 50, 100
+	// Every request is bounded here; the tests pass t.Context(), which ends
+	// with the test.
+	cfg.Timeout = 30 * time.Second
 	s := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(s); err != nil {
 		return err
@@ -120,13 +122,6 @@ func readFile(elem ...string) string {
 		panic(fmt.Sprintf("cannot read %v: %v", elem, err))
 	}
 	return string(b)
-}
-
-func ctx(t *testing.T) context.Context {
-	t.Helper()
-	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return c
 }
 
 // decode splits a multi-document YAML into objects.
@@ -165,7 +160,7 @@ func applyDocs(c context.Context, cl client.Client, docs string) error {
 // apply applies the documents and deletes them when the test ends.
 func apply(t *testing.T, docs string) {
 	t.Helper()
-	if err := applyDocs(ctx(t), k8s, docs); err != nil {
+	if err := applyDocs(t.Context(), k8s, docs); err != nil {
 		t.Fatal(err)
 	}
 	objs, _ := decode(docs)
@@ -185,7 +180,7 @@ func remove(t *testing.T, docs string) {
 		t.Fatal(err)
 	}
 	for _, u := range objs {
-		if err := k8s.Delete(ctx(t), u); err != nil && !kerrors.IsNotFound(err) {
+		if err := k8s.Delete(t.Context(), u); err != nil && !kerrors.IsNotFound(err) {
 			t.Fatalf("cannot delete %s %s/%s: %v", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 		}
 	}
@@ -198,7 +193,7 @@ func namespace(t *testing.T, name string, labels map[string]string) {
 	ns := &corev1.Namespace{}
 	ns.SetName(name)
 	ns.SetLabels(labels)
-	if err := k8s.Create(ctx(t), ns); err != nil {
+	if err := k8s.Create(t.Context(), ns); err != nil {
 		t.Fatalf("cannot create namespace %s: %v", name, err)
 	}
 	t.Cleanup(func() { _ = k8s.Delete(context.Background(), ns) })
@@ -209,7 +204,7 @@ func get(t *testing.T, gvk schema.GroupVersionKind, ns, name string) (*unstructu
 	t.Helper()
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
-	err := k8s.Get(ctx(t), client.ObjectKey{Namespace: ns, Name: name}, u)
+	err := k8s.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: name}, u)
 	if kerrors.IsNotFound(err) {
 		return nil, false
 	}
@@ -224,7 +219,7 @@ func list(t *testing.T, gvk schema.GroupVersionKind, ns string, opts ...client.L
 	t.Helper()
 	l := &unstructured.UnstructuredList{}
 	l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-	if err := k8s.List(ctx(t), l, append(opts, client.InNamespace(ns))...); err != nil {
+	if err := k8s.List(t.Context(), l, append(opts, client.InNamespace(ns))...); err != nil {
 		t.Fatalf("cannot list %s in %q: %v", gvk.Kind, ns, err)
 	}
 	return l.Items
@@ -295,30 +290,19 @@ func listeners(gw *unstructured.Unstructured) []string {
 	return out
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// yamlOf prints an object for failure messages.
-func yamlOf(u *unstructured.Unstructured) string {
+// show prints an object's kind, name, spec and status for failure messages.
+func show(u *unstructured.Unstructured) string {
 	if u == nil {
 		return "<absent>"
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s %s/%s spec=%v status=%v", u.GetKind(), u.GetNamespace(), u.GetName(), u.Object["spec"], u.Object["status"])
-	return b.String()
+	return fmt.Sprintf("%s %s/%s spec=%v status=%v", u.GetKind(), u.GetNamespace(), u.GetName(), u.Object["spec"], u.Object["status"])
 }
 
 // statusApply writes an object's status subresource by server-side apply, as
 // the controller that owns that status would.
 func statusApply(t *testing.T, u *unstructured.Unstructured) {
 	t.Helper()
-	if err := k8s.Status().Apply(ctx(t), client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(controllerOwner), client.ForceOwnership); err != nil {
+	if err := k8s.Status().Apply(t.Context(), client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(controllerOwner), client.ForceOwnership); err != nil {
 		t.Fatalf("cannot write the status of %s %s/%s: %v", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 	}
 }

@@ -5,8 +5,6 @@ package e2e
 import (
 	"fmt"
 	"testing"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 const (
@@ -62,16 +60,16 @@ spec:
 		for _, n := range []string{"cozystack-namespace-np-apps", "cozystack-namespace-np-db"} {
 			o, found := get(t, gvkNSObject, "tenant-np", n)
 			if r, _, _ := condition(o, "Ready"); !found || r != "True" {
-				return false, yamlOf(o)
+				return false, show(o)
 			}
 			if s, _, _ := condition(o, "Synced"); s != "True" {
-				return false, yamlOf(o)
+				return false, show(o)
 			}
 		}
 		return true, ""
 	})
 	if o, found := get(t, gvkNSObject, "tenant-np", "cozystack-namespace-np-tenant"); found {
-		t.Errorf("np-tenant is labelled by the tenant layer: want no Object for it, got %s", yamlOf(o))
+		t.Errorf("np-tenant is labelled by the tenant layer: want no Object for it, got %s", show(o))
 	}
 	if _, a, all := marks(t, "np-tenant"); a != "" || all[labelGateway] != "tenant-np" {
 		t.Errorf("np-tenant was touched: labels %v, annotation %q", all, a)
@@ -84,7 +82,7 @@ spec:
 	})
 	eventually(t, oneTTL+settle, "the Object cozystack-namespace-np-db gone once the marks are off", func() (bool, string) {
 		o, found := get(t, gvkNSObject, "tenant-np", "cozystack-namespace-np-db")
-		return !found, yamlOf(o)
+		return !found, show(o)
 	})
 	if l, a, _ := marks(t, "np-apps"); l != "tenant-np" || a != "tenant-np" {
 		t.Errorf("np-apps, still attached, lost its marks: label %q annotation %q", l, a)
@@ -138,46 +136,4 @@ spec:
 	if after.GetResourceVersion() != before.GetResourceVersion() || len(after.GetOwnerReferences()) != 0 {
 		t.Errorf("the foreign Gateway was modified: before %s, after %s (owners %v)", before.GetResourceVersion(), after.GetResourceVersion(), after.GetOwnerReferences())
 	}
-}
-
-// gatewayStatus writes a Gateway's status the way its controller would. No
-// Gateway controller runs here, so the harness plays it.
-func gatewayStatus(t *testing.T, gw *unstructured.Unstructured, accepted string, programmed map[string]string) {
-	t.Helper()
-	now := "2026-01-01T00:00:00Z"
-	cond := func(typ, status string) map[string]any {
-		return map[string]any{"type": typ, "status": status, "reason": typ, "message": "", "lastTransitionTime": now, "observedGeneration": gw.GetGeneration()}
-	}
-	var ls []any
-	for _, l := range slice(gw, "spec", "listeners") {
-		name := l.(map[string]any)["name"].(string)
-		p := programmed[name]
-		if p == "" {
-			p = "True"
-		}
-		ls = append(ls, map[string]any{
-			"name": name, "attachedRoutes": int64(0),
-			"supportedKinds": []any{map[string]any{"group": "gateway.networking.k8s.io", "kind": "HTTPRoute"}},
-			"conditions":     []any{cond("Accepted", "True"), cond("Programmed", p)},
-		})
-	}
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
-		"metadata": map[string]any{"name": gw.GetName(), "namespace": gw.GetNamespace()},
-		"status":   map[string]any{"conditions": []any{cond("Accepted", accepted), cond("Programmed", accepted)}, "listeners": ls},
-	}}
-	statusApply(t, u)
-}
-
-// readyStatus marks a cert-manager object Ready, as cert-manager would.
-func readyStatus(t *testing.T, gvkObj *unstructured.Unstructured) {
-	t.Helper()
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": gvkObj.GetAPIVersion(), "kind": gvkObj.GetKind(),
-		"metadata": map[string]any{"name": gvkObj.GetName(), "namespace": gvkObj.GetNamespace()},
-		"status": map[string]any{"conditions": []any{map[string]any{
-			"type": "Ready", "status": "True", "reason": "Ready", "message": "ready", "lastTransitionTime": "2026-01-01T00:00:00Z",
-		}}},
-	}}
-	statusApply(t, u)
 }

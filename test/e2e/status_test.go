@@ -82,3 +82,45 @@ spec:
 		return s == "False" && r == "GatewayNotAccepted", fmt.Sprintf("%s %s", s, r)
 	})
 }
+
+// gatewayStatus writes a Gateway's status the way its controller would. No
+// Gateway controller runs here, so the harness plays it.
+func gatewayStatus(t *testing.T, gw *unstructured.Unstructured, accepted string, programmed map[string]string) {
+	t.Helper()
+	now := "2026-01-01T00:00:00Z"
+	cond := func(typ, status string) map[string]any {
+		return map[string]any{"type": typ, "status": status, "reason": typ, "message": "", "lastTransitionTime": now, "observedGeneration": gw.GetGeneration()}
+	}
+	var ls []any
+	for _, l := range slice(gw, "spec", "listeners") {
+		name := l.(map[string]any)["name"].(string)
+		p := programmed[name]
+		if p == "" {
+			p = "True"
+		}
+		ls = append(ls, map[string]any{
+			"name": name, "attachedRoutes": int64(0),
+			"supportedKinds": []any{map[string]any{"group": "gateway.networking.k8s.io", "kind": "HTTPRoute"}},
+			"conditions":     []any{cond("Accepted", "True"), cond("Programmed", p)},
+		})
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
+		"metadata": map[string]any{"name": gw.GetName(), "namespace": gw.GetNamespace()},
+		"status":   map[string]any{"conditions": []any{cond("Accepted", accepted), cond("Programmed", accepted)}, "listeners": ls},
+	}}
+	statusApply(t, u)
+}
+
+// readyStatus marks a cert-manager object Ready, as cert-manager would.
+func readyStatus(t *testing.T, obj *unstructured.Unstructured) {
+	t.Helper()
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": obj.GetAPIVersion(), "kind": obj.GetKind(),
+		"metadata": map[string]any{"name": obj.GetName(), "namespace": obj.GetNamespace()},
+		"status": map[string]any{"conditions": []any{map[string]any{
+			"type": "Ready", "status": "True", "reason": "Ready", "message": "ready", "lastTransitionTime": "2026-01-01T00:00:00Z",
+		}}},
+	}}
+	statusApply(t, u)
+}

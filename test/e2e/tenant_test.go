@@ -54,15 +54,15 @@ spec:
 	nsLabels("tenant-alice", "alice.example.org", "tenant-alice")
 	eventually(t, oneTTL+settle, "TenantGateway tenant-alice/cozystack for apex alice.example.org on class cilium", func() (bool, string) {
 		x := tgw(t, "tenant-alice", "cozystack")
-		return str(x, "spec", "apex") == "alice.example.org" && str(x, "spec", "gatewayClassName") == "cilium", yamlOf(x)
+		return str(x, "spec", "apex") == "alice.example.org" && str(x, "spec", "gatewayClassName") == "cilium", show(x)
 	})
 	eventually(t, oneTTL+settle, "the alice TenantGateway's Gateway", func() (bool, string) {
 		_, found := get(t, gvkGateway, "tenant-alice", "cozystack")
-		return found, yamlOf(tgw(t, "tenant-alice", "cozystack"))
+		return found, show(tgw(t, "tenant-alice", "cozystack"))
 	})
 	eventually(t, oneTTL+settle, "ResourceQuota tenant-alice/tenant-quota with count/certificates.cert-manager.io=10, applied by provider-kubernetes", func() (bool, string) {
 		q, _ := get(t, gvkResourceQuota, "tenant-alice", "tenant-quota")
-		return str(q, "spec", "hard", "count/certificates.cert-manager.io") == "10", yamlOf(q)
+		return str(q, "spec", "hard", "count/certificates.cert-manager.io") == "10", show(q)
 	})
 	eventually(t, oneTTL+settle, "the Tenant claim alice mirrors its TenantGateway's Ready condition as TenantGatewayReady", func() (bool, string) {
 		c, _ := get(t, gvkTenant, "tenant-root", "alice")
@@ -81,7 +81,7 @@ spec: {}
 `)
 	nsLabels("tenant-alice-bob", "bob.alice.example.org", "tenant-alice")
 	if x := tgw(t, "tenant-alice-bob", "cozystack"); x != nil {
-		t.Errorf("bob asked for no gateway, but got %s", yamlOf(x))
+		t.Errorf("bob asked for no gateway, but got %s", show(x))
 	}
 	// bob inherits alice's Gateway: a route in bob's namespace attached to
 	// it becomes a listener there.

@@ -48,7 +48,7 @@ func waitGateway(t *testing.T, ns, name, expected string, ok func(ls []string, g
 	eventually(t, oneTTL+settle, expected, func() (bool, string) {
 		g, found := get(t, gvkGateway, ns, name)
 		if !found {
-			return false, fmt.Sprintf("no Gateway %s/%s; TenantGateway: %s", ns, name, yamlOf(tgw(t, ns, name)))
+			return false, fmt.Sprintf("no Gateway %s/%s; TenantGateway: %s", ns, name, show(tgw(t, ns, name)))
 		}
 		gw = g
 		return ok(listeners(g), g), fmt.Sprintf("listeners %v", listeners(g))
@@ -89,7 +89,7 @@ spec:
 	eventually(t, settle, "Issuer cozystack-gateway and HTTPRoute cozystack-http-redirect in tenant-foo", func() (bool, string) {
 		iss, okI := get(t, gvkIssuer, "tenant-foo", "cozystack-gateway")
 		rd, okR := get(t, gvkHTTPRoute, "tenant-foo", "cozystack-http-redirect")
-		return okI && okR, fmt.Sprintf("issuer: %s; redirect: %s", yamlOf(iss), yamlOf(rd))
+		return okI && okR, fmt.Sprintf("issuer: %s; redirect: %s", show(iss), show(rd))
 	})
 	iss, _ := get(t, gvkIssuer, "tenant-foo", "cozystack-gateway")
 	if got := slice(iss, "spec", "acme", "solvers"); len(got) != 1 {
@@ -105,7 +105,7 @@ spec:
 	eventually(t, settle, "Certificate cozystack-harbor-760d5a8a-tls for harbor.foo.example.com", func() (bool, string) {
 		c, found := get(t, gvkCertificate, "tenant-foo", "cozystack-harbor-760d5a8a-tls")
 		names := slice(c, "spec", "dnsNames")
-		return found && fmt.Sprint(names) == "[harbor.foo.example.com]", yamlOf(c)
+		return found && fmt.Sprint(names) == "[harbor.foo.example.com]", show(c)
 	})
 	eventually(t, settle, "status.listeners to report https-harbor-760d5a8a as Pending (no Gateway controller has written status)", func() (bool, string) {
 		x := tgw(t, "tenant-foo", "cozystack")
@@ -124,7 +124,7 @@ spec:
 	})
 	eventually(t, settle, "Certificate cozystack-harbor-760d5a8a-tls deleted", func() (bool, string) {
 		c, found := get(t, gvkCertificate, "tenant-foo", "cozystack-harbor-760d5a8a-tls")
-		return !found, yamlOf(c)
+		return !found, show(c)
 	})
 }
 
@@ -160,12 +160,12 @@ spec:
 	})
 	eventually(t, settle, "wildcard Certificate cozystack-gateway-tls for the apex and both children", func() (bool, string) {
 		c, _ := get(t, gvkCertificate, "tenant-dns", "cozystack-gateway-tls")
-		return fmt.Sprint(slice(c, "spec", "dnsNames")) == "[example.org *.example.org alice.example.org *.alice.example.org bob.example.org *.bob.example.org]", yamlOf(c)
+		return fmt.Sprint(slice(c, "spec", "dnsNames")) == "[example.org *.example.org alice.example.org *.alice.example.org bob.example.org *.bob.example.org]", show(c)
 	})
 	eventually(t, settle, "Issuer cozystack-gateway with a Cloudflare DNS-01 solver", func() (bool, string) {
 		iss, _ := get(t, gvkIssuer, "tenant-dns", "cozystack-gateway")
 		solvers := slice(iss, "spec", "acme", "solvers")
-		return len(solvers) == 1 && strings.Contains(fmt.Sprint(solvers), "cloudflare"), yamlOf(iss)
+		return len(solvers) == 1 && strings.Contains(fmt.Sprint(solvers), "cloudflare"), show(iss)
 	})
 }
 
