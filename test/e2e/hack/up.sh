@@ -231,10 +231,13 @@ ts "provider revision $PREV"
 # provider-kubernetes with exactly the example's RBAC. The controller itself
 # runs as the admin: in a cluster Crossplane's RBAC manager grants it its own
 # CRDs, and no RBAC manager runs here.
-kubectl apply -f "$ROOT/examples/cluster/provider-kubernetes.yaml" >/dev/null 2>&1 || true # the ProviderConfig CRDs may lag; applied again below
-waitfor 120 kubectl wait crd providerconfigs.kubernetes.crossplane.io clusterproviderconfigs.kubernetes.m.crossplane.io objects.kubernetes.crossplane.io \
-  objects.kubernetes.m.crossplane.io --for=condition=Established --timeout=5s || fail "provider-kubernetes CRDs not established: $(kubectl get providerrevision "$PREV" -o jsonpath='{.status.conditions}')"
-kubectl apply -f "$ROOT/examples/cluster/provider-kubernetes.yaml" >/dev/null
+# The ProviderConfig CRDs come with the revision; the Object CRDs only once
+# the file's activation policy activates them.
+waitfor 120 kubectl wait crd providerconfigs.kubernetes.crossplane.io clusterproviderconfigs.kubernetes.m.crossplane.io \
+  --for=condition=Established --timeout=5s || fail "provider-kubernetes CRDs not established: $(kubectl get providerrevision "$PREV" -o jsonpath='{.status.conditions}')"
+kubectl apply -f "$ROOT/examples/cluster/provider-kubernetes.yaml" >/dev/null || fail "cannot apply examples/cluster/provider-kubernetes.yaml"
+waitfor 60 kubectl wait crd objects.kubernetes.crossplane.io objects.kubernetes.m.crossplane.io --for=condition=Established --timeout=5s \
+  || fail "the Object CRDs were not activated: $(kubectl get managedresourcedefinitions)"
 kubeconfig_for provider-kubernetes > "$S/provider-kubernetes.kubeconfig"
 kubectl apply -f - >/dev/null <<PC
 apiVersion: kubernetes.m.crossplane.io/v1alpha1
