@@ -13,6 +13,7 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 )
 
 // Observed routes and namespaces are read straight from the request's
@@ -20,7 +21,8 @@ import (
 // every route in the cluster, and materialising whole objects would cost far
 // more than the computation itself.
 
-// observe reads the routes and namespaces a TenantGateway run required.
+// observe reads the routes and namespaces a TenantGateway run required, and
+// says what it skipped and why.
 func observe(req *fnv1.RunFunctionRequest) ([]gateway.Route, []gateway.Namespace, []string) {
 	httpRoutes, w1 := observeRoutes(req, reqHTTPRoutes, gateway.KindHTTPRoute)
 	tlsRoutes, w2 := observeRoutes(req, reqTLSRoutes, gateway.KindTLSRoute)
@@ -47,7 +49,7 @@ func observeRoutes(req *fnv1.RunFunctionRequest, name, kind string) ([]gateway.R
 	for _, it := range items {
 		r, err := decodeRoute(kind, it.GetResource())
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("skipping %s %s/%s: %v", kind, str(it.GetResource(), "metadata", "namespace"), str(it.GetResource(), "metadata", "name"), err))
+			warnings = append(warnings, fmt.Sprintf("%s %s/%s: %v", kind, str(it.GetResource(), "metadata", "namespace"), str(it.GetResource(), "metadata", "name"), err))
 			continue
 		}
 		routes = append(routes, r)
@@ -106,7 +108,7 @@ func observeNamespaces(req *fnv1.RunFunctionRequest, name string) ([]gateway.Nam
 			n.Labels[k] = sv.StringValue
 		}
 		if n.Name == "" || bad != "" {
-			warnings = append(warnings, fmt.Sprintf("skipping Namespace %q: label %q is not a string", n.Name, bad))
+			warnings = append(warnings, fmt.Sprintf("Namespace %q: label %q is not a string", n.Name, bad))
 			continue
 		}
 		out = append(out, n)
@@ -156,10 +158,18 @@ func observeComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.ObservedR
 	for key, r := range req.GetObserved().GetResources() {
 		s := r.GetResource()
 		o := &gateway.ObservedResource{Conditions: conditions(field(s, "status", "conditions"))}
-		if key == gateway.KeyGateway {
+		switch key {
+		case gateway.KeyCertificateWildcard:
+			o.DNSNames = []string{}
+			for _, v := range field(s, "spec", "dnsNames").GetListValue().GetValues() {
+				o.DNSNames = append(o.DNSNames, v.GetStringValue())
+			}
+		case gateway.KeyGateway:
+			o.ListenerHostnames = map[string]string{}
 			for _, v := range field(s, "spec", "listeners").GetListValue().GetValues() {
 				if n := str(v.GetStructValue(), "name"); n != "" {
 					o.ListenerNames = append(o.ListenerNames, n)
+					o.ListenerHostnames[n] = str(v.GetStructValue(), "hostname")
 				}
 			}
 			o.Listeners = map[string]map[string]string{}
@@ -254,24 +264,29 @@ func observeProbes(req *fnv1.RunFunctionRequest) map[string]gateway.Probe {
 	return out
 }
 
-// observePrevious reads the status the last run wrote on the XR.
-func observePrevious(req *fnv1.RunFunctionRequest) gateway.PreviousStatus {
-	xr := req.GetObserved().GetComposite().GetResource()
-	p := gateway.PreviousStatus{Conflicts: map[string]string{}, LeftOut: map[string]bool{}}
-	for _, v := range field(xr, "status", "conflicts").GetListValue().GetValues() {
-		c := v.GetStructValue()
-		vals := field(c, "losers").GetListValue().GetValues()
-		losers := make([]string, 0, len(vals))
-		for _, l := range vals {
-			losers = append(losers, l.GetStringValue())
-		}
-		p.Conflicts[str(c, "hostname")] = strings.Join(losers, ",")
+// observePrevious reads the status the last run wrote on the XR: the
+// function's own memory. A status that does not decode (someone edited it)
+// is ignored with a warning, never fatal: the next run writes it anew.
+func observePrevious(req *fnv1.RunFunctionRequest) (gateway.PreviousStatus, []string) {
+	p := gateway.PreviousStatus{Listeners: map[string]string{}, ChildApexes: map[string]bool{}}
+	st := field(req.GetObserved().GetComposite().GetResource(), "status").GetStructValue()
+	if st == nil {
+		return p, nil
 	}
-	for _, v := range field(xr, "status", "hostnames").GetListValue().GetValues() {
-		h := v.GetStructValue()
-		if str(h, "state") == string(v1alpha1.HostnameOverListenerLimit) {
-			p.LeftOut[str(h, "hostname")] = true
+	var status v1alpha1.TenantGatewayStatus
+	if err := jsonobj.Decode(st.AsMap(), &status); err != nil {
+		return p, []string{fmt.Sprintf("ignoring the TenantGateway's status as the function's memory of the last run: %v", err)}
+	}
+	for _, l := range status.Listeners {
+		p.Listeners[l.Name] = l.Hostname
+	}
+	for _, c := range status.ChildApexes {
+		if c.State == v1alpha1.ChildApexListening {
+			p.ChildApexes[c.Apex] = true
 		}
 	}
-	return p
+	if status.Digests != nil {
+		p.Digests = *status.Digests
+	}
+	return p, nil
 }

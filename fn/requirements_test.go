@@ -104,9 +104,7 @@ func TestMalformedRoutesAreSkipped(t *testing.T) {
 		got = append(got, r.GetSeverity().String()+": "+r.GetMessage())
 	}
 	want := []string{
-		"SEVERITY_WARNING: skipping HTTPRoute tenant-root/bad: spec.hostnames is not a list",
-		"SEVERITY_WARNING: skipping HTTPRoute tenant-root/odd: spec.hostnames[0] is not a string",
-		`SEVERITY_WARNING: skipping Namespace "tenant-x": label "namespace.cozystack.io/host" is not a string`,
+		`SEVERITY_WARNING: skipping 3 malformed routes and namespaces: HTTPRoute tenant-root/bad: spec.hostnames is not a list; HTTPRoute tenant-root/odd: spec.hostnames[0] is not a string; Namespace "tenant-x": label "namespace.cozystack.io/host" is not a string`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("results: -want, +got:\n%s", diff)

@@ -35,10 +35,18 @@ func init() { //nolint:gochecknoinits // composed.From needs the kinds we compos
 	}
 }
 
-// decodeTenantGateway reads the observed XR into its Go type.
+// decodeTenantGateway reads the observed XR's metadata and spec into its Go
+// type. The status is the function's own memory, read apart (see
+// observePrevious), so that a status someone edited cannot stop every run.
 func decodeTenantGateway(xr *resource.Composite) (*v1alpha1.TenantGateway, error) {
 	tgw := &v1alpha1.TenantGateway{}
-	return tgw, jsonobj.Decode(xr.Resource.Object, tgw)
+	obj := make(map[string]any, len(xr.Resource.Object))
+	for k, v := range xr.Resource.Object {
+		if k != "status" {
+			obj[k] = v
+		}
+	}
+	return tgw, jsonobj.Decode(obj, tgw)
 }
 
 // runTenantGateway composes one TenantGateway.
@@ -67,10 +75,14 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		Probes:               observeProbes(req),
 		GatewayClass:         observeGatewayClass(req),
 		NamedNamespaces:      observeNamedNamespaces(req, namedNamespaces(req, tgw)),
-		Previous:             observePrevious(req),
 	}
-	var warnings []string
-	in.Routes, in.Namespaces, warnings = observe(req)
+	var warnings, skipped []string
+	in.Previous, warnings = observePrevious(req)
+	in.Routes, in.Namespaces, skipped = observe(req)
+	if len(skipped) > 0 {
+		// One warning for all of them: every warning becomes an event.
+		warnings = append(warnings, gateway.BoundedList(fmt.Sprintf("skipping %d malformed routes and namespaces: ", len(skipped)), skipped, "; ", ""))
+	}
 
 	out, err := gateway.Compose(in)
 	if err != nil {
@@ -104,7 +116,7 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		response.Fatal(rsp, err)
 		return
 	}
-	log.Debug("composed TenantGateway", "cert-mode", out.CertMode, "resources", len(out.Resources), "routes", len(in.Routes), "hostnames", len(out.Hostnames), "listeners", out.Listeners, "left-out", out.LeftOut)
+	log.Debug("composed TenantGateway", "cert-mode", out.CertMode, "resources", len(out.Resources), "routes", len(in.Routes), "hostnames", len(out.Hostnames), "listeners", out.Listeners, "left-out", out.LeftOut.Total())
 }
 
 // setDesired overlays the composed resources on the desired state of earlier
@@ -113,13 +125,19 @@ func setDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out
 	if err := setComposed(req, rsp, out.Resources, func(key string) bool { return out.Ready[key] }); err != nil {
 		return err
 	}
-	return writeStatus(req, rsp, &v1alpha1.TenantGatewayStatus{
-		CertMode:    out.CertMode,
-		Listeners:   out.ListenerStatus,
-		Hostnames:   out.Hostnames,
-		Conflicts:   out.Conflicts,
-		ChildApexes: out.ChildApexes,
-	})
+	status := &v1alpha1.TenantGatewayStatus{
+		CertMode:           out.CertMode,
+		Listeners:          out.ListenerStatus,
+		Hostnames:          out.Hostnames,
+		Conflicts:          out.Conflicts,
+		ConflictCount:      out.ConflictCount,
+		HostnamelessRoutes: out.HostnamelessRoutes,
+		ChildApexes:        out.ChildApexes,
+	}
+	if out.Digests != (v1alpha1.StatusDigests{}) {
+		status.Digests = &out.Digests
+	}
+	return writeStatus(req, rsp, status)
 }
 
 // setComposed overlays the composed resources on the desired state of

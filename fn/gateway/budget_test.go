@@ -84,7 +84,10 @@ func TestListenerBudgetDNS01Children(t *testing.T) {
 	if len(got.Listeners) != 3+49 {
 		t.Errorf("listeners: got %d, want http, https, https-apex and 49 children", len(got.Listeners))
 	}
-	if diff := cmp.Diff([]string{"x.c60.example.org HTTPRoute/tenant-c60/x OverListenerLimit"}, got.Hostnames); diff != "" {
+	if n := count(got.Children, "OverCertificateLimit"); n != 21 {
+		t.Errorf("children left out of the certificate: got %d, want 21", n)
+	}
+	if diff := cmp.Diff([]string{"x.c60.example.org HTTPRoute/tenant-c60/x OverCertificateLimit"}, got.Hostnames); diff != "" {
 		t.Errorf("a hostname under a left-out child apex: -want, +got:\n%s", diff)
 	}
 }

@@ -8,8 +8,8 @@ import (
 
 // hostCertificate is the http01 Certificate of one hostname's listener. Its
 // Secret has the Certificate's name, which the listener refers to.
-func hostCertificate(in *Input, hostname string) *cmv1.Certificate {
-	name := HostCertificateName(in.Name, hostname)
+func hostCertificate(in *Input, listener, hostname string) *cmv1.Certificate {
+	name := listenerCertificateName(in.Name, listener)
 	labels := commonLabels(in)
 	labels[LabelPerListenerCert] = "true"
 	return certificate(in, name, labels, []string{hostname})

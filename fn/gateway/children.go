@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"fmt"
 	"sort"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
@@ -11,8 +12,9 @@ type child struct {
 	apex      string
 	namespace string
 	state     v1alpha1.ChildApexState
-	// listener is the child's listener name in wildcard modes.
-	listener string
+	message   string
+	// slot is the child's listener in wildcard modes.
+	slot *slot
 }
 
 // maxCertificateDNSNames is the ACME CA's limit of names per certificate.
@@ -23,13 +25,13 @@ const maxCertificateDNSNames = 100
 // other than ours. A child apex outside our apex is reported and gets
 // nothing: our certificate cannot cover it, and the admission policy (L2)
 // would refuse the whole Gateway for its listener.
-func discoverChildren(in *Input) []*child {
+func discoverChildren(in *Input, t *tenancy) []*child {
 	byApex := map[string]*child{}
 	for _, n := range in.Namespaces {
-		if n.Name == in.Namespace || n.Labels[LabelNamespaceGateway] != in.Namespace {
+		if n.Name == in.Namespace || !t.admitted(n.Name) {
 			continue
 		}
-		a := n.Labels[LabelNamespaceHost]
+		a := t.host(n.Name)
 		if a == "" || a == in.Spec.Apex {
 			continue
 		}
@@ -38,7 +40,7 @@ func discoverChildren(in *Input) []*child {
 		if _, ok := byApex[a]; ok {
 			continue
 		}
-		c := &child{apex: a, namespace: n.Name, state: v1alpha1.ChildApexListening, listener: ChildListenerName(in.Spec.CertMode, a)}
+		c := &child{apex: a, namespace: n.Name, state: v1alpha1.ChildApexListening}
 		if !validHostname(a) || isWildcard(a) || !under(a, in.Spec.Apex) {
 			c.state = v1alpha1.ChildApexOutsideApex
 		}
@@ -50,25 +52,37 @@ func discoverChildren(in *Input) []*child {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].apex < out[j].apex })
 	if in.Spec.CertMode == v1alpha1.CertModeDNS01 {
-		capCertificateNames(out)
+		capCertificateNames(in, t, out)
 	}
 	return out
 }
 
 // capCertificateNames applies the CA's limit to the dns01 certificate, which
-// carries the apex, its wildcard and two names per child: children past the
-// limit are left out of it, and so get no listener either.
-func capCertificateNames(children []*child) {
-	n := 2
+// carries the apex, its wildcard and two names per child. Children on the
+// certificate now keep their place; the others are admitted round-robin
+// across namespaces (see "Budgets" in docs/design.md). Children left out get
+// no SAN and no listener.
+func capCertificateNames(in *Input, t *tenancy, children []*child) {
+	onCert := map[string]bool{}
+	if cert := in.Observed[KeyCertificateWildcard]; cert != nil && cert.DNSNames != nil {
+		for _, n := range cert.DNSNames {
+			onCert[n] = true
+		}
+	} else {
+		onCert = in.Previous.ChildApexes
+	}
+	var cands []budgeted
 	for _, c := range children {
-		if c.state != v1alpha1.ChildApexListening {
-			continue
+		if c.state == v1alpha1.ChildApexListening {
+			cands = append(cands, budgeted{key: c.apex, hostname: c.apex, namespace: c.namespace, served: onCert[c.apex]})
 		}
-		if n+2 > maxCertificateDNSNames {
-			c.state = v1alpha1.ChildApexOverListenerLimit
-			continue
+	}
+	kept := fairShare(cands, (maxCertificateDNSNames-2)/2, t)
+	for _, c := range children {
+		if c.state == v1alpha1.ChildApexListening && !kept[c.apex] {
+			c.state = v1alpha1.ChildApexOverCertificateLimit
+			c.message = fmt.Sprintf("left out of the wildcard certificate: the ACME CA issues at most %d names per certificate (the apex, its wildcard and two per child apex); give this child tenant a Gateway of its own", maxCertificateDNSNames)
 		}
-		n += 2
 	}
 }
 

@@ -3,6 +3,7 @@ package gateway
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
@@ -18,19 +19,34 @@ type claim struct {
 	message   string
 	// noParent marks a TLSRoute an edge Gateway has no listener for.
 	noParent bool
+	// passthrough is the TLS passthrough listener of <svc>.<apex>, if the
+	// hostname is one.
+	passthrough string
+	// specificity is the number of labels of the claimant's delegation:
+	// the most specific delegation wins a contested hostname.
+	specificity int
 }
 
 // collectClaims turns every hostname of every attached route from an
-// admitted namespace into a claim, sorted by hostname then route.
-func collectClaims(in *Input) []*claim {
-	admitted := admittedNamespaces(in)
+// admitted namespace into a claim, sorted by hostname then route, and
+// returns the attached routes without hostnames (which claim nothing, and
+// attach to every listener that admits their namespace) in ID order. The
+// function's own redirect route is not a tenant's route.
+func collectClaims(in *Input, t *tenancy) ([]*claim, []*Route) {
 	var out []*claim
+	var hostless []*Route
 	for i := range in.Routes {
 		r := &in.Routes[i]
-		if !admitted[r.Namespace] || !attaches(in, r) {
+		if !t.admitted(r.Namespace) || !attaches(in, r) {
 			continue
 		}
-		seen := map[string]bool{}
+		if len(r.Hostnames) == 0 {
+			if r.Kind != KindHTTPRoute || r.Namespace != in.Namespace || r.Name != RedirectName(in.Name) {
+				hostless = append(hostless, r)
+			}
+			continue
+		}
+		seen := make(map[string]bool, len(r.Hostnames))
 		for _, h := range r.Hostnames {
 			if seen[h] {
 				continue
@@ -39,21 +55,28 @@ func collectClaims(in *Input) []*claim {
 			out = append(out, &claim{route: r.ID(), kind: r.Kind, namespace: r.Namespace, name: r.Name, hostname: h})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].hostname != out[j].hostname {
-			return out[i].hostname < out[j].hostname
-		}
-		return out[i].route < out[j].route
-	})
-	return out
+	sort.Slice(out, func(i, j int) bool { return claimLess(out[i], out[j]) })
+	sort.Slice(hostless, func(i, j int) bool { return hostless[i].ID() < hostless[j].ID() })
+	return out, hostless
 }
 
-// judgeShape settles the claims that can be judged from the hostname alone:
-// Invalid, OutsideApex and Passthrough. The rest stay unjudged.
-func judgeShape(in *Input, claims []*claim, children []*child) {
-	listening := map[string]bool{}
-	for _, c := range listeningChildren(children) {
-		listening[c.apex] = true
+// claimLess is the order of claims everywhere: by hostname, then route.
+func claimLess(a, b *claim) bool {
+	if a.hostname != b.hostname {
+		return a.hostname < b.hostname
+	}
+	return a.route < b.route
+}
+
+// judgeShape settles the claims that can be judged from the hostname and
+// the claimant alone: Invalid, OutsideApex, NotDelegated, and TLSRoutes an
+// edge Gateway cannot serve. The rest stay unjudged.
+func judgeShape(in *Input, t *tenancy, claims []*claim, children []*child) {
+	zones := map[string]*child{}
+	for _, c := range children {
+		if c.state != v1alpha1.ChildApexOutsideApex {
+			zones["*."+c.apex] = c
+		}
 	}
 	passthrough := map[string]string{}
 	if in.Spec.CertMode != v1alpha1.CertModeEdge {
@@ -67,20 +90,45 @@ func judgeShape(in *Input, claims []*claim, children []*child) {
 			c.state, c.message = v1alpha1.HostnameInvalid, msg
 			continue
 		}
-		switch {
-		case !insideApex(in, h, listening):
-			c.state, c.message = v1alpha1.HostnameOutsideApex, fmt.Sprintf("%s is neither %s nor a subdomain of it or of an inheriting child apex; a listener for it would make the admission policy refuse the whole Gateway", h, in.Spec.Apex)
-		case c.kind == KindTLSRoute && in.Spec.CertMode == v1alpha1.CertModeEdge:
+		if !under(h, in.Spec.Apex) {
+			c.state, c.message = v1alpha1.HostnameOutsideApex, fmt.Sprintf("%s is neither %s nor a subdomain of it; a listener for it would make the admission policy refuse the whole Gateway", h, in.Spec.Apex)
+			continue
+		}
+		if msg := notDelegated(t, c, zones, passthrough); msg != "" {
+			c.state, c.message = v1alpha1.HostnameNotDelegated, msg
+			continue
+		}
+		d, _ := t.delegation(c.namespace)
+		c.specificity = strings.Count(d, ".") + 1
+		c.passthrough = passthrough[h]
+		if c.kind == KindTLSRoute && in.Spec.CertMode == v1alpha1.CertModeEdge {
 			c.noParent = true
 			c.state, c.message = v1alpha1.HostnameInvalid, "an edge Gateway has only plain-HTTP listeners on port 80, which a TLSRoute cannot attach to: this route matches no listener (NoMatchingParent)"
-		case passthrough[h] != "":
-			c.state, c.message = v1alpha1.HostnamePassthrough, fmt.Sprintf("served by TLS passthrough listener %s; the backend holds the certificate, so no HTTPS listener or Certificate is made", passthrough[h])
-		case in.Spec.CertMode == v1alpha1.CertModeHTTP01:
-			if msg := nameTooLong(in, h); msg != "" {
-				c.state, c.message = v1alpha1.HostnameInvalid, msg
-			}
 		}
 	}
+}
+
+// notDelegated says why the claimant may not have the hostname, or "". A
+// namespace may claim only under its host label (the TenantGateway's own
+// and attached namespaces, under the apex when they have none); the
+// wildcard of a child apex is that child's listener; passthrough hostnames
+// belong to the TenantGateway's own and attached namespaces.
+func notDelegated(t *tenancy, c *claim, zones map[string]*child, passthrough map[string]string) string {
+	h, ns := c.hostname, c.namespace
+	d, ok := t.delegation(ns)
+	switch {
+	case !ok:
+		return fmt.Sprintf("namespace %s has no %s label and is neither the TenantGateway's namespace nor one of its attachedNamespaces, so it was delegated no hostname", ns, LabelNamespaceHost)
+	case !under(h, d):
+		return fmt.Sprintf("%s is outside what namespace %s was delegated: %s and its subdomains (its %s label)", h, ns, d, LabelNamespaceHost)
+	}
+	if z := zones[h]; z != nil && t.host(ns) != z.apex {
+		return fmt.Sprintf("%s is the listener of child tenant apex %s (namespace %s); only namespaces whose %s label is %s may claim it", h, z.apex, z.namespace, LabelNamespaceHost, z.apex)
+	}
+	if l := passthrough[h]; l != "" && !t.publisher[ns] {
+		return fmt.Sprintf("%s is the TLS passthrough listener %s, delegated only to the TenantGateway's namespace and its attachedNamespaces", h, l)
+	}
+	return ""
 }
 
 // invalidHostname says why h can never be served in this mode, or "".
@@ -94,23 +142,6 @@ func invalidHostname(in *Input, h string) string {
 	return ""
 }
 
-// insideApex reports whether h is the apex, under it, or under a listening
-// child apex.
-func insideApex(in *Input, h string, listening map[string]bool) bool {
-	return under(h, in.Spec.Apex) || eachDomain(base(h), func(d string) bool { return listening[d] })
-}
-
-// nameTooLong says why an http01 hostname cannot be named, or "".
-func nameTooLong(in *Input, h string) string {
-	if l := HostListenerName(h); len(l) > maxListenerName {
-		return fmt.Sprintf("its listener name %s would be %d characters, over the limit of %d; use a shorter first label", l, len(l), maxListenerName)
-	}
-	if c := HostCertificateName(in.Name, h); len(c) > maxObjectName {
-		return fmt.Sprintf("its Certificate name %s would be %d characters, over the limit of %d", c, len(c), maxObjectName)
-	}
-	return ""
-}
-
 // unjudged are the claims still waiting for a listener decision.
 func unjudged(claims []*claim) []*claim {
 	var out []*claim
@@ -120,4 +151,32 @@ func unjudged(claims []*claim) []*claim {
 		}
 	}
 	return out
+}
+
+// An owner is the namespace a hostname was given to, once delegation and
+// conflicts are settled.
+type owner struct {
+	namespace string
+	contested bool
+}
+
+// ownersOf maps every hostname still waiting for a listener (passthrough
+// hostnames aside) to its owner, and lists the hostnames in byte order.
+func ownersOf(claims []*claim, contests []*contest) (map[string]owner, []string) {
+	contested := make(map[string]bool, len(contests))
+	for _, ct := range contests {
+		contested[ct.hostname] = true
+	}
+	owners := map[string]owner{}
+	var hosts []string
+	for _, c := range claims {
+		if c.state != "" || c.passthrough != "" {
+			continue
+		}
+		if _, ok := owners[c.hostname]; !ok {
+			hosts = append(hosts, c.hostname)
+			owners[c.hostname] = owner{namespace: c.namespace, contested: contested[c.hostname]}
+		}
+	}
+	return owners, hosts
 }

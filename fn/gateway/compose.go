@@ -48,8 +48,9 @@ type Input struct {
 	// Previous is the status the last run wrote.
 	Previous PreviousStatus
 
-	// served are the listener names of the observed Gateway.
-	served map[string]bool
+	// served maps the listener names being served to their hostnames: the
+	// observed Gateway's, else those the XR's status remembers.
+	served map[string]string
 }
 
 // Object is a typed Kubernetes object the function composes.
@@ -75,11 +76,16 @@ type Output struct {
 	Hostnames   []v1alpha1.HostnameStatus
 	Conflicts   []v1alpha1.ConflictStatus
 	ChildApexes []v1alpha1.ChildApexStatus
+	// ConflictCount is the number of contested hostnames.
+	ConflictCount int
+	// HostnamelessRoutes are the attached routes without hostnames.
+	HostnamelessRoutes []v1alpha1.HostnamelessRouteStatus
+	// Digests remember what this run warned about.
+	Digests v1alpha1.StatusDigests
 	// Listeners is the number of listeners on the Gateway.
 	Listeners int
-	// LeftOut counts the hostnames and child apexes the 64-listener budget
-	// left out.
-	LeftOut int
+	// LeftOut counts the hostnames and child apexes a limit left out.
+	LeftOut LeftOut
 
 	// Ready maps the key of each resource to its readiness (SPEC §6.1).
 	Ready map[string]bool
@@ -115,32 +121,31 @@ func Compose(in Input) (*Output, error) {
 	in.Namespaces = slices.Clone(in.Namespaces)
 	sort.Slice(in.Namespaces, func(i, j int) bool { return in.Namespaces[i].Name < in.Namespaces[j].Name })
 
-	in.served = map[string]bool{}
-	if gw := in.Observed[KeyGateway]; gw != nil {
-		for _, n := range gw.ListenerNames {
-			in.served[n] = true
-		}
-	}
+	in.served = servedListeners(&in)
 
-	children := discoverChildren(&in)
-	claims := collectClaims(&in)
-	judgeShape(&in, claims, children)
+	t := newTenancy(&in)
+	children := discoverChildren(&in, t)
+	claims, hostless := collectClaims(&in, t)
+	judgeShape(&in, t, claims, children)
 	contests := resolveConflicts(claims)
 
 	var p *plan
 	if mode == v1alpha1.CertModeHTTP01 {
-		p = planHTTP01(&in, claims, contests)
+		p = planHTTP01(&in, t, claims, contests)
 	} else {
-		p = planWildcard(&in, claims, contests, children)
+		p = planWildcard(&in, t, claims, contests, children)
 	}
 
 	out := &Output{
-		CertMode:    mode,
-		Hostnames:   hostnameStatus(claims),
-		Conflicts:   conflictStatus(contests),
-		ChildApexes: childApexStatus(children),
-		Listeners:   len(p.listeners),
-		LeftOut:     leftOut(claims, children),
+		CertMode:           mode,
+		Hostnames:          hostnameStatus(claims),
+		Conflicts:          conflictStatus(contests),
+		ConflictCount:      len(contests),
+		ChildApexes:        childApexStatus(children),
+		HostnamelessRoutes: hostnamelessStatus(t, p, hostless),
+		Digests:            digests(claims, contests, children),
+		Listeners:          len(p.listeners),
+		LeftOut:            leftOut(claims, children),
 	}
 	var err error
 	if out.planned, err = planResources(&in, p, children); err != nil {
@@ -158,11 +163,27 @@ func Compose(in Input) (*Output, error) {
 	}
 	out.Conditions = []Condition{
 		gatewayReady(&in, refused, p.listeners, out.ListenerStatus),
-		listenersReady(out.LeftOut),
-		routesAccepted(claims, contests),
+		listenersReady(&in, out.LeftOut),
+		routesAccepted(claims, contests, t.foreign),
 	}
-	out.Warnings = warnings(&in, claims, contests, len(p.listeners))
+	out.Warnings = warnings(&in, claims, contests, children, out)
 	return out, nil
+}
+
+// servedListeners maps the listeners being served to their hostnames: those
+// of the observed Gateway, else, when the Gateway is not observed (the first
+// run, or a re-created Gateway), those the XR's status remembers, so that
+// the budgets still keep what was served.
+func servedListeners(in *Input) map[string]string {
+	gw := in.Observed[KeyGateway]
+	if gw == nil {
+		return in.Previous.Listeners
+	}
+	served := make(map[string]string, len(gw.ListenerNames))
+	for _, n := range gw.ListenerNames {
+		served[n] = gw.ListenerHostnames[n]
+	}
+	return served
 }
 
 // planResources lists every object this mode composes, before the ownership
@@ -174,8 +195,8 @@ func planResources(in *Input, p *plan, children []*child) ([]Resource, error) {
 	switch mode {
 	case v1alpha1.CertModeHTTP01:
 		planned = append(planned, Resource{Key: KeyIssuer, Object: issuerObject(in)})
-		for _, h := range p.hostListeners {
-			planned = append(planned, Resource{Key: CertificateKey(HostListenerName(h)), Object: hostCertificate(in, h)})
+		for _, s := range p.hostListeners {
+			planned = append(planned, Resource{Key: CertificateKey(s.name), Object: hostCertificate(in, s.name, s.hostname)})
 		}
 	case v1alpha1.CertModeDNS01:
 		planned = append(planned,

@@ -3,7 +3,6 @@ package gateway
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -20,17 +19,19 @@ const (
 
 // Condition reasons.
 const (
-	ReasonReconciled              = "Reconciled"
-	ReasonReconcileError          = "ReconcileError"
-	ReasonGatewayClassUnsupported = "GatewayClassUnsupported"
-	ReasonGatewayNotAccepted      = "GatewayNotAccepted"
-	ReasonGatewayNotProgrammed    = "GatewayNotProgrammed"
-	ReasonListenersNotReady       = "ListenersNotReady"
-	ReasonListenerLimitExceeded   = "ListenerLimitExceeded"
-	ReasonListenersFit            = "ListenersFit"
-	ReasonHostnameConflict        = "HostnameConflict"
-	ReasonNoMatchingParent        = "NoMatchingParent"
-	ReasonAccepted                = "Accepted"
+	ReasonReconciled                   = "Reconciled"
+	ReasonReconcileError               = "ReconcileError"
+	ReasonGatewayClassUnsupported      = "GatewayClassUnsupported"
+	ReasonGatewayNotAccepted           = "GatewayNotAccepted"
+	ReasonGatewayNotProgrammed         = "GatewayNotProgrammed"
+	ReasonListenersNotReady            = "ListenersNotReady"
+	ReasonListenerLimitExceeded        = "ListenerLimitExceeded"
+	ReasonCertificateNameLimitExceeded = "CertificateNameLimitExceeded"
+	ReasonNamespaceNotAdmitted         = "NamespaceNotAdmitted"
+	ReasonListenersFit                 = "ListenersFit"
+	ReasonHostnameConflict             = "HostnameConflict"
+	ReasonNoMatchingParent             = "NoMatchingParent"
+	ReasonAccepted                     = "Accepted"
 )
 
 // A Condition the function sets on the XR.
@@ -52,7 +53,7 @@ func gatewayReady(in *Input, refused []string, listeners []gwapiv1.Listener, ls 
 	c := Condition{Type: ConditionGatewayReady}
 	switch {
 	case len(refused) > 0:
-		c.Reason, c.Message = ReasonReconcileError, strings.Join(refused, "; ")
+		c.Reason, c.Message = ReasonReconcileError, BoundedList("", refused, "; ", "")
 	case classLacksTLSRoute(in, listeners):
 		c.Reason = ReasonGatewayClassUnsupported
 		c.Message = fmt.Sprintf("GatewayClass %s lists its supported features but not TLSRoute, so nothing would serve the TLS passthrough listeners of Gateway %s", in.GatewayClass.Name, name)
@@ -69,7 +70,7 @@ func gatewayReady(in *Input, refused []string, listeners []gwapiv1.Listener, ls 
 		}
 		if len(bad) > 0 {
 			c.Reason = ReasonListenersNotReady
-			c.Message = fmt.Sprintf("Gateway %s has %d of %d listeners not ready: %s (see status.listeners)", name, len(bad), len(ls), strings.Join(bad, ", "))
+			c.Message = BoundedList(fmt.Sprintf("Gateway %s has %d of %d listeners not ready: ", name, len(bad), len(ls)), bad, ", ", " (see status.listeners)")
 			break
 		}
 		c.Status, c.Reason = true, ReasonReconciled
@@ -100,28 +101,38 @@ func classLacksTLSRoute(in *Input, listeners []gwapiv1.Listener) bool {
 	return true
 }
 
-// listenersReady is ListenersReady: False when the budget left hostnames or
-// child apexes out.
-func listenersReady(leftOut int) Condition {
-	if leftOut == 0 {
-		return Condition{Type: ConditionListenersReady, Status: true, Reason: ReasonListenersFit, Message: fmt.Sprintf("every hostname fits within the %d-listener limit", MaxListeners)}
-	}
-	return Condition{Type: ConditionListenersReady, Reason: ReasonListenerLimitExceeded, Message: fmt.Sprintf(
-		"%d hostnames or child apexes were left out: a Gateway holds at most %d listeners (see status.hostnames and status.childApexes); certMode dns01 serves every hostname under the apex with a fixed set of listeners", leftOut, MaxListeners)}
-}
-
-// routesAccepted is RoutesAccepted: False on hostname conflicts, or on
-// TLSRoutes an edge Gateway cannot serve. When status.hostnames is cut
-// short, its message says so.
-func routesAccepted(claims []*claim, contests []*contest) Condition {
-	c := routeAcceptance(claims, contests)
-	if len(claims) > MaxHostnameStatus {
-		c.Message += fmt.Sprintf(" (status.hostnames lists %d of %d claims, those not served first)", MaxHostnameStatus, len(claims))
+// listenersReady is ListenersReady: False when a limit left hostnames or
+// child apexes out, naming the limit that binds and advice for the mode.
+func listenersReady(in *Input, l LeftOut) Condition {
+	c := Condition{Type: ConditionListenersReady}
+	switch {
+	case l.Total() == 0:
+		c.Status, c.Reason, c.Message = true, ReasonListenersFit, fmt.Sprintf("every hostname fits within the %d-listener limit", MaxListeners)
+	case l.Certificate == 0:
+		c.Reason = ReasonListenerLimitExceeded
+		c.Message = fmt.Sprintf("%d hostnames or child apexes were left out: a Gateway holds at most %d listeners (see status.hostnames and status.childApexes); %s", l.Listeners, MaxListeners, budgetAdvice(in))
+	case l.Listeners == 0:
+		c.Reason = ReasonCertificateNameLimitExceeded
+		c.Message = fmt.Sprintf("%d hostnames or child apexes were left out of the wildcard certificate: the ACME CA issues at most %d names per certificate (see status.childApexes); give large child tenants a Gateway of their own", l.Certificate, maxCertificateDNSNames)
+	default:
+		c.Reason = ReasonListenerLimitExceeded
+		c.Message = fmt.Sprintf("%d hostnames or child apexes were left out by the %d-listener limit and %d by the wildcard certificate's %d-name limit (see status.hostnames and status.childApexes); %s", l.Listeners, MaxListeners, l.Certificate, maxCertificateDNSNames, budgetAdvice(in))
 	}
 	return c
 }
 
-func routeAcceptance(claims []*claim, contests []*contest) Condition {
+// routesAccepted is RoutesAccepted: False on hostname conflicts, on TLSRoutes
+// an edge Gateway cannot serve, or on attached namespaces another Gateway's
+// owner marked. When status.hostnames is cut short, its message says so.
+func routesAccepted(claims []*claim, contests []*contest, foreign []string) Condition {
+	c := routeAcceptance(claims, contests, foreign)
+	if len(claims) > MaxHostnameStatus {
+		c.Message = truncate(c.Message + fmt.Sprintf(" (status.hostnames lists %d of %d claims, those not served first)", MaxHostnameStatus, len(claims)))
+	}
+	return c
+}
+
+func routeAcceptance(claims []*claim, contests []*contest, foreign []string) Condition {
 	c := Condition{Type: ConditionRoutesAccepted}
 	if len(contests) > 0 {
 		var lost []string
@@ -131,7 +142,7 @@ func routeAcceptance(claims []*claim, contests []*contest) Condition {
 			}
 		}
 		sort.Strings(lost)
-		c.Reason, c.Message = ReasonHostnameConflict, "hostname conflicts: "+strings.Join(lost, "; ")
+		c.Reason, c.Message = ReasonHostnameConflict, BoundedList("hostname conflicts: ", lost, "; ", "")
 		return c
 	}
 	var orphans []string
@@ -142,38 +153,35 @@ func routeAcceptance(claims []*claim, contests []*contest) Condition {
 	}
 	if len(orphans) > 0 {
 		c.Reason = ReasonNoMatchingParent
-		c.Message = "TLSRoutes target this edge Gateway but match none of its plain-HTTP listeners: " + strings.Join(orphans, ", ")
+		c.Message = BoundedList("TLSRoutes target this edge Gateway but match none of its plain-HTTP listeners: ", orphans, ", ", "")
+		return c
+	}
+	if len(foreign) > 0 {
+		c.Reason = ReasonNamespaceNotAdmitted
+		c.Message = BoundedList("attached namespaces carry another Gateway's "+LabelNamespaceGateway+" label, so their routes get no listener: ", foreign, ", ", "")
 		return c
 	}
 	c.Status, c.Reason, c.Message = true, ReasonAccepted, "every claimed hostname is served or reported in status.hostnames"
 	return c
 }
 
-// warnings are the Warning events of this run: only what changed since the
-// last one (a new conflict, a hostname newly left out, the Gateway passing
-// 56 listeners), because Crossplane turns every warning into an event and
-// rate-limits events per object.
-func warnings(in *Input, claims []*claim, contests []*contest, listeners int) []string {
-	var out []string
-	for _, ct := range contests {
-		losers := strings.Join(ct.losers, ",")
-		if in.Previous.Conflicts[ct.hostname] != losers {
-			out = append(out, fmt.Sprintf("hostname %s is claimed from several namespaces: %s keeps it, %s refused", ct.hostname, ct.winner.route, strings.Join(ct.losers, ", ")))
-		}
+// warnings are the Warning events of this run: at most one per kind, each
+// bounded, and only when what it is about changed since the last run (a
+// conflict, a hostname or child apex left out, the Gateway passing 56
+// listeners), because Crossplane turns every warning into an event and
+// rate-limits events per object. Status lists are cut short, so changes are
+// told by digests of the whole sets.
+func warnings(in *Input, claims []*claim, contests []*contest, children []*child, out *Output) []string {
+	var w []string
+	if d := out.Digests.Conflicts; d != "" && d != in.Previous.Digests.Conflicts {
+		w = append(w, BoundedList(fmt.Sprintf("hostname conflicts changed; %d contested now: ", len(contests)), conflictLines(contests), "; ", ""))
 	}
-	var newly []string
-	seen := map[string]bool{}
-	for _, c := range claims {
-		if c.state == v1alpha1.HostnameOverListenerLimit && !in.Previous.LeftOut[c.hostname] && !seen[c.hostname] {
-			seen[c.hostname] = true
-			newly = append(newly, c.hostname)
-		}
+	if d := out.Digests.LeftOut; d != "" && d != in.Previous.Digests.LeftOut {
+		names := leftOutNames(claims, children)
+		w = append(w, BoundedList(fmt.Sprintf("hostnames and child apexes left out changed; %d left out now: ", len(names)), names, ", ", ""))
 	}
-	if len(newly) > 0 {
-		out = append(out, fmt.Sprintf("%d hostnames newly left out by the %d-listener limit: %s", len(newly), MaxListeners, strings.Join(newly, ", ")))
+	if out.Listeners > WarnListeners && len(in.served) <= WarnListeners {
+		w = append(w, fmt.Sprintf("Gateway %s/%s now has %d listeners, close to the limit of %d; %s", in.Namespace, in.Name, out.Listeners, MaxListeners, budgetAdvice(in)))
 	}
-	if listeners > WarnListeners && len(in.served) <= WarnListeners {
-		out = append(out, fmt.Sprintf("Gateway %s/%s now has %d listeners, close to the limit of %d; consider certMode dns01", in.Namespace, in.Name, listeners, MaxListeners))
-	}
-	return out
+	return w
 }

@@ -14,10 +14,12 @@ type contest struct {
 	losers   []string
 }
 
-// resolveConflicts decides, per hostname, which namespace keeps it: a cozy-*
-// namespace beats any other, then the smallest <namespace>/<name>; the kind
-// of route does not matter. Routes of the winner's namespace never lose; the
-// others are marked Conflict. It returns the contests in hostname order.
+// resolveConflicts decides, per hostname, which namespace keeps it: the most
+// specific delegation, then a cozy-* namespace, then the smallest
+// <namespace>/<name>; the kind of route does not matter. Routes of the
+// winner's namespace never lose; the others are marked Conflict. Passthrough
+// hostnames that were not lost are judged Passthrough here. It returns the
+// contests in hostname order.
 func resolveConflicts(claims []*claim) []*contest {
 	// Claims are sorted by hostname, so each hostname's claims are a run.
 	open := unjudged(claims)
@@ -41,12 +43,17 @@ func resolveConflicts(claims []*claim) []*contest {
 				continue
 			}
 			c.state = v1alpha1.HostnameConflict
-			c.message = fmt.Sprintf("%s is claimed by %s, which wins it (cozy-* namespaces first, then the smallest namespace/name); the Gateway admits only namespace %s for it", h, w.route, w.namespace)
+			c.message = fmt.Sprintf("%s is claimed by %s, which wins it (the most specific delegation first, then cozy-* namespaces, then the smallest namespace/name); the Gateway admits only namespace %s for it", h, w.route, w.namespace)
 			ct.losers = append(ct.losers, c.route)
 		}
 		if len(ct.losers) > 0 {
 			sort.Strings(ct.losers)
 			out = append(out, ct)
+		}
+		for _, c := range cs {
+			if c.state == "" && c.passthrough != "" {
+				c.state, c.message = v1alpha1.HostnamePassthrough, fmt.Sprintf("served by TLS passthrough listener %s; the backend holds the certificate, so no HTTPS listener or Certificate is made", c.passthrough)
+			}
 		}
 	}
 	return out
@@ -54,6 +61,9 @@ func resolveConflicts(claims []*claim) []*contest {
 
 // beats reports whether claim a wins a hostname over claim b.
 func beats(a, b *claim) bool {
+	if a.specificity != b.specificity {
+		return a.specificity > b.specificity
+	}
 	if isCozy(a.namespace) != isCozy(b.namespace) {
 		return isCozy(a.namespace)
 	}

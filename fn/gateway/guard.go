@@ -30,8 +30,7 @@ func guard(in *Input, resources []Resource) ([]Resource, []string) {
 
 // ProbesNeeded lists the resources of an output that Crossplane has not
 // observed as ours, so the edge can look them up by name before they are
-// composed. Namespace Objects are named after the TenantGateway and need no
-// probe.
+// composed.
 func ProbesNeeded(in *Input, out *Output) []Resource {
 	var need []Resource
 	for _, r := range out.planned {
@@ -43,8 +42,8 @@ func ProbesNeeded(in *Input, out *Output) []Resource {
 }
 
 // needsProbe reports whether a resource must be looked up by name before it
-// is composed: not observed as ours, and not a namespace patch.
+// is composed: it is not observed as ours.
 func needsProbe(in *Input, key string) bool {
 	_, ours := in.Observed[key]
-	return !ours && !isNamespaceKey(key)
+	return !ours
 }

@@ -2,216 +2,318 @@ package gateway
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
 
-// A plan is the Gateway's listeners and what they mean for each claim.
+// A plan is the Gateway's listeners, who each admits, and what they mean for
+// each claim.
 type plan struct {
 	listeners []gwapiv1.Listener
-	// exact and wildcard index the served listeners by hostname and by the
-	// domain a wildcard listener covers; dropped holds the child apexes the
-	// budget left out.
-	exact, wildcard map[string]string
-	dropped         map[string]bool
-	// hostListeners are the http01 hostnames that got their own listener,
-	// in byte order; each also gets a Certificate.
-	hostListeners []string
-	// served maps a listener name to its hostname, for status messages.
-	served map[string]string
+	// admits holds each listener's admission, in Gateway order.
+	admits []admission
+	// hostListeners are the http01 listeners kept, in hostname order; each
+	// also gets a Certificate.
+	hostListeners []*slot
 }
 
-// planHTTP01 lays out SPEC §5.2 for http01: http, one HTTPS listener per
-// hostname (byte order), then the passthrough listeners.
-func planHTTP01(in *Input, claims []*claim, contests []*contest) *plan {
-	pins := pinsOf(contests)
-	pass := passthroughListeners(in)
+func (p *plan) add(l gwapiv1.Listener, a admission) {
+	p.listeners = append(p.listeners, l)
+	p.admits = append(p.admits, a)
+}
 
-	var hosts []string
-	var cands []candidate
-	for _, c := range unjudged(claims) {
-		if len(hosts) > 0 && hosts[len(hosts)-1] == c.hostname {
-			continue
-		}
-		hosts = append(hosts, c.hostname)
-		cands = append(cands, candidate{name: HostListenerName(c.hostname), hostname: c.hostname})
-	}
-	kept := keep(cands, MaxListeners-1-len(pass), in.served)
+// planHTTP01 lays out the http01 Gateway: http, one HTTPS listener per
+// hostname that admits only the namespace that owns it (byte order), then
+// the passthrough listeners.
+func planHTTP01(in *Input, t *tenancy, claims []*claim, contests []*contest) *plan {
+	owners, hosts := ownersOf(claims, contests)
+	pass, passAdmits := passthroughListeners(in, t, contests)
 
-	p := &plan{served: map[string]string{}}
-	p.listeners = append(p.listeners, httpListener(in))
-	// Unpinned listeners share one (read-only) AllowedRoutes.
-	shared := withKinds443(selectorLabel(in))
+	slots := make([]*slot, 0, len(hosts))
+	byHost := make(map[string]*slot, len(hosts))
 	for _, h := range hosts {
-		name := HostListenerName(h)
-		if !kept[name] {
-			continue
-		}
-		p.hostListeners = append(p.hostListeners, h)
-		a := shared
-		if ns, ok := pins[h]; ok {
-			a = withKinds443(selectorPin(in, ns))
-		}
-		p.listeners = append(p.listeners, httpsListener(name, h, HostCertificateName(in.Name, h), a))
+		ns := owners[h].namespace
+		s := &slot{prefix: prefixHTTPS, subject: h, hostname: h, namespace: ns, admit: pinTo(ns)}
+		slots = append(slots, s)
+		byHost[h] = s
 	}
-	p.listeners = append(p.listeners, pass...)
+	allocateNames(slots, in.served, fixedNames(pass))
+	for _, s := range slots {
+		if c := listenerCertificateName(in.Name, s.name); s.invalid == "" && len(c) > maxObjectName {
+			s.invalid = fmt.Sprintf("its Certificate name %s would be %d characters, over the limit of %d", c, len(c), maxObjectName)
+		}
+	}
+	keepSlots(slots, MaxListeners-1-len(pass), in, t)
+
+	p := &plan{}
+	p.add(httpListener(in, t), admission{kind: admitHTTP})
+	for _, s := range slots {
+		if s.kept {
+			p.hostListeners = append(p.hostListeners, s)
+			p.add(httpsListener(s.name, s.hostname, listenerCertificateName(in.Name, s.name), withKinds443(s.admit.allowedRoutes(t))), s.admit)
+		}
+	}
+	for i := range pass {
+		p.add(pass[i], passAdmits[i])
+	}
 
 	for _, c := range unjudged(claims) {
-		name := HostListenerName(c.hostname)
-		if kept[name] {
-			c.state, c.message = v1alpha1.HostnameListening, "listener "+name
-			continue
+		switch s := byHost[c.hostname]; {
+		case s.invalid != "":
+			c.state, c.message = v1alpha1.HostnameInvalid, s.invalid
+		case s.kept:
+			c.state, c.message = v1alpha1.HostnameListening, "listener "+s.name
+		default:
+			c.state, c.message = overLimit(in, c.hostname)
 		}
-		c.state, c.message = overLimit(c.hostname)
 	}
 	return p
 }
 
-// planWildcard lays out SPEC §5.2 for dns01, existingSecret (rows 1, 2b, 2c,
-// 2d, 4) and edge (row 3): fixed wildcard and apex listeners, one listener
-// per inheriting child apex, a pin per contested hostname that no listener
-// serves exactly yet, then the passthrough listeners.
-func planWildcard(in *Input, claims []*claim, contests []*contest, children []*child) *plan { //nolint:gocyclo // One flat pass per listener group; splitting it hides the layout.
+// planWildcard lays out the dns01, existingSecret and edge Gateways: the
+// apex and its wildcard, one listener per inheriting child apex, a pin per
+// hostname whose serving listener would not admit (only) its owner, then the
+// passthrough listeners.
+func planWildcard(in *Input, t *tenancy, claims []*claim, contests []*contest, children []*child) *plan {
 	mode := in.Spec.CertMode
-	pins := pinsOf(contests)
 	edge := mode == v1alpha1.CertModeEdge
-	cert := certificateRef(in)
-
 	wild, apex := ListenerHTTPS, ListenerHTTPSApex
 	if edge {
 		wild, apex = ListenerEdge, ListenerEdgeApex
 	}
-	fixed := []struct{ name, hostname string }{{wild, "*." + in.Spec.Apex}, {apex, in.Spec.Apex}}
-	exact := map[string]bool{"*." + in.Spec.Apex: true, in.Spec.Apex: true}
+	apexAdmit := admission{kind: admitApex}
+	fixed := []*slot{
+		{name: wild, hostname: "*." + in.Spec.Apex, admit: apexAdmit, kept: true},
+		{name: apex, hostname: in.Spec.Apex, admit: apexAdmit, kept: true},
+	}
 	var pass []gwapiv1.Listener
-	nFixed := len(fixed)
+	var passAdmits []admission
 	if !edge {
-		pass = passthroughListeners(in)
-		nFixed++ // http
+		pass, passAdmits = passthroughListeners(in, t, contests)
 	}
 
-	var cands []candidate
-	for _, c := range listeningChildren(children) {
-		cands = append(cands, candidate{name: c.listener, hostname: "*." + c.apex})
-		exact["*."+c.apex] = true
+	c := newCoverage(fixed)
+	c.dropChildren(children)
+	var named []*slot
+	for _, ch := range listeningChildren(children) {
+		ch.slot = &slot{prefix: childPrefix(mode), subject: ch.apex, hostname: "*." + ch.apex, namespace: ch.namespace, admit: admission{kind: admitChild, value: ch.apex}}
+		named = append(named, ch.slot)
+		c.index(ch.slot)
 	}
-	var pinHosts []string
-	for _, ct := range contests {
-		if exact[ct.hostname] {
-			continue // The listener that serves it exactly is pinned instead.
-		}
-		name := PinListenerName(mode, ct.hostname)
-		if len(name) > maxListenerName {
-			markHostname(claims, ct.hostname, v1alpha1.HostnameInvalid, fmt.Sprintf("the listener that pins this contested hostname, %s, would be %d characters, over the limit of %d", name, len(name), maxListenerName))
+	owners, hosts := ownersOf(claims, contests)
+	var pins []*slot
+	for _, h := range hosts {
+		o := owners[h]
+		if s := c.exact[h]; s != nil {
+			if o.contested {
+				s.admit = pinTo(o.namespace)
+			}
 			continue
 		}
-		pinHosts = append(pinHosts, ct.hostname)
-		cands = append(cands, candidate{name: name, hostname: ct.hostname})
+		l, under := c.serving(h)
+		if !o.contested && l != nil && l.admit.admits(t, o.namespace) || under != "" {
+			// Served as it is, or under a child apex left out of the
+			// certificate, which a pin on that certificate would not fix.
+			continue
+		}
+		s := &slot{prefix: pinPrefix(mode), subject: h, hostname: h, namespace: o.namespace, admit: pinTo(o.namespace)}
+		pins = append(pins, s)
+		c.pins[h] = s
 	}
-	kept := keep(cands, MaxListeners-nFixed-len(pass), in.served)
+	named = append(named, pins...)
+	slices.SortStableFunc(named, func(a, b *slot) int { return strings.Compare(a.hostname, b.hostname) })
+	taken := fixedNames(pass)
+	taken[wild], taken[apex] = true, true
+	allocateNames(named, in.served, taken)
+	budget := MaxListeners - len(fixed) - len(pass)
+	if !edge {
+		budget-- // http
+	}
+	keepSlots(named, budget, in, t)
+	for _, ch := range listeningChildren(children) {
+		switch {
+		case ch.slot.invalid != "":
+			ch.state, ch.message = v1alpha1.ChildApexInvalid, ch.slot.invalid
+		case !ch.slot.kept:
+			ch.state, ch.message = v1alpha1.ChildApexOverListenerLimit, fmt.Sprintf("left out: the Gateway would exceed %d listeners; %s", MaxListeners, budgetAdvice(in))
+		}
+	}
 
-	p := &plan{served: map[string]string{}}
-	add := func(name, hostname string) {
-		p.served[name] = hostname
-		a := selectorFor(in, pins, hostname)
+	p := &plan{}
+	add := func(s *slot) {
 		if edge {
-			p.listeners = append(p.listeners, edgeListener(name, hostname, a))
+			p.add(edgeListener(s.name, s.hostname, withHTTPRouteKind(s.admit.allowedRoutes(t))), s.admit)
 			return
 		}
-		p.listeners = append(p.listeners, httpsListener(name, hostname, cert, withKinds443(a)))
+		p.add(httpsListener(s.name, s.hostname, certificateRef(in), withKinds443(s.admit.allowedRoutes(t))), s.admit)
 	}
 	if !edge {
-		p.listeners = append(p.listeners, httpListener(in))
+		p.add(httpListener(in, t), admission{kind: admitHTTP})
 	}
-	for _, f := range fixed {
-		add(f.name, f.hostname)
+	for _, s := range fixed {
+		add(s)
 	}
-	for _, c := range listeningChildren(children) {
-		if !kept[c.listener] {
-			c.state = v1alpha1.ChildApexOverListenerLimit
-			continue
-		}
-		add(c.listener, "*."+c.apex)
-	}
-	for _, h := range pinHosts {
-		if name := PinListenerName(mode, h); kept[name] {
-			add(name, h)
+	for _, ch := range children {
+		if ch.slot != nil && ch.slot.kept {
+			add(ch.slot)
 		}
 	}
-	p.listeners = append(p.listeners, pass...)
+	for _, s := range pins {
+		if s.kept {
+			add(s)
+		}
+	}
+	for i := range pass {
+		p.add(pass[i], passAdmits[i])
+	}
 
-	p.exact, p.wildcard, p.dropped = map[string]string{}, map[string]string{}, map[string]bool{}
-	for name, h := range p.served {
-		if isWildcard(h) {
-			p.wildcard[base(h)] = name
-		} else {
-			p.exact[h] = name
-		}
-	}
-	for _, c := range children {
-		if c.state == v1alpha1.ChildApexOverListenerLimit {
-			p.dropped[c.apex] = true
-		}
-	}
-	for _, c := range unjudged(claims) {
-		c.state, c.message = p.cover(in, c.hostname)
+	c.dropChildren(children)
+	for _, cl := range unjudged(claims) {
+		cl.state, cl.message = c.cover(in, cl.hostname)
 	}
 	return p
 }
 
-// cover judges a hostname in a wildcard mode by the listener that would
-// serve it: the exact one if any, else the wildcard of the longest domain
-// above it (Gateway API wildcards match any number of labels, but not the
-// domain itself).
-func (p *plan) cover(in *Input, h string) (v1alpha1.HostnameState, string) {
-	if name, ok := p.exact[h]; ok {
-		return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", name, h)
+// A coverage indexes the listeners of a wildcard mode by the hostname they
+// serve exactly and by the domain a wildcard listener covers.
+type coverage struct {
+	exact    map[string]*slot
+	wildcard map[string]*slot
+	pins     map[string]*slot
+	// dropped are the child apexes left out, with the limit that did it.
+	dropped map[string]v1alpha1.ChildApexState
+}
+
+func newCoverage(fixed []*slot) *coverage {
+	c := &coverage{exact: map[string]*slot{}, wildcard: map[string]*slot{}, pins: map[string]*slot{}, dropped: map[string]v1alpha1.ChildApexState{}}
+	for _, s := range fixed {
+		c.index(s)
 	}
-	if isWildcard(h) {
-		if name, ok := p.wildcard[base(h)]; ok {
-			return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", name, h)
+	return c
+}
+
+func (c *coverage) index(s *slot) {
+	c.exact[s.hostname] = s
+	if isWildcard(s.hostname) {
+		c.wildcard[base(s.hostname)] = s
+	}
+}
+
+// dropChildren records the child apexes left out so far.
+func (c *coverage) dropChildren(children []*child) {
+	for _, ch := range children {
+		if ch.state != v1alpha1.ChildApexListening && ch.state != v1alpha1.ChildApexOutsideApex {
+			c.dropped[ch.apex] = ch.state
 		}
 	}
-	var best, domain string
+}
+
+// serving is the wildcard listener that would serve h if it has no exact
+// one and every listening child apex kept its listener: the wildcard of the
+// longest domain above it (Gateway API wildcards match any number of labels,
+// but not the domain itself). under is a child apex left out that is more
+// specific than that wildcard, if any.
+func (c *coverage) serving(h string) (best *slot, under string) {
+	domain := ""
 	eachDomain(parent(base(h)), func(d string) bool {
-		best, domain = p.wildcard[d], d
-		return best != ""
+		best, domain = c.wildcard[d], d
+		return best != nil
 	})
-	// A child apex whose listener was left out, more specific than the
-	// wildcard that would serve the hostname instead, means that
-	// wildcard's certificate does not cover it. A contested hostname whose
-	// pin was left out has no listener at all.
-	if best == "" || eachDomain(base(h), func(d string) bool { return len(d) > len(domain) && p.dropped[d] }) {
-		return overLimit(h)
+	eachDomain(base(h), func(d string) bool {
+		if len(d) > len(domain) && c.dropped[d] != "" {
+			under = d
+			return true
+		}
+		return false
+	})
+	return best, under
+}
+
+// cover judges a hostname by the listener that serves it.
+func (c *coverage) cover(in *Input, h string) (v1alpha1.HostnameState, string) {
+	if s := c.exact[h]; s != nil && s.kept {
+		return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", s.name, h)
 	}
-	msg := fmt.Sprintf("served by listener %s (*.%s)", best, domain)
+	if s := c.pins[h]; s != nil {
+		switch {
+		case s.invalid != "":
+			return v1alpha1.HostnameInvalid, s.invalid
+		case s.kept:
+			return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", s.name, h)
+		}
+		return overLimit(in, h)
+	}
+	var best *slot
+	var domain string
+	eachDomain(parent(base(h)), func(d string) bool {
+		if s := c.wildcard[d]; s != nil && s.kept {
+			best, domain = s, d
+			return true
+		}
+		return false
+	})
+	// A child apex left out, more specific than the wildcard that would
+	// serve the hostname instead, means that wildcard's listener does not
+	// admit the child's namespace nor its certificate cover the name.
+	var state v1alpha1.ChildApexState
+	eachDomain(base(h), func(d string) bool {
+		if len(d) > len(domain) && c.dropped[d] != "" {
+			state = c.dropped[d]
+			return true
+		}
+		return false
+	})
+	switch {
+	case state == v1alpha1.ChildApexOverCertificateLimit:
+		return v1alpha1.HostnameOverCertificateLimit, fmt.Sprintf("%s is under a child apex left out of the wildcard certificate: the ACME CA issues at most %d names per certificate", h, maxCertificateDNSNames)
+	case state != "" || best == nil:
+		return overLimit(in, h)
+	}
+	msg := fmt.Sprintf("served by listener %s (*.%s)", best.name, domain)
 	if in.Spec.CertMode != v1alpha1.CertModeEdge && !oneLabelBelow(h, domain) {
 		msg += fmt.Sprintf("; the wildcard certificate for *.%s covers only names one label below %s, so clients will see a name mismatch", domain, domain)
 	}
 	return v1alpha1.HostnameCovered, msg
 }
 
-func overLimit(h string) (v1alpha1.HostnameState, string) {
-	return v1alpha1.HostnameOverListenerLimit, fmt.Sprintf("%s was left out: the Gateway would exceed %d listeners; certMode dns01 serves every hostname under the apex with a fixed set of listeners", h, MaxListeners)
-}
-
-func markHostname(claims []*claim, h string, s v1alpha1.HostnameState, msg string) {
-	for _, c := range claims {
-		if c.hostname == h && c.state == "" {
-			c.state, c.message = s, msg
+// keepSlots applies the listener budget to the named listeners.
+func keepSlots(slots []*slot, n int, in *Input, t *tenancy) {
+	cands := make([]budgeted, 0, len(slots))
+	for _, s := range slots {
+		if s.invalid == "" {
+			h, ok := in.served[s.name]
+			cands = append(cands, budgeted{key: s.name, hostname: s.hostname, namespace: s.namespace, served: ok && (h == s.hostname || h == "")})
 		}
 	}
+	kept := fairShare(cands, n, t)
+	for _, s := range slots {
+		s.kept = s.invalid == "" && kept[s.name]
+	}
 }
 
-// pinsOf maps each contested hostname to its winner's namespace.
-func pinsOf(contests []*contest) map[string]string {
-	m := make(map[string]string, len(contests))
-	for _, ct := range contests {
-		m[ct.hostname] = ct.winner.namespace
+func overLimit(in *Input, h string) (v1alpha1.HostnameState, string) {
+	return v1alpha1.HostnameOverListenerLimit, fmt.Sprintf("%s was left out: the Gateway would exceed %d listeners; %s", h, MaxListeners, budgetAdvice(in))
+}
+
+// budgetAdvice is what to do about the listener limit in this mode.
+func budgetAdvice(in *Input) string {
+	if in.Spec.CertMode == v1alpha1.CertModeHTTP01 {
+		return "certMode dns01 serves every hostname under the apex with a fixed set of listeners"
 	}
-	return m
+	return "every child apex and every pinned hostname takes a listener: give large child tenants a Gateway of their own, or resolve hostname conflicts"
+}
+
+// fixedNames are the names no hostname-named listener may take.
+func fixedNames(pass []gwapiv1.Listener) map[string]bool {
+	taken := map[string]bool{ListenerHTTP: true}
+	for _, l := range pass {
+		taken[string(l.Name)] = true
+	}
+	return taken
 }
 
 // certificateRef is the Secret the wildcard-mode HTTPS listeners serve.
@@ -228,12 +330,12 @@ func certificateRef(in *Input) string {
 
 // httpListener is listener #1: port 80, any hostname, SEL-HTTP. It carries the
 // redirect route and the ACME HTTP-01 challenges.
-func httpListener(in *Input) gwapiv1.Listener {
+func httpListener(_ *Input, t *tenancy) gwapiv1.Listener {
 	return gwapiv1.Listener{
 		Name:          ListenerHTTP,
 		Port:          80,
 		Protocol:      gwapiv1.HTTPProtocolType,
-		AllowedRoutes: selectorHTTP(in),
+		AllowedRoutes: admission{kind: admitHTTP}.allowedRoutes(t),
 	}
 }
 
@@ -269,11 +371,23 @@ func edgeListener(name, hostname string, a *gwapiv1.AllowedRoutes) gwapiv1.Liste
 }
 
 // passthroughListeners are the tls-<svc> listeners, in spec order: TLS is not
-// terminated, the backend presents its own certificate.
-func passthroughListeners(in *Input) []gwapiv1.Listener {
+// terminated, the backend presents its own certificate. Each admits the
+// TenantGateway's own and attached namespaces, or only the winner when its
+// hostname is contested.
+func passthroughListeners(in *Input, t *tenancy, contests []*contest) ([]gwapiv1.Listener, []admission) {
+	winners := make(map[string]string, len(contests))
+	for _, ct := range contests {
+		winners[ct.hostname] = ct.winner.namespace
+	}
 	out := make([]gwapiv1.Listener, 0, len(in.Spec.TLSPassthroughServices))
+	admits := make([]admission, 0, len(in.Spec.TLSPassthroughServices))
 	for _, s := range in.Spec.TLSPassthroughServices {
-		h := gwapiv1.Hostname(string(s) + "." + in.Spec.Apex)
+		hostname := string(s) + "." + in.Spec.Apex
+		a := admission{kind: admitPublishers}
+		if w, ok := winners[hostname]; ok {
+			a = pinTo(w)
+		}
+		h := gwapiv1.Hostname(hostname)
 		mode := gwapiv1.TLSModePassthrough
 		out = append(out, gwapiv1.Listener{
 			Name:          gwapiv1.SectionName(PassthroughListenerName(string(s))),
@@ -281,10 +395,11 @@ func passthroughListeners(in *Input) []gwapiv1.Listener {
 			Port:          443,
 			Protocol:      gwapiv1.TLSProtocolType,
 			TLS:           &gwapiv1.ListenerTLSConfig{Mode: &mode},
-			AllowedRoutes: withKinds443(selectorLabel(in)),
+			AllowedRoutes: withKinds443(a.allowedRoutes(t)),
 		})
+		admits = append(admits, a)
 	}
-	return out
+	return out, admits
 }
 
 // childNames are the dns01 certificate's names: apex, *.apex, then c, *.c per

@@ -32,32 +32,54 @@ const (
 	keyCertificatePrefix   = "certificate-"
 )
 
-// Name limits: a listener name is a SectionName (63), an object name a DNS
-// subdomain (253). A name over its limit makes the hostname Invalid; names
-// are never truncated, since a truncated name could collide.
+// Name limits: a listener name is a Gateway API SectionName and an object
+// name a DNS subdomain, both at most 253 characters. The long form of a
+// listener name (a 16-hex-digit hash after a label of up to 63 characters)
+// passes 63, which the Gateway API, Cilium and Envoy Gateway all accept (see
+// "Names" in docs/design.md). A name over its limit makes the hostname
+// Invalid; names are never truncated, since a truncated name could collide.
 const (
-	maxListenerName = 63
+	maxListenerName = 253
 	maxObjectName   = 253
+)
+
+// Listener name prefixes of the listeners that are named after a hostname
+// or a child apex.
+const (
+	prefixHTTPS     = "https-"
+	prefixEdge      = "edge-"
+	prefixChild     = "https-child-"
+	prefixEdgeChild = "edge-child-"
 )
 
 // CertificateKey is the composition resource name of a listener's Certificate.
 func CertificateKey(listener string) string { return keyCertificatePrefix + listener }
 
-// ChildListenerName is the listener of an inheriting child apex.
+// ChildListenerName is the listener of an inheriting child apex, unless
+// another listener's name collides with it (see allocateNames).
 func ChildListenerName(mode v1alpha1.CertMode, child string) string {
-	if mode == v1alpha1.CertModeEdge {
-		return "edge-child-" + HostKey(child)
-	}
-	return "https-child-" + HostKey(child)
+	return childPrefix(mode) + HostKey(child)
 }
 
-// PinListenerName is the listener that pins a contested hostname to its
-// winner's namespace. In http01 it is the hostname's own listener.
+// PinListenerName is the listener that pins a hostname to the namespace that
+// owns it, unless another listener's name collides with it. In http01 it is
+// the hostname's own listener.
 func PinListenerName(mode v1alpha1.CertMode, hostname string) string {
+	return pinPrefix(mode) + HostKey(hostname)
+}
+
+func childPrefix(mode v1alpha1.CertMode) string {
 	if mode == v1alpha1.CertModeEdge {
-		return "edge-" + HostKey(hostname)
+		return prefixEdgeChild
 	}
-	return HostListenerName(hostname)
+	return prefixChild
+}
+
+func pinPrefix(mode v1alpha1.CertMode) string {
+	if mode == v1alpha1.CertModeEdge {
+		return prefixEdge
+	}
+	return prefixHTTPS
 }
 
 // PassthroughListenerName is the TLS passthrough listener of a service.
@@ -83,16 +105,32 @@ func Hex8(hostname string) string {
 	return hex.EncodeToString(sum[:4])
 }
 
+// Hex16 returns the first 16 lowercase hex digits of the SHA-256 of the
+// lowercased hostname: the long form of a name whose short form another
+// hostname already holds.
+func Hex16(hostname string) string {
+	sum := sha256.Sum256([]byte(strings.ToLower(hostname)))
+	return hex.EncodeToString(sum[:8])
+}
+
 // HostKey is <label>-<hex8>, the part of every per-host name that identifies
 // the hostname. A wildcard hostname (only ever named when a contested
 // wildcard is pinned in a wildcard mode) uses the label "wildcard", since "*"
 // is not allowed in a listener name.
 func HostKey(hostname string) string {
-	l := Label(hostname)
-	if l == "*" {
-		l = "wildcard"
+	return keyLabel(hostname) + "-" + Hex8(hostname)
+}
+
+// LongHostKey is <label>-<hex16>, the long form of HostKey.
+func LongHostKey(hostname string) string {
+	return keyLabel(hostname) + "-" + Hex16(hostname)
+}
+
+func keyLabel(hostname string) string {
+	if l := Label(hostname); l != "*" {
+		return l
 	}
-	return l + "-" + Hex8(hostname)
+	return "wildcard"
 }
 
 // HostListenerName is the name of the HTTPS listener of one hostname.
@@ -101,9 +139,16 @@ func HostListenerName(hostname string) string {
 }
 
 // HostCertificateName is the name (and secretName) of the Certificate of one
-// hostname's listener.
+// hostname's listener, when the listener has the short name.
 func HostCertificateName(tgw, hostname string) string {
 	return tgw + "-" + HostKey(hostname) + "-tls"
+}
+
+// listenerCertificateName is the Certificate of an http01 listener:
+// <tgw>-<the listener's host key>-tls, so that it is as unique as the
+// listener name.
+func listenerCertificateName(tgw, listener string) string {
+	return tgw + "-" + strings.TrimPrefix(listener, prefixHTTPS) + "-tls"
 }
 
 // IssuerName is the name of the per-tenant ACME Issuer.

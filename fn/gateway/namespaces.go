@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
+	kv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/v1alpha1"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
@@ -31,8 +34,24 @@ func NamespaceOfKey(key string) (string, bool) { return strings.CutPrefix(key, k
 
 func isNamespaceKey(key string) bool { return strings.HasPrefix(key, keyNamespacePrefix) }
 
-// NamespaceObjectName is the provider-kubernetes Object patching a namespace.
-func NamespaceObjectName(tgw, ns string) string { return tgw + "-namespace-" + ns }
+// NamespaceObjectName is the provider-kubernetes Object patching a
+// namespace: <tgw>-ns-<ns>-<hex8 of tgw/ns>. The hash tells apart the pairs
+// whose names would otherwise join into one string (tgw a attaching b-ns-c,
+// tgw a-ns-b attaching c), and every name goes through the ownership guard,
+// so an Object of another TenantGateway is never taken over. A name over
+// the limit of an object name falls back to <hex16 of tgw/ns>-ns-patch.
+func NamespaceObjectName(tgw, ns string) string {
+	sum := sha256.Sum256([]byte(tgw + "/" + ns))
+	if n := tgw + "-ns-" + ns + "-" + hex.EncodeToString(sum[:4]); len(n) <= maxObjectName {
+		return n
+	}
+	return hex.EncodeToString(sum[:8]) + "-ns-patch"
+}
+
+// ProviderConfigName is the ClusterProviderConfig of provider-kubernetes the
+// namespace patches use: one of their own, so an operator can scope who may
+// create Objects that reference it (see "Threat model" in docs/design.md).
+const ProviderConfigName = "function-tenant-gateway"
 
 // AttachedNamespaces are the namespaces the function labels: the
 // TenantGateway's own and each attached one, in that order.
@@ -137,7 +156,8 @@ func namespaceObject(in *Input, ns string, attach bool) (*kobjv1alpha1.Object, e
 		},
 		Spec: kobjv1alpha1.ObjectSpec{
 			ManagedResourceSpec: xpv2.ManagedResourceSpec{
-				ManagementPolicies: xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionUpdate},
+				ProviderConfigReference: &xpv2.ProviderConfigReference{Kind: kv1alpha1.ClusterProviderConfigKind, Name: ProviderConfigName},
+				ManagementPolicies:      xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionUpdate},
 			},
 			ForProvider: kobjv1alpha1.ObjectParameters{Manifest: runtime.RawExtension{Raw: raw}},
 		},

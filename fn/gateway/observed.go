@@ -1,5 +1,7 @@
 package gateway
 
+import v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+
 // Observations of the cluster beyond routes and namespaces, as the edge
 // decodes them from the request.
 
@@ -12,6 +14,11 @@ type ObservedResource struct {
 	Listeners map[string]map[string]string
 	// ListenerNames are a Gateway's spec listener names, as last composed.
 	ListenerNames []string
+	// ListenerHostnames maps a Gateway's spec listener names to their
+	// hostnames ("" for none, or when not known).
+	ListenerHostnames map[string]string
+	// DNSNames are a Certificate's spec dnsNames.
+	DNSNames []string
 }
 
 // A Probe is what a look-up by name found at a name the function is about to
@@ -29,13 +36,19 @@ type Class struct {
 	SupportedFeatures []string
 }
 
-// PreviousStatus is what the XR's status said after the last run, so that
-// warnings are raised when something changes rather than on every run.
+// PreviousStatus is what the XR's status said after the last run: the
+// function's memory, so that warnings are raised when something changes
+// rather than on every run, and the budgets keep what was served while the
+// Gateway or the certificate is not observed.
 type PreviousStatus struct {
-	// Conflicts maps a contested hostname to its losers, comma-joined.
-	Conflicts map[string]string
-	// LeftOut are the hostnames that were OverListenerLimit.
-	LeftOut map[string]bool
+	// Listeners maps the listener names status.listeners reported to their
+	// hostnames.
+	Listeners map[string]string
+	// ChildApexes are the child apexes status.childApexes reported
+	// Listening.
+	ChildApexes map[string]bool
+	// Digests are the digests of what was last warned about.
+	Digests v1alpha1.StatusDigests
 }
 
 // Condition status values.

@@ -21,7 +21,12 @@ func compose(t *testing.T, spec v1alpha1.TenantGatewaySpec, routes []Route, nss 
 	if len(observed) > 0 {
 		obs = map[string]*ObservedResource{KeyGateway: {ListenerNames: observed}}
 	}
-	out, err := Compose(Input{Name: "cozystack", Namespace: "tenant-root", CertManagerNamespace: "cozy-cert-manager", Spec: spec, Routes: routes, Namespaces: nss, Observed: obs})
+	// The edge looks up the owner and attached namespaces by name.
+	named := map[string]*Namespace{}
+	for i := range nss {
+		named[nss[i].Name] = &nss[i]
+	}
+	out, err := Compose(Input{Name: "cozystack", Namespace: "tenant-root", CertManagerNamespace: "cozy-cert-manager", Spec: spec, Routes: routes, Namespaces: nss, NamedNamespaces: named, Observed: obs})
 	if err != nil {
 		t.Fatalf("Compose: %v", err)
 	}
@@ -68,8 +73,19 @@ func TestAttachment(t *testing.T) {
 		"LabelledNamespace": {
 			reason: "A namespace labelled namespace.cozystack.io/gateway=tenant-root is admitted",
 			route:  routeTo("tenant-alice", "a", "a.example.org"),
-			nss:    []Namespace{labelled("tenant-alice", "")},
+			nss:    []Namespace{labelled("tenant-alice", "example.org")},
 			want:   []string{"a.example.org HTTPRoute/tenant-alice/a Listening"},
+		},
+		"LabelledNamespaceWithoutHost": {
+			reason: "A labelled namespace without a host label, neither the TenantGateway's nor attached, was delegated nothing",
+			route:  routeTo("tenant-alice", "a", "a.example.org"),
+			nss:    []Namespace{labelled("tenant-alice", "")},
+			want:   []string{"a.example.org HTTPRoute/tenant-alice/a NotDelegated"},
+		},
+		"AttachedNamespaceOfAnotherGateway": {
+			reason: "An attached namespace whose gateway label another owner set is not admitted: its routes count for nothing",
+			route:  Route{Kind: KindHTTPRoute, Namespace: "cozy-dashboard", Name: "a", ParentRefs: []ParentRef{{Namespace: "tenant-root", Name: "cozystack"}}, Hostnames: []string{"a.example.org"}},
+			nss:    []Namespace{{Name: "cozy-dashboard", Labels: map[string]string{LabelNamespaceGateway: "tenant-other"}}},
 		},
 		"NoHostnames": {
 			reason: "A route without hostnames claims nothing",
@@ -92,8 +108,8 @@ func TestHTTP01(t *testing.T) {
 	want := view{
 		Listeners: []string{
 			httpLine,
-			"https-harbor-760d5a8a 443/HTTPS harbor.foo.example.com label=tenant-root " + k443 + " cert=cozystack-harbor-760d5a8a-tls",
-			"tls-api 443/TLS api.foo.example.com label=tenant-root " + k443 + " Passthrough",
+			"https-harbor-760d5a8a 443/HTTPS harbor.foo.example.com pin=tenant-root " + k443 + " cert=cozystack-harbor-760d5a8a-tls",
+			"tls-api 443/TLS api.foo.example.com label=tenant-root publishers=tenant-root " + k443 + " Passthrough",
 		},
 		Certificates: []string{"cozystack-harbor-760d5a8a-tls secret=cozystack-harbor-760d5a8a-tls harbor.foo.example.com"},
 		Hostnames: []string{
@@ -126,6 +142,11 @@ func TestWildcardModes(t *testing.T) {
 	}
 	children := []string{"alice.example.org tenant-alice Listening", "bob.example.org tenant-bob Listening", "customer1.example tenant-acme OutsideApex"}
 	lbl := "label=tenant-root"
+	// The apex listeners leave out every namespace with another host label;
+	// each child's listener admits only its own.
+	apexSel := lbl + " host-notin=alice.example.org,bob.example.org,customer1.example"
+	aliceSel, bobSel := lbl+" host=alice.example.org", lbl+" host=bob.example.org"
+	kHTTP := "kinds=HTTPRoute"
 	cases := map[string]struct {
 		spec v1alpha1.TenantGatewaySpec
 		want view
@@ -135,10 +156,10 @@ func TestWildcardModes(t *testing.T) {
 			want: view{
 				Listeners: []string{
 					httpLine,
-					"https 443/HTTPS *.example.org " + lbl + " " + k443 + " cert=cozystack-gateway-tls",
-					"https-apex 443/HTTPS example.org " + lbl + " " + k443 + " cert=cozystack-gateway-tls",
-					"https-child-alice-cf290f3a 443/HTTPS *.alice.example.org " + lbl + " " + k443 + " cert=cozystack-gateway-tls",
-					"https-child-bob-116343d5 443/HTTPS *.bob.example.org " + lbl + " " + k443 + " cert=cozystack-gateway-tls",
+					"https 443/HTTPS *.example.org " + apexSel + " " + k443 + " cert=cozystack-gateway-tls",
+					"https-apex 443/HTTPS example.org " + apexSel + " " + k443 + " cert=cozystack-gateway-tls",
+					"https-child-alice-cf290f3a 443/HTTPS *.alice.example.org " + aliceSel + " " + k443 + " cert=cozystack-gateway-tls",
+					"https-child-bob-116343d5 443/HTTPS *.bob.example.org " + bobSel + " " + k443 + " cert=cozystack-gateway-tls",
 				},
 				Certificates: []string{"cozystack-gateway-tls secret=cozystack-gateway-tls example.org,*.example.org,alice.example.org,*.alice.example.org,bob.example.org,*.bob.example.org"},
 				Hostnames:    hostnames("Covered"),
@@ -151,10 +172,10 @@ func TestWildcardModes(t *testing.T) {
 			want: view{
 				Listeners: []string{
 					httpLine,
-					"https 443/HTTPS *.example.org " + lbl + " " + k443 + " cert=wild",
-					"https-apex 443/HTTPS example.org " + lbl + " " + k443 + " cert=wild",
-					"https-child-alice-cf290f3a 443/HTTPS *.alice.example.org " + lbl + " " + k443 + " cert=wild",
-					"https-child-bob-116343d5 443/HTTPS *.bob.example.org " + lbl + " " + k443 + " cert=wild",
+					"https 443/HTTPS *.example.org " + apexSel + " " + k443 + " cert=wild",
+					"https-apex 443/HTTPS example.org " + apexSel + " " + k443 + " cert=wild",
+					"https-child-alice-cf290f3a 443/HTTPS *.alice.example.org " + aliceSel + " " + k443 + " cert=wild",
+					"https-child-bob-116343d5 443/HTTPS *.bob.example.org " + bobSel + " " + k443 + " cert=wild",
 				},
 				Hostnames: hostnames("Covered"),
 				Children:  children,
@@ -165,10 +186,10 @@ func TestWildcardModes(t *testing.T) {
 			spec: v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeEdge, TLSPassthroughServices: []v1alpha1.DNSLabel{"api"}},
 			want: view{
 				Listeners: []string{
-					"edge 80/HTTP *.example.org " + lbl,
-					"edge-apex 80/HTTP example.org " + lbl,
-					"edge-child-alice-cf290f3a 80/HTTP *.alice.example.org " + lbl,
-					"edge-child-bob-116343d5 80/HTTP *.bob.example.org " + lbl,
+					"edge 80/HTTP *.example.org " + apexSel + " " + kHTTP,
+					"edge-apex 80/HTTP example.org " + apexSel + " " + kHTTP,
+					"edge-child-alice-cf290f3a 80/HTTP *.alice.example.org " + aliceSel + " " + kHTTP,
+					"edge-child-bob-116343d5 80/HTTP *.bob.example.org " + bobSel + " " + kHTTP,
 				},
 				Hostnames: hostnames("Covered"),
 				Children:  children,
@@ -187,7 +208,7 @@ func TestWildcardModes(t *testing.T) {
 }
 
 func TestConflicts(t *testing.T) {
-	nss := []Namespace{labelled("cozy-harbor", ""), labelled("tenant-foo", ""), labelled("tenant-bar", "")}
+	nss := []Namespace{labelled("cozy-harbor", "example.org"), labelled("tenant-foo", "example.org"), labelled("tenant-bar", "example.org")}
 	cases := map[string]struct {
 		reason string
 		spec   v1alpha1.TenantGatewaySpec

@@ -317,31 +317,26 @@ func TestWarningsOnlyOnChange(t *testing.T) {
 	spec := v1alpha1.TenantGatewaySpec{AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-b", "tenant-a"}}
 	first := run(t, Input{Spec: spec, Routes: routes})
 	want := []string{
-		"hostname x.example.org is claimed from several namespaces: HTTPRoute/cozy-b/s keeps it, HTTPRoute/tenant-a/r refused",
-		// 71 hostnames, 63 HTTPS listeners: in hostname order, x.example.org
-		// comes after app69.
-		"8 hostnames newly left out by the 64-listener limit: app63.example.org, app64.example.org, app65.example.org, app66.example.org, app67.example.org, app68.example.org, app69.example.org, x.example.org",
-		"Gateway tenant-root/cozystack now has 64 listeners, close to the limit of 64; consider certMode dns01",
+		"hostname conflicts changed; 1 contested now: x.example.org: HTTPRoute/cozy-b/s keeps it, HTTPRoute/tenant-a/r refused",
+		// 71 hostnames, 63 HTTPS listeners shared round-robin: the owner's
+		// app00 and cozy-b's x.example.org first, then the owner's others.
+		"hostnames and child apexes left out changed; 8 left out now: app62.example.org (OverListenerLimit), app63.example.org (OverListenerLimit), app64.example.org (OverListenerLimit), app65.example.org (OverListenerLimit), app66.example.org (OverListenerLimit), app67.example.org (OverListenerLimit), app68.example.org (OverListenerLimit), app69.example.org (OverListenerLimit)",
+		"Gateway tenant-root/cozystack now has 64 listeners, close to the limit of 64; certMode dns01 serves every hostname under the apex with a fixed set of listeners",
 	}
 	if diff := cmp.Diff(want, first.Warnings); diff != "" {
 		t.Errorf("first run: -want, +got:\n%s", diff)
 	}
 
 	// The next run sees what the first wrote: nothing changed, nothing said.
-	prev := PreviousStatus{Conflicts: map[string]string{}, LeftOut: map[string]bool{}}
-	for _, c := range first.Conflicts {
-		prev.Conflicts[c.Hostname] = strings.Join(c.Losers, ",")
-	}
-	for _, h := range first.Hostnames {
-		if h.State == v1alpha1.HostnameOverListenerLimit {
-			prev.LeftOut[h.Hostname] = true
-		}
-	}
-	var names []string
+	prev := PreviousStatus{Digests: first.Digests, Listeners: map[string]string{}}
+	names := map[string]string{}
+	var order []string
 	for _, l := range first.ListenerStatus {
-		names = append(names, l.Name)
+		prev.Listeners[l.Name] = l.Hostname
+		names[l.Name] = l.Hostname
+		order = append(order, l.Name)
 	}
-	second := run(t, Input{Spec: spec, Routes: routes, Previous: prev, Observed: map[string]*ObservedResource{KeyGateway: {ListenerNames: names}}})
+	second := run(t, Input{Spec: spec, Routes: routes, Previous: prev, Observed: map[string]*ObservedResource{KeyGateway: {ListenerNames: order, ListenerHostnames: names}}})
 	if len(second.Warnings) != 0 {
 		t.Errorf("second run, nothing changed: want no warnings, got %q", second.Warnings)
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 )
@@ -56,15 +58,7 @@ func listenerLine(l gwapiv1.Listener) string {
 		parts = append(parts, string(*l.Hostname))
 	}
 	if a := l.AllowedRoutes; a != nil && a.Namespaces != nil && a.Namespaces.Selector != nil {
-		s := a.Namespaces.Selector
-		switch {
-		case len(s.MatchExpressions) > 0:
-			parts = append(parts, "in="+strings.Join(s.MatchExpressions[0].Values, ","))
-		case s.MatchLabels[LabelNamespaceName] != "":
-			parts = append(parts, "pin="+s.MatchLabels[LabelNamespaceName])
-		default:
-			parts = append(parts, "label="+s.MatchLabels[LabelNamespaceGateway])
-		}
+		parts = append(parts, selectorText(a.Namespaces.Selector)...)
 		if len(a.Kinds) > 0 {
 			var k []string
 			for _, rk := range a.Kinds {
@@ -81,6 +75,36 @@ func listenerLine(l gwapiv1.Listener) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// selectorText is a namespace selector in short: in=<names> (SEL-HTTP),
+// label=<gateway ns>, pin=<ns> (with the gateway label), host=<apex>,
+// host-notin=<apexes>, publishers=<names>.
+func selectorText(s *metav1.LabelSelector) []string {
+	var parts []string
+	switch {
+	case s.MatchLabels[LabelNamespaceName] != "":
+		parts = append(parts, "pin="+s.MatchLabels[LabelNamespaceName])
+	case s.MatchLabels[LabelNamespaceGateway] != "":
+		parts = append(parts, "label="+s.MatchLabels[LabelNamespaceGateway])
+	}
+	if h := s.MatchLabels[LabelNamespaceHost]; h != "" {
+		parts = append(parts, "host="+h)
+	}
+	for _, e := range s.MatchExpressions {
+		v := strings.Join(e.Values, ",")
+		switch {
+		case e.Key == LabelNamespaceName && len(s.MatchLabels) == 0:
+			parts = append(parts, "in="+v)
+		case e.Key == LabelNamespaceName:
+			parts = append(parts, "publishers="+v)
+		case e.Key == LabelNamespaceHost && e.Operator == metav1.LabelSelectorOpNotIn:
+			parts = append(parts, "host-notin="+v)
+		default:
+			parts = append(parts, fmt.Sprintf("%s-%s=%s", e.Key, e.Operator, v))
+		}
+	}
+	return parts
 }
 
 // routeTo builds an HTTPRoute on the cozystack Gateway in tenant-root.

@@ -223,18 +223,34 @@ type ListenerStatus struct {
 }
 
 // HostnameState is the judgement of one hostname a route asked for.
-// +kubebuilder:validation:Enum=Listening;Conflict;OutsideApex;Invalid;OverListenerLimit;Passthrough;Covered
+// +kubebuilder:validation:Enum=Listening;Conflict;OutsideApex;NotDelegated;Invalid;OverListenerLimit;OverCertificateLimit;Passthrough;Covered
 type HostnameState string
 
 // Hostname states.
 const (
-	HostnameListening         HostnameState = "Listening"
-	HostnameConflict          HostnameState = "Conflict"
-	HostnameOutsideApex       HostnameState = "OutsideApex"
-	HostnameInvalid           HostnameState = "Invalid"
+	// HostnameListening has a listener of its own.
+	HostnameListening HostnameState = "Listening"
+	// HostnameConflict lost to a route of another namespace.
+	HostnameConflict HostnameState = "Conflict"
+	// HostnameOutsideApex is neither the apex nor under it or under an
+	// inheriting child apex.
+	HostnameOutsideApex HostnameState = "OutsideApex"
+	// HostnameNotDelegated is outside what the claiming namespace was
+	// delegated: its namespace.cozystack.io/host label, or the apex for the
+	// TenantGateway's own namespace and its attachedNamespaces.
+	HostnameNotDelegated HostnameState = "NotDelegated"
+	// HostnameInvalid can never be served (pattern, wildcard under http01,
+	// a name over its limit).
+	HostnameInvalid HostnameState = "Invalid"
+	// HostnameOverListenerLimit was left out by the 64-listener budget.
 	HostnameOverListenerLimit HostnameState = "OverListenerLimit"
-	HostnamePassthrough       HostnameState = "Passthrough"
-	HostnameCovered           HostnameState = "Covered"
+	// HostnameOverCertificateLimit is under a child apex the dns01
+	// certificate's 100-name limit left out.
+	HostnameOverCertificateLimit HostnameState = "OverCertificateLimit"
+	// HostnamePassthrough is served by a TLS passthrough listener.
+	HostnamePassthrough HostnameState = "Passthrough"
+	// HostnameCovered is served by a wildcard or pinned listener.
+	HostnameCovered HostnameState = "Covered"
 )
 
 // HostnameStatus reports one hostname claimed by one route.
@@ -256,19 +272,33 @@ type ConflictStatus struct {
 	Hostname string `json:"hostname"`
 	// Winner is the route (<kind>/<namespace>/<name>) that keeps it.
 	Winner string `json:"winner"`
-	// Losers are the routes refused for it.
+	// Losers are the routes refused for it, at most MaxConflictLosers.
 	Losers []string `json:"losers"`
+	// MoreLosers counts the losers left out of Losers.
+	// +optional
+	MoreLosers int `json:"moreLosers,omitempty"`
 }
 
+// MaxConflictLosers bounds ConflictStatus.Losers.
+const MaxConflictLosers = 10
+
 // ChildApexState is the judgement of an inheriting child apex.
-// +kubebuilder:validation:Enum=Listening;OutsideApex;OverListenerLimit
+// +kubebuilder:validation:Enum=Listening;OutsideApex;OverListenerLimit;OverCertificateLimit;Invalid
 type ChildApexState string
 
 // Child apex states.
 const (
-	ChildApexListening         ChildApexState = "Listening"
-	ChildApexOutsideApex       ChildApexState = "OutsideApex"
+	// ChildApexListening has a listener (and, in dns01, certificate names).
+	ChildApexListening ChildApexState = "Listening"
+	// ChildApexOutsideApex is not under the TenantGateway's apex.
+	ChildApexOutsideApex ChildApexState = "OutsideApex"
+	// ChildApexOverListenerLimit was left out by the 64-listener budget.
 	ChildApexOverListenerLimit ChildApexState = "OverListenerLimit"
+	// ChildApexOverCertificateLimit was left out of the dns01 certificate
+	// by the ACME CA's limit of 100 names per certificate.
+	ChildApexOverCertificateLimit ChildApexState = "OverCertificateLimit"
+	// ChildApexInvalid cannot be given a listener name of its own.
+	ChildApexInvalid ChildApexState = "Invalid"
 )
 
 // ChildApexStatus reports one inheriting child apex.
@@ -279,6 +309,34 @@ type ChildApexStatus struct {
 	Namespace string `json:"namespace"`
 	// State of the child apex.
 	State ChildApexState `json:"state"`
+	// Message explains a state other than Listening or OutsideApex.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// HostnamelessRouteStatus reports a route that attaches without hostnames:
+// it claims nothing, and is served on every listener that admits its
+// namespace.
+type HostnamelessRouteStatus struct {
+	// Route is <kind>/<namespace>/<name>.
+	Route string `json:"route"`
+	// Listeners are the listeners whose allowedRoutes admit the route's
+	// namespace, in Gateway order.
+	// +optional
+	Listeners []string `json:"listeners,omitempty"`
+}
+
+// StatusDigests remember what the last Warning events were about, so that a
+// warning is raised when something changes even when the status lists are
+// cut short.
+type StatusDigests struct {
+	// Conflicts is a digest of every contested hostname with its winner and
+	// losers.
+	// +optional
+	Conflicts string `json:"conflicts,omitempty"`
+	// LeftOut is a digest of every hostname and child apex a limit left out.
+	// +optional
+	LeftOut string `json:"leftOut,omitempty"`
 }
 
 // TenantGatewayStatus is what the function observed and decided. Crossplane
@@ -294,13 +352,32 @@ type TenantGatewayStatus struct {
 	// Hostnames are every hostname a route asked for, with its state.
 	// +optional
 	Hostnames []HostnameStatus `json:"hostnames,omitempty"`
-	// Conflicts are hostnames claimed from several namespaces.
+	// Conflicts are hostnames claimed from several namespaces, at most
+	// MaxConflictStatus, in hostname order.
 	// +optional
 	Conflicts []ConflictStatus `json:"conflicts,omitempty"`
+	// ConflictCount is the number of contested hostnames, Conflicts listed
+	// or not.
+	// +optional
+	ConflictCount int `json:"conflictCount,omitempty"`
+	// HostnamelessRoutes are the attached routes without hostnames, at most
+	// MaxHostnamelessStatus.
+	// +optional
+	HostnamelessRoutes []HostnamelessRouteStatus `json:"hostnamelessRoutes,omitempty"`
 	// ChildApexes are the apexes of inheriting child tenants.
 	// +optional
 	ChildApexes []ChildApexStatus `json:"childApexes,omitempty"`
+	// Digests are the function's memory of what it last warned about.
+	// +optional
+	Digests *StatusDigests `json:"digests,omitempty"`
 }
+
+// Bounds of the status lists: the XR is stored in etcd, whose objects are
+// limited to about 1.5 MiB.
+const (
+	MaxConflictStatus     = 100
+	MaxHostnamelessStatus = 100
+)
 
 // A TenantGateway gives one tenant its own Gateway API Gateway with
 // automatic TLS. Crossplane appends its own SYNCED, READY, COMPOSITION and

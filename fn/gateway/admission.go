@@ -1,0 +1,101 @@
+package gateway
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// An admission is who a listener lets attach: the rule the function judges
+// claims by, and the namespace selector the Gateway's controller enforces.
+// Both come from here so they cannot drift apart (see "Who may attach" in
+// docs/design.md).
+type admission struct {
+	kind admitKind
+	// value is the child apex of admitChild and the namespace of admitPin.
+	value string
+}
+
+type admitKind int
+
+const (
+	// admitHTTP is the port-80 listener: the TenantGateway's namespace (its
+	// redirect route) and cert-manager's (ACME HTTP-01 challenge routes).
+	admitHTTP admitKind = iota
+	// admitApex is the apex and its wildcard: admitted namespaces whose host
+	// label is the apex or absent.
+	admitApex
+	// admitChild is a child apex's wildcard: admitted namespaces whose host
+	// label is that apex.
+	admitChild
+	// admitPin is one hostname's listener: the one namespace that owns it.
+	admitPin
+	// admitPublishers is a passthrough listener: the TenantGateway's
+	// namespace and its attached namespaces.
+	admitPublishers
+)
+
+func pinTo(ns string) admission { return admission{kind: admitPin, value: ns} }
+
+// admits reports whether a route from ns may attach, with the labels the
+// namespace has once the function's patches are applied.
+func (a admission) admits(t *tenancy, ns string) bool {
+	switch a.kind {
+	case admitHTTP:
+		return ns == t.owner || ns == t.certManager
+	case admitApex:
+		return t.admitted(ns) && (t.host(ns) == "" || t.host(ns) == t.apex)
+	case admitChild:
+		return t.admitted(ns) && t.host(ns) == a.value
+	case admitPin:
+		return t.admitted(ns) && ns == a.value
+	case admitPublishers:
+		return t.publisher[ns]
+	}
+	return false
+}
+
+// allowedRoutes is the listener's namespace selector. Label selectors have
+// no OR, so the apex listeners leave out the other host labels by value.
+func (a admission) allowedRoutes(t *tenancy) *gwapiv1.AllowedRoutes {
+	gateway := map[string]string{LabelNamespaceGateway: t.owner}
+	s := &metav1.LabelSelector{}
+	switch a.kind {
+	case admitHTTP:
+		values := []string{t.owner}
+		if t.certManager != t.owner {
+			values = append(values, t.certManager)
+		}
+		s.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: LabelNamespaceName, Operator: metav1.LabelSelectorOpIn, Values: values}}
+	case admitApex:
+		s.MatchLabels = gateway
+		if len(t.otherHosts) > 0 {
+			s.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: LabelNamespaceHost, Operator: metav1.LabelSelectorOpNotIn, Values: t.otherHosts}}
+		}
+	case admitChild:
+		s.MatchLabels = map[string]string{LabelNamespaceGateway: t.owner, LabelNamespaceHost: a.value}
+	case admitPin:
+		s.MatchLabels = map[string]string{LabelNamespaceGateway: t.owner, LabelNamespaceName: a.value}
+	case admitPublishers:
+		s.MatchLabels = gateway
+		s.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: LabelNamespaceName, Operator: metav1.LabelSelectorOpIn, Values: t.publishers}}
+	}
+	from := gwapiv1.NamespacesFromSelector
+	return &gwapiv1.AllowedRoutes{Namespaces: &gwapiv1.RouteNamespaces{From: &from, Selector: s}}
+}
+
+// withKinds443 adds KINDS-443: every port-443 listener lists exactly
+// HTTPRoute and TLSRoute, so that Cilium keeps the listeners apart and no
+// other route kind attaches outside the route-hostname admission policy.
+func withKinds443(a *gwapiv1.AllowedRoutes) *gwapiv1.AllowedRoutes {
+	g := gwapiv1.Group(gwapiv1.GroupName)
+	a.Kinds = []gwapiv1.RouteGroupKind{{Group: &g, Kind: KindHTTPRoute}, {Group: &g, Kind: KindTLSRoute}}
+	return a
+}
+
+// withHTTPRouteKind limits a plain-HTTP edge listener to HTTPRoutes, so that
+// no route kind the admission policies do not check (GRPCRoute) attaches.
+func withHTTPRouteKind(a *gwapiv1.AllowedRoutes) *gwapiv1.AllowedRoutes {
+	g := gwapiv1.Group(gwapiv1.GroupName)
+	a.Kinds = []gwapiv1.RouteGroupKind{{Group: &g, Kind: KindHTTPRoute}}
+	return a
+}

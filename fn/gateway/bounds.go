@@ -1,0 +1,71 @@
+package gateway
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+)
+
+// MaxMessage bounds every condition message and warning: Crossplane copies
+// them into the XR's status and into events, and a tenant can make the
+// lists in them as long as it likes.
+const MaxMessage = 1024
+
+// BoundedList is prefix, then as many items joined by sep as fit within
+// MaxMessage, then "… and N more" for the rest, then suffix.
+func BoundedList(prefix string, items []string, sep, suffix string) string {
+	var b strings.Builder
+	b.WriteString(prefix)
+	for i, it := range items {
+		add := it
+		if i > 0 {
+			add = sep + it
+		}
+		// Keep room for saying how many are left out after this one.
+		tail := ""
+		if rest := len(items) - i - 1; rest > 0 {
+			tail = fmt.Sprintf("%s… and %d more", sep, rest)
+		}
+		if b.Len()+len(add)+len(tail)+len(suffix) > MaxMessage {
+			if i > 0 {
+				b.WriteString(sep)
+			}
+			fmt.Fprintf(&b, "… and %d more", len(items)-i)
+			break
+		}
+		b.WriteString(add)
+	}
+	b.WriteString(suffix)
+	return truncate(b.String())
+}
+
+// truncate cuts a message that is still too long (a long prefix) at
+// MaxMessage bytes, on a rune boundary.
+func truncate(s string) string {
+	if len(s) <= MaxMessage {
+		return s
+	}
+	const ellipsis = "…"
+	cut := MaxMessage - len(ellipsis)
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + ellipsis
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// digest is a short, stable digest of a set of lines, so that status can
+// remember a list it does not hold.
+func digest(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	h := sha256.New()
+	for _, l := range lines {
+		h.Write([]byte(l))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}

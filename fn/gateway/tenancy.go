@@ -1,0 +1,114 @@
+package gateway
+
+import (
+	"maps"
+	"slices"
+)
+
+// A tenancy is who may use this Gateway and for which hostnames: the
+// admitted namespaces with the labels they will carry once the function's
+// namespace patches are applied, and what each was delegated (see "Who may
+// attach" in docs/design.md).
+type tenancy struct {
+	// owner is the TenantGateway's namespace.
+	owner string
+	// apex of the TenantGateway.
+	apex string
+	// certManager is the namespace of cert-manager's HTTP-01 challenge
+	// routes.
+	certManager string
+	// publishers are the owner and the attached namespaces that are not
+	// marked for another Gateway, sorted by name with the owner first.
+	publishers []string
+	publisher  map[string]bool
+	// foreign are the attached namespaces whose gateway label another
+	// Gateway's owner set; they are not admitted.
+	foreign []string
+	// labels are the labels of every admitted namespace, by name.
+	labels map[string]map[string]string
+	// otherHosts are the host labels of admitted namespaces other than the
+	// apex, sorted: the namespaces the apex listeners leave out.
+	otherHosts []string
+}
+
+// newTenancy reads the admitted namespaces: the TenantGateway's own, the
+// attached ones, and every namespace labelled as publishing through this
+// Gateway. The owner and attached namespaces count with the gateway label
+// the function writes on them, unless another owner's label is there.
+func newTenancy(in *Input) *tenancy {
+	t := &tenancy{owner: in.Namespace, apex: in.Spec.Apex, certManager: in.CertManagerNamespace, publisher: map[string]bool{}, labels: map[string]map[string]string{}}
+	for _, n := range in.Namespaces {
+		if n.Labels[LabelNamespaceGateway] == in.Namespace {
+			t.labels[n.Name] = n.Labels
+		}
+	}
+	for _, ns := range AttachedNamespaces(in) {
+		var labels map[string]string
+		if n := in.NamedNamespaces[ns]; n != nil {
+			labels = n.Labels
+		} else if l, ok := t.labels[ns]; ok {
+			labels = l
+		}
+		if g := labels[LabelNamespaceGateway]; g != "" && g != in.Namespace {
+			t.foreign = append(t.foreign, ns)
+			continue
+		}
+		l := maps.Clone(labels)
+		if l == nil {
+			l = map[string]string{}
+		}
+		l[LabelNamespaceGateway] = in.Namespace
+		t.labels[ns] = l
+		t.publisher[ns] = true
+	}
+	for _, ns := range slices.Sorted(maps.Keys(t.publisher)) {
+		if ns != in.Namespace {
+			t.publishers = append(t.publishers, ns)
+		}
+	}
+	if t.publisher[in.Namespace] {
+		t.publishers = append([]string{in.Namespace}, t.publishers...)
+	}
+	hosts := map[string]bool{}
+	for _, l := range t.labels {
+		if h := l[LabelNamespaceHost]; h != "" && h != t.apex {
+			hosts[h] = true
+		}
+	}
+	t.otherHosts = slices.Sorted(maps.Keys(hosts))
+	return t
+}
+
+// admitted reports whether routes of ns count at all.
+func (t *tenancy) admitted(ns string) bool {
+	_, ok := t.labels[ns]
+	return ok
+}
+
+// host is the namespace's host label, or "".
+func (t *tenancy) host(ns string) string { return t.labels[ns][LabelNamespaceHost] }
+
+// delegation is the domain ns may claim hostnames in: its host label, else
+// the apex for the owner and attached namespaces. Other namespaces without
+// a host label were delegated nothing.
+func (t *tenancy) delegation(ns string) (string, bool) {
+	if h := t.host(ns); h != "" {
+		return h, true
+	}
+	if t.publisher[ns] {
+		return t.apex, true
+	}
+	return "", false
+}
+
+// order is the round-robin order of namespaces for the budgets: the owner
+// and attached namespaces first, then the others by name.
+func (t *tenancy) order(ns string) (int, string) {
+	if t.publisher[ns] {
+		if ns == t.owner {
+			return 0, ""
+		}
+		return 1, ns
+	}
+	return 2, ns
+}
