@@ -22,7 +22,7 @@ const (
 	// redirect route) and cert-manager's (ACME HTTP-01 challenge routes).
 	admitHTTP admitKind = iota
 	// admitApex is the apex and its wildcard: admitted namespaces whose host
-	// label is the apex or absent.
+	// label is the apex, and the owner and attached namespaces without one.
 	admitApex
 	// admitChild is a child apex's wildcard: admitted namespaces whose host
 	// label is that apex.
@@ -43,7 +43,7 @@ func (a admission) admits(t *tenancy, ns string) bool {
 	case admitHTTP:
 		return ns == t.owner || ns == t.certManager
 	case admitApex:
-		return t.admitted(ns) && (t.host(ns) == "" || t.host(ns) == t.apex)
+		return t.admitted(ns) && (t.host(ns) == t.apex || t.host(ns) == "" && t.publisher[ns])
 	case admitChild:
 		return t.admitted(ns) && t.host(ns) == a.value
 	case admitPin:
@@ -55,7 +55,8 @@ func (a admission) admits(t *tenancy, ns string) bool {
 }
 
 // allowedRoutes is the listener's namespace selector. Label selectors have
-// no OR, so the apex listeners leave out the other host labels by value.
+// no OR, so the apex listeners leave out the other host labels by value, and
+// the labelled namespaces that were delegated nothing by name.
 func (a admission) allowedRoutes(t *tenancy) *gwapiv1.AllowedRoutes {
 	gateway := map[string]string{LabelNamespaceGateway: t.owner}
 	s := &metav1.LabelSelector{}
@@ -69,7 +70,10 @@ func (a admission) allowedRoutes(t *tenancy) *gwapiv1.AllowedRoutes {
 	case admitApex:
 		s.MatchLabels = gateway
 		if len(t.otherHosts) > 0 {
-			s.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: LabelNamespaceHost, Operator: metav1.LabelSelectorOpNotIn, Values: t.otherHosts}}
+			s.MatchExpressions = append(s.MatchExpressions, metav1.LabelSelectorRequirement{Key: LabelNamespaceHost, Operator: metav1.LabelSelectorOpNotIn, Values: t.otherHosts})
+		}
+		if len(t.undelegated) > 0 {
+			s.MatchExpressions = append(s.MatchExpressions, metav1.LabelSelectorRequirement{Key: LabelNamespaceName, Operator: metav1.LabelSelectorOpNotIn, Values: t.undelegated})
 		}
 	case admitChild:
 		s.MatchLabels = map[string]string{LabelNamespaceGateway: t.owner, LabelNamespaceHost: a.value}

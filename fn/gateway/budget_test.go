@@ -113,7 +113,7 @@ func TestProperties(t *testing.T) {
 		{Apex: "example.org", CertMode: v1alpha1.CertModeExistingSecret, WildcardSecretRef: &v1alpha1.LocalSecretReference{Name: "w"}},
 		{Apex: "example.org", CertMode: v1alpha1.CertModeEdge},
 	}
-	labels := []string{"a", "b", "api", "www", "harbor", "x-y", "*", "UPPER", "n0"}
+	labels := []string{"a", "b", "api", "www", "harbor", "x-y", "*", "UPPER", "n0", "c1", "c2"}
 	domains := []string{"example.org", "c1.example.org", "c2.example.org", "other.net", "deep.c1.example.org"}
 	namespaces := []string{"tenant-root", "cozy-a", "cozy-b", "tenant-c1", "tenant-c2", "tenant-x"}
 	rng := rand.New(rand.NewSource(1))
@@ -126,13 +126,29 @@ func TestProperties(t *testing.T) {
 			}
 			routes = append(routes, routeTo(namespaces[rng.Intn(len(namespaces))], fmt.Sprintf("r%d", r), hs...))
 		}
-		nss := []Namespace{labelled("tenant-c1", "c1.example.org"), labelled("tenant-c2", "c2.example.org"), labelled("cozy-a", ""), labelled("cozy-b", "")}
+		// The pairs whose short names collide, from other namespaces.
+		routes = append(routes,
+			routeTo("tenant-c1", "collide", "www.n21218.alice.example.org", "harbor.bob.example.org"),
+			routeTo("tenant-x", "collide", "www.n29916.alice.example.org", "harbor.x19ul5zj.alice.example.org"))
+		nss := []Namespace{
+			labelled("tenant-c1", "c1.example.org"), labelled("tenant-c2", "c2.example.org"), labelled("cozy-a", ""), labelled("cozy-b", ""),
+			labelled("tenant-x", "example.org"), labelled("tenant-root", "example.org"),
+			labelled("tenant-alice", "alice.example.org"), labelled("tenant-bob", "bob.example.org"),
+			{Name: "tenant-eve", Labels: map[string]string{LabelNamespaceGateway: "tenant-other", LabelNamespaceHost: "example.org"}},
+		}
+		attached := []v1alpha1.DNSLabel{"cozy-a", "tenant-eve"}[:rng.Intn(3)]
 		for _, spec := range modes {
+			spec.AttachedNamespaces = attached
 			in := Input{Name: "cozystack", Namespace: "tenant-root", CertManagerNamespace: "cozy-cert-manager", Spec: spec, Routes: routes, Namespaces: nss}
+			in.NamedNamespaces = map[string]*Namespace{}
+			for i := range nss {
+				in.NamedNamespaces[nss[i].Name] = &nss[i]
+			}
 			out, err := Compose(in)
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkIsolation(t, &in, out)
 			v := viewOf(t, out)
 			if len(v.Listeners) > MaxListeners {
 				t.Fatalf("case %d %s: %d listeners", i, spec.CertMode, len(v.Listeners))
@@ -148,7 +164,7 @@ func TestProperties(t *testing.T) {
 					t.Fatalf("case %d %s: duplicate listener %q", i, spec.CertMode, l)
 				}
 				names[f[0]], slots[slot] = true, true
-				if len(f[0]) > 63 || !sectionName.MatchString(f[0]) {
+				if len(f[0]) > maxListenerName || !sectionName.MatchString(f[0]) {
 					t.Fatalf("case %d %s: listener name %q is not a SectionName", i, spec.CertMode, f[0])
 				}
 			}

@@ -27,8 +27,10 @@ type tenancy struct {
 	// labels are the labels of every admitted namespace, by name.
 	labels map[string]map[string]string
 	// otherHosts are the host labels of admitted namespaces other than the
-	// apex, sorted: the namespaces the apex listeners leave out.
-	otherHosts []string
+	// apex, sorted, and undelegated the admitted namespaces that have no host
+	// label and are neither the owner nor attached, by name: the
+	// namespaces the apex listeners leave out.
+	otherHosts, undelegated []string
 }
 
 // newTenancy reads the admitted namespaces: the TenantGateway's own, the
@@ -70,12 +72,16 @@ func newTenancy(in *Input) *tenancy {
 		t.publishers = append([]string{in.Namespace}, t.publishers...)
 	}
 	hosts := map[string]bool{}
-	for _, l := range t.labels {
-		if h := l[LabelNamespaceHost]; h != "" && h != t.apex {
+	for ns, l := range t.labels {
+		switch h := l[LabelNamespaceHost]; {
+		case h == "" && !t.publisher[ns]:
+			t.undelegated = append(t.undelegated, ns)
+		case h != "" && h != t.apex:
 			hosts[h] = true
 		}
 	}
 	t.otherHosts = slices.Sorted(maps.Keys(hosts))
+	slices.Sort(t.undelegated)
 	return t
 }
 

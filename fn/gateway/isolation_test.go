@@ -1,0 +1,509 @@
+package gateway
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+)
+
+// Every test here is written as a hostile tenant: full rights in its own
+// namespaces (routes of any shape, nested Tenants), none in the cluster. Each
+// checks what the tenant tried and what the other tenants keep.
+
+var (
+	dns01Spec  = v1alpha1.TenantGatewaySpec{Apex: "example.org", AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-dashboard"}, CertMode: v1alpha1.CertModeDNS01, DNS01: &v1alpha1.DNS01{Cloudflare: &v1alpha1.CloudflareProvider{APITokenSecretRef: v1alpha1.SecretKeySelector{Name: "cf", Key: "t"}}}}
+	http01Spec = v1alpha1.TenantGatewaySpec{Apex: "example.org", AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-dashboard"}}
+)
+
+// platform is tenant-root (the apex), its children alice and bob, and an
+// attached platform namespace without a host label.
+func platform() []Namespace {
+	return []Namespace{
+		labelled("tenant-root", "example.org"),
+		labelled("tenant-alice", "alice.example.org"),
+		labelled("tenant-bob", "bob.example.org"),
+		labelled("cozy-dashboard", ""),
+	}
+}
+
+// attack composes tenant-root's Gateway with everything the cluster shows,
+// and checks the isolation property on the result.
+func attack(t *testing.T, in Input) *Output {
+	t.Helper()
+	in.Name, in.Namespace, in.UID, in.CertManagerNamespace = "cozystack", "tenant-root", uid, "cozy-cert-manager"
+	if in.NamedNamespaces == nil {
+		in.NamedNamespaces = map[string]*Namespace{}
+		for i := range in.Namespaces {
+			in.NamedNamespaces[in.Namespaces[i].Name] = &in.Namespaces[i]
+		}
+	}
+	out, err := Compose(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkIsolation(t, &in, out)
+	return out
+}
+
+// checkIsolation is the rule of docs/design.md ("Who may attach"), checked
+// with the API server's own selector code rather than the function's model:
+// every listener but http admits only namespaces delegated its hostname;
+// every listener on the tenants' port carries route kinds; no two listeners
+// or composed resources share a name; every Certificate covers exactly its
+// listener's hostname.
+func checkIsolation(t *testing.T, in *Input, out *Output) {
+	t.Helper()
+	cluster := clusterLabels(in)
+	keys, objects := map[string]bool{}, map[string]bool{}
+	for _, r := range out.Resources {
+		id := fmt.Sprintf("%T %s/%s", r.Object, r.Object.GetNamespace(), r.Object.GetName())
+		if keys[r.Key] || objects[id] {
+			t.Fatalf("two composed resources under key %s or name %s", r.Key, id)
+		}
+		keys[r.Key], objects[id] = true, true
+	}
+	gw := composedGateway(out)
+	if gw == nil {
+		return
+	}
+	names := map[string]bool{}
+	byName := map[string]gwapiv1.Listener{}
+	for _, l := range gw.Spec.Listeners {
+		if names[string(l.Name)] {
+			t.Fatalf("two listeners named %s", l.Name)
+		}
+		names[string(l.Name)] = true
+		byName[string(l.Name)] = l
+		if l.Name == ListenerHTTP {
+			continue
+		}
+		if l.AllowedRoutes == nil || len(l.AllowedRoutes.Kinds) == 0 {
+			t.Errorf("listener %s lists no route kinds: any kind (GRPCRoute) could attach", l.Name)
+		}
+		sel, err := metav1.LabelSelectorAsSelector(l.AllowedRoutes.Namespaces.Selector)
+		if err != nil {
+			t.Fatalf("listener %s: %v", l.Name, err)
+		}
+		for ns, set := range cluster {
+			if !sel.Matches(set) {
+				continue
+			}
+			d, ok := delegated(in, ns, set)
+			if !ok || !under(string(*l.Hostname), d) {
+				t.Errorf("listener %s (%s) admits namespace %s, which was delegated %q", l.Name, *l.Hostname, ns, d)
+			}
+		}
+	}
+	for _, r := range out.Resources {
+		c, ok := r.Object.(*cmv1.Certificate)
+		if !ok || r.Key == KeyCertificateWildcard {
+			continue
+		}
+		l := byName[strings.TrimPrefix(r.Key, keyCertificatePrefix)]
+		if l.Hostname == nil || !cmp.Equal(c.Spec.DNSNames, []string{string(*l.Hostname)}) || string(l.TLS.CertificateRefs[0].Name) != c.Spec.SecretName {
+			t.Errorf("Certificate %s (%v) is not the certificate of listener %s", c.Name, c.Spec.DNSNames, l.Name)
+		}
+	}
+}
+
+// clusterLabels are the namespaces' labels as the API server will hold them
+// once the function's patches are applied: kubernetes.io/metadata.name on
+// every namespace, the gateway label on the owner and attached namespaces
+// whose label is unset or ours.
+func clusterLabels(in *Input) map[string]labels.Set {
+	out := map[string]labels.Set{}
+	add := func(n Namespace) {
+		set := labels.Set{LabelNamespaceName: n.Name}
+		for k, v := range n.Labels {
+			set[k] = v
+		}
+		out[n.Name] = set
+	}
+	for _, n := range in.Namespaces {
+		add(n)
+	}
+	for _, n := range in.NamedNamespaces {
+		if n != nil {
+			add(*n)
+		}
+	}
+	for _, ns := range AttachedNamespaces(in) {
+		set, ok := out[ns]
+		if !ok {
+			set = labels.Set{LabelNamespaceName: ns}
+			out[ns] = set
+		}
+		if set[LabelNamespaceGateway] == "" {
+			set[LabelNamespaceGateway] = in.Namespace
+		}
+	}
+	return out
+}
+
+// delegated is what a namespace may be served, written from the rule, not
+// from the function's code: its host label; the apex for the owner and the
+// attached namespaces without one; nothing for the rest.
+func delegated(in *Input, ns string, set labels.Set) (string, bool) {
+	if h := set[LabelNamespaceHost]; h != "" {
+		return h, true
+	}
+	for _, a := range AttachedNamespaces(in) {
+		if a == ns {
+			return in.Spec.Apex, true
+		}
+	}
+	return "", false
+}
+
+func composedGateway(out *Output) *gwapiv1.Gateway {
+	for _, r := range out.Resources {
+		if gw, ok := r.Object.(*gwapiv1.Gateway); ok {
+			return gw
+		}
+	}
+	return nil
+}
+
+func hostnameStates(out *Output) map[string]string {
+	m := map[string]string{}
+	for _, h := range out.Hostnames {
+		m[h.Hostname+" "+h.Route] = string(h.State)
+	}
+	return m
+}
+
+func listenerNames(out *Output) []string {
+	var names []string
+	if gw := composedGateway(out); gw != nil {
+		for _, l := range gw.Spec.Listeners {
+			names = append(names, string(l.Name)+" "+hostOf(l))
+		}
+	}
+	return names
+}
+
+func hostOf(l gwapiv1.Listener) string {
+	if l.Hostname == nil {
+		return ""
+	}
+	return string(*l.Hostname)
+}
+
+func TestAttackHashCollision(t *testing.T) {
+	// Two pairs whose hex8 collide, found by brute force (minutes on two
+	// cores): each pair derives one listener name.
+	t.Run("TwoOwnHostnamesOneName", func(t *testing.T) {
+		out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Routes: []Route{
+			routeTo("tenant-alice", "a", "www.n21218.alice.example.org", "www.n29916.alice.example.org"),
+		}})
+		want := []string{
+			"http ",
+			"https-www-1810c934 www.n21218.alice.example.org",
+			"https-www-1810c93498cc3391 www.n29916.alice.example.org",
+		}
+		if diff := cmp.Diff(want, listenerNames(out)); diff != "" {
+			t.Errorf("the byte-smaller hostname keeps the short name, the other takes the long form: -want, +got:\n%s", diff)
+		}
+	})
+	t.Run("AimedAtANeighbourBeingServed", func(t *testing.T) {
+		// bob's harbor.bob.example.org is on the Gateway; alice crafts
+		// harbor.x19ul5zj.alice.example.org, whose name collides.
+		served := &ObservedResource{ListenerNames: []string{"http", "https-harbor-3005190e"}, ListenerHostnames: map[string]string{"http": "", "https-harbor-3005190e": "harbor.bob.example.org"}}
+		out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Observed: map[string]*ObservedResource{KeyGateway: served}, Routes: []Route{
+			routeTo("tenant-bob", "harbor", "harbor.bob.example.org"),
+			routeTo("tenant-alice", "x", "harbor.x19ul5zj.alice.example.org"),
+		}})
+		want := []string{
+			"http ",
+			"https-harbor-3005190e harbor.bob.example.org",
+			"https-harbor-3005190ef4187f1a harbor.x19ul5zj.alice.example.org",
+		}
+		if diff := cmp.Diff(want, listenerNames(out)); diff != "" {
+			t.Errorf("the served hostname keeps its listener and Certificate: -want, +got:\n%s", diff)
+		}
+	})
+	t.Run("NeighbourServedUnderTheLongForm", func(t *testing.T) {
+		// alice's crafted hostname was served first, so bob's took the
+		// long form; alice's route goes away and comes back: bob keeps
+		// the long form he is served under, nothing is renamed.
+		served := &ObservedResource{ListenerNames: []string{"http", "https-harbor-3005190e4f1e308f"}, ListenerHostnames: map[string]string{"https-harbor-3005190e4f1e308f": "harbor.bob.example.org"}}
+		out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Observed: map[string]*ObservedResource{KeyGateway: served}, Routes: []Route{
+			routeTo("tenant-bob", "harbor", "harbor.bob.example.org"),
+		}})
+		if diff := cmp.Diff([]string{"http ", "https-harbor-3005190e4f1e308f harbor.bob.example.org"}, listenerNames(out)); diff != "" {
+			t.Errorf("-want, +got:\n%s", diff)
+		}
+	})
+}
+
+func TestAttackHostnamelessRoute(t *testing.T) {
+	// alice attaches a route without hostnames: it claims nothing, and
+	// must reach no listener of another tenant's hostnames.
+	cases := map[string]struct {
+		spec v1alpha1.TenantGatewaySpec
+		want []string
+	}{
+		"DNS01":  {spec: dns01Spec, want: []string{"https-child-alice-cf290f3a"}},
+		"HTTP01": {spec: v1alpha1.TenantGatewaySpec{Apex: "example.org", AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-dashboard"}, TLSPassthroughServices: []v1alpha1.DNSLabel{"api"}}, want: []string{"https-app-" + Hex8("app.alice.example.org")}},
+		"Edge":   {spec: v1alpha1.TenantGatewaySpec{Apex: "example.org", AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-dashboard"}, CertMode: v1alpha1.CertModeEdge}, want: []string{"edge-child-alice-cf290f3a"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out := attack(t, Input{Spec: tc.spec, Namespaces: platform(), Routes: []Route{
+				routeTo("tenant-root", "www", "www.example.org"),
+				routeTo("tenant-bob", "shop", "shop.bob.example.org"),
+				routeTo("tenant-alice", "app", "app.alice.example.org"),
+				routeTo("tenant-alice", "catch-all"),
+			}})
+			want := []v1alpha1.HostnamelessRouteStatus{{Route: "HTTPRoute/tenant-alice/catch-all", Listeners: tc.want}}
+			if diff := cmp.Diff(want, out.HostnamelessRoutes); diff != "" {
+				t.Errorf("status.hostnamelessRoutes: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAttackDelegation(t *testing.T) {
+	// No admission policy is assumed: the function judges every claim
+	// against the claimant's delegation.
+	nss := append(platform(), labelled("tenant-zed", "zed.example.org"), labelled("tenant-nohost", ""))
+	cases := map[string]struct {
+		reason string
+		routes []Route
+		want   map[string]string
+	}{
+		"ChildTakesParentHostname": {
+			reason: "alice may not claim tenant-root's www.example.org, nor the apex, though she would win by name order",
+			routes: []Route{routeTo("tenant-root", "www", "www.example.org"), routeTo("tenant-alice", "steal", "www.example.org", "example.org")},
+			want: map[string]string{
+				"www.example.org HTTPRoute/tenant-root/www":    "Listening",
+				"www.example.org HTTPRoute/tenant-alice/steal": "NotDelegated",
+				"example.org HTTPRoute/tenant-alice/steal":     "NotDelegated",
+			},
+		},
+		"ChildTakesSiblingHostname": {
+			reason: "alice may not claim bob's hostnames",
+			routes: []Route{routeTo("tenant-alice", "steal", "shop.bob.example.org")},
+			want:   map[string]string{"shop.bob.example.org HTTPRoute/tenant-alice/steal": "NotDelegated"},
+		},
+		"MostSpecificDelegationWins": {
+			reason: "tenant-root never beats tenant-zed for a hostname under zed's apex, though it sorts first",
+			routes: []Route{routeTo("tenant-root", "grab", "x.zed.example.org"), routeTo("tenant-zed", "x", "x.zed.example.org")},
+			want: map[string]string{
+				"x.zed.example.org HTTPRoute/tenant-zed/x":     "Listening",
+				"x.zed.example.org HTTPRoute/tenant-root/grab": "Conflict",
+			},
+		},
+		"LabelledWithoutHost": {
+			reason: "a namespace carrying the gateway label but no host label was delegated nothing",
+			routes: []Route{routeTo("tenant-nohost", "x", "x.example.org")},
+			want:   map[string]string{"x.example.org HTTPRoute/tenant-nohost/x": "NotDelegated"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			for _, spec := range []v1alpha1.TenantGatewaySpec{http01Spec, dns01Spec} {
+				out := attack(t, Input{Spec: spec, Namespaces: nss, Routes: tc.routes})
+				got := hostnameStates(out)
+				for k, v := range tc.want {
+					if spec.CertMode == v1alpha1.CertModeDNS01 && v == "Listening" {
+						v = "Covered"
+					}
+					if got[k] != v {
+						t.Errorf("%s (%s): %s is %s, want %s", tc.reason, spec.CertMode, k, got[k], v)
+					}
+				}
+			}
+		})
+	}
+	t.Run("ChildZoneWildcard", func(t *testing.T) {
+		// tenant-root asks for *.alice.example.org, alice's listener: it
+		// would take her whole zone.
+		out := attack(t, Input{Spec: dns01Spec, Namespaces: nss, Routes: []Route{routeTo("tenant-root", "grab", "*.alice.example.org"), routeTo("tenant-alice", "app", "app.alice.example.org")}})
+		got := hostnameStates(out)
+		if got["*.alice.example.org HTTPRoute/tenant-root/grab"] != "NotDelegated" || got["app.alice.example.org HTTPRoute/tenant-alice/app"] != "Covered" {
+			t.Errorf("got %v", got)
+		}
+	})
+}
+
+func TestAttackCertificateCap(t *testing.T) {
+	// bob is served on the wildcard certificate; alice creates 60 nested
+	// tenants, whose apexes sort before bob's.
+	nss := platform()
+	for i := range 60 {
+		nss = append(nss, labelled(fmt.Sprintf("tenant-alice-a%02d", i), fmt.Sprintf("a%02d.alice.example.org", i)))
+	}
+	onCert := []string{"example.org", "*.example.org", "alice.example.org", "*.alice.example.org", "bob.example.org", "*.bob.example.org"}
+	for _, tc := range []struct {
+		name     string
+		observed map[string]*ObservedResource
+		previous PreviousStatus
+	}{
+		{name: "CertificateObserved", observed: map[string]*ObservedResource{KeyCertificateWildcard: {DNSNames: onCert}}},
+		{name: "StatusRemembers", previous: PreviousStatus{ChildApexes: map[string]bool{"alice.example.org": true, "bob.example.org": true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := attack(t, Input{Spec: dns01Spec, Namespaces: nss, Observed: tc.observed, Previous: tc.previous, Routes: []Route{routeTo("tenant-bob", "shop", "shop.bob.example.org")}})
+			states := map[string]v1alpha1.ChildApexState{}
+			for _, c := range out.ChildApexes {
+				states[c.Apex] = c.State
+			}
+			if states["bob.example.org"] != v1alpha1.ChildApexListening || states["alice.example.org"] != v1alpha1.ChildApexListening {
+				t.Errorf("served children must keep their names: bob %s, alice %s", states["bob.example.org"], states["alice.example.org"])
+			}
+			if got := hostnameStates(out)["shop.bob.example.org HTTPRoute/tenant-bob/shop"]; got != "Covered" {
+				t.Errorf("bob's hostname is %s, want Covered", got)
+			}
+			if n := countStates(out, v1alpha1.ChildApexOverCertificateLimit); n != 62-49 {
+				t.Errorf("children left out of the certificate: got %d, want %d", n, 62-49)
+			}
+			if c := condition(out, ConditionListenersReady); c.Reason != ReasonCertificateNameLimitExceeded {
+				t.Errorf("ListenersReady reason %s, want %s: %s", c.Reason, ReasonCertificateNameLimitExceeded, c.Message)
+			}
+		})
+	}
+}
+
+func countStates(out *Output, s v1alpha1.ChildApexState) int {
+	n := 0
+	for _, c := range out.ChildApexes {
+		if c.State == s {
+			n++
+		}
+	}
+	return n
+}
+
+func TestAttackListenerBudget(t *testing.T) {
+	flood := routeTo("tenant-alice", "flood", hosts(100, "aa%03d.alice.example.org")...)
+	bob := routeTo("tenant-bob", "shop", "shop.bob.example.org")
+	root := routeTo("tenant-root", "www", "www.example.org")
+	t.Run("NewHostnamesRoundRobin", func(t *testing.T) {
+		out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Routes: []Route{flood, bob, root}})
+		got := hostnameStates(out)
+		for _, k := range []string{"shop.bob.example.org HTTPRoute/tenant-bob/shop", "www.example.org HTTPRoute/tenant-root/www"} {
+			if got[k] != "Listening" {
+				t.Errorf("%s is %s: one namespace asking for many hostnames starved another", k, got[k])
+			}
+		}
+		if n := len(composedGateway(out).Spec.Listeners); n != MaxListeners {
+			t.Errorf("listeners: %d, want %d", n, MaxListeners)
+		}
+	})
+	t.Run("GatewayNotObserved", func(t *testing.T) {
+		// The Gateway was deleted and is re-created: status still
+		// remembers what was served, and alice's flood (new) waits.
+		prev := PreviousStatus{Listeners: map[string]string{}}
+		var routes []Route
+		for i := range 62 {
+			h := fmt.Sprintf("b%02d.bob.example.org", i)
+			prev.Listeners[HostListenerName(h)] = h
+			routes = append(routes, routeTo("tenant-bob", fmt.Sprintf("r%02d", i), h))
+		}
+		out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Previous: prev, Routes: append(routes, flood)})
+		got := hostnameStates(out)
+		for i := range 62 {
+			k := fmt.Sprintf("b%02d.bob.example.org HTTPRoute/tenant-bob/r%02d", i, i)
+			if got[k] != "Listening" {
+				t.Fatalf("%s is %s after the Gateway was re-created", k, got[k])
+			}
+		}
+	})
+}
+
+func TestAttackPassthroughAndKinds(t *testing.T) {
+	nss := append(platform(), labelled("tenant-apex2", "example.org"), labelled("cozy-api", ""))
+	spec := v1alpha1.TenantGatewaySpec{Apex: "example.org", TLSPassthroughServices: []v1alpha1.DNSLabel{"api"}, AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-dashboard", "cozy-api"}}
+	tls := func(ns, name, h string) Route {
+		r := routeTo(ns, name, h)
+		r.Kind = KindTLSRoute
+		return r
+	}
+	out := attack(t, Input{Spec: spec, Namespaces: nss, Routes: []Route{
+		tls("cozy-dashboard", "api", "api.example.org"),
+		tls("cozy-api", "api", "api.example.org"),
+		tls("tenant-apex2", "api", "api.example.org"),
+	}})
+	want := map[string]string{
+		"api.example.org TLSRoute/cozy-api/api":       "Passthrough",
+		"api.example.org TLSRoute/cozy-dashboard/api": "Conflict",
+		"api.example.org TLSRoute/tenant-apex2/api":   "NotDelegated",
+	}
+	if diff := cmp.Diff(want, hostnameStates(out)); diff != "" {
+		t.Errorf("passthrough hostnames go through delegation and conflicts: -want, +got:\n%s", diff)
+	}
+	for _, l := range composedGateway(out).Spec.Listeners {
+		if l.Name == "tls-api" && l.AllowedRoutes.Namespaces.Selector.MatchLabels[LabelNamespaceName] != "cozy-api" {
+			t.Errorf("tls-api is not pinned to the winner: %+v", l.AllowedRoutes.Namespaces.Selector)
+		}
+	}
+}
+
+func TestAttackForeignAttachedNamespace(t *testing.T) {
+	// tenant-root's operator lists tenant-eve, whose gateway label another
+	// Gateway's owner set: her routes get no listener and no Certificate.
+	eve := Namespace{Name: "tenant-eve", Labels: map[string]string{LabelNamespaceGateway: "tenant-other", LabelNamespaceHost: "example.org"}}
+	spec := v1alpha1.TenantGatewaySpec{Apex: "example.org", AttachedNamespaces: []v1alpha1.DNSLabel{"tenant-eve"}}
+	out := attack(t, Input{Spec: spec, Namespaces: append(platform(), eve), Routes: []Route{routeTo("tenant-eve", "x", "x.example.org")}})
+	if len(out.Hostnames) != 0 || len(composedGateway(out).Spec.Listeners) != 1 {
+		t.Errorf("routes of a namespace marked for another Gateway count: %v", listenerNames(out))
+	}
+	if c := condition(out, ConditionRoutesAccepted); c.Reason != ReasonNamespaceNotAdmitted || !strings.Contains(c.Message, "tenant-eve") {
+		t.Errorf("RoutesAccepted does not say why: %+v", c)
+	}
+}
+
+func TestAttackUnboundedGrowth(t *testing.T) {
+	// 8,000 contested hostnames with long first labels, claimed from two
+	// namespaces delegated the apex, 16 per route.
+	label := strings.Repeat("l", 60)
+	var routes []Route
+	for i := range 500 {
+		var hs []string
+		for j := range 16 {
+			hs = append(hs, fmt.Sprintf("%s%05d.example.org", label, i*16+j))
+		}
+		routes = append(routes, routeTo("tenant-root", fmt.Sprintf("a%03d", i), hs...), routeTo("cozy-dashboard", fmt.Sprintf("b%03d", i), hs...))
+	}
+	for _, spec := range []v1alpha1.TenantGatewaySpec{http01Spec, dns01Spec} {
+		out := attack(t, Input{Spec: spec, Namespaces: platform(), Routes: routes})
+		if len(out.Conflicts) != v1alpha1.MaxConflictStatus || out.ConflictCount != 8000 {
+			t.Errorf("%s: status.conflicts %d entries, conflictCount %d; want %d and 8000", spec.CertMode, len(out.Conflicts), out.ConflictCount, v1alpha1.MaxConflictStatus)
+		}
+		for _, c := range out.Conditions {
+			if len(c.Message) > MaxMessage {
+				t.Errorf("%s: condition %s message is %d bytes", spec.CertMode, c.Type, len(c.Message))
+			}
+		}
+		if len(out.Warnings) > 3 {
+			t.Errorf("%s: %d warnings in one run", spec.CertMode, len(out.Warnings))
+		}
+		for _, w := range out.Warnings {
+			if len(w) > MaxMessage {
+				t.Errorf("%s: a warning of %d bytes", spec.CertMode, len(w))
+			}
+		}
+		if !strings.Contains(condition(out, ConditionRoutesAccepted).Message, "… and 7994 more") {
+			t.Errorf("%s: RoutesAccepted does not say how many it left out: %s", spec.CertMode, condition(out, ConditionRoutesAccepted).Message)
+		}
+	}
+}
+
+func TestNamespaceObjectNamesDoNotCollide(t *testing.T) {
+	if a, b := NamespaceObjectName("a", "b-ns-c"), NamespaceObjectName("a-ns-b", "c"); a == b {
+		t.Errorf("tgw a attaching b-ns-c and tgw a-ns-b attaching c share the Object name %s", a)
+	}
+	long := NamespaceObjectName(strings.Repeat("t", 253), "ns")
+	if len(long) > maxObjectName {
+		t.Errorf("name of %d characters", len(long))
+	}
+}
