@@ -72,7 +72,8 @@ type Output struct {
 	// Resources in a fixed order; keys are unique.
 	Resources []Resource
 
-	// Hostnames, Conflicts and ChildApexes are the status of SPEC §2.1.
+	// Hostnames, Conflicts and ChildApexes are the status of the
+	// same names (see APIs in docs/design.md).
 	Hostnames   []v1alpha1.HostnameStatus
 	Conflicts   []v1alpha1.ConflictStatus
 	ChildApexes []v1alpha1.ChildApexStatus
@@ -87,11 +88,12 @@ type Output struct {
 	// LeftOut counts the hostnames and child apexes a limit left out.
 	LeftOut LeftOut
 
-	// Ready maps the key of each resource to its readiness (SPEC §6.1).
+	// Ready maps the key of each resource to its readiness.
 	Ready map[string]bool
-	// ListenerStatus mirrors the Gateway's listeners (SPEC §6.2).
+	// ListenerStatus mirrors the Gateway's listeners.
 	ListenerStatus []v1alpha1.ListenerStatus
-	// Conditions are the custom conditions of SPEC §6.4.
+	// Conditions are the custom conditions (see Status and
+	// conditions in docs/design.md).
 	Conditions []Condition
 	// Warnings are what changed since the last run, for Warning events.
 	Warnings []string

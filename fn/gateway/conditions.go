@@ -46,7 +46,7 @@ type Condition struct {
 const featureTLSRoute = "TLSRoute"
 
 // gatewayReady is GatewayReady: False with the first problem found, in the
-// order of SPEC §6.4, else True.
+// order of Status and conditions in docs/design.md, else True.
 func gatewayReady(in *Input, refused []string, listeners []gwapiv1.Listener, ls []v1alpha1.ListenerStatus) Condition {
 	gw := in.Observed[KeyGateway]
 	name := in.Namespace + "/" + in.Name

@@ -3,7 +3,7 @@ package gateway
 import "fmt"
 
 // guard refuses to compose an object that exists at the name the function
-// derived but is not ours (SPEC §6.3): Crossplane would otherwise adopt it or
+// derived but is not ours (see Ownership guard in docs/design.md): Crossplane would otherwise adopt it or
 // fight its owner. Objects Crossplane observed under their composition
 // resource name are ours by construction; the rest were probed by name.
 // It returns the resources to compose and one message per refusal.

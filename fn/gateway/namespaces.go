@@ -65,7 +65,8 @@ func AttachedNamespaces(in *Input) []string {
 	return out
 }
 
-// namespacePatches composes the label patches of SPEC §5.6 as provider-
+// namespacePatches composes the label patches (see Namespace patches in
+// docs/design.md) as provider-
 // kubernetes Objects that may only observe and update (never create or
 // delete) their namespace. A namespace that does not exist yet is skipped
 // and retried next run; one whose gateway label was set by someone else is

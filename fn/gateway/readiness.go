@@ -25,7 +25,7 @@ const (
 )
 
 // ready reports whether a composed resource is ready, from what Crossplane
-// observed of it (SPEC §6.1). A resource not observed yet is not ready.
+// observed of it. A resource not observed yet is not ready.
 func ready(key string, o *ObservedResource, listeners []gwapiv1.Listener) bool {
 	if o == nil {
 		return false
@@ -51,7 +51,7 @@ func ready(key string, o *ObservedResource, listeners []gwapiv1.Listener) bool {
 }
 
 // listenerStatus mirrors each listener of the Gateway, in Gateway order,
-// with its readiness from the observed Gateway status (SPEC §6.2).
+// with its readiness from the observed Gateway status.
 func listenerStatus(listeners []gwapiv1.Listener, gw *ObservedResource) []v1alpha1.ListenerStatus {
 	out := make([]v1alpha1.ListenerStatus, 0, len(listeners))
 	for _, l := range listeners {

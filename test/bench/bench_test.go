@@ -23,6 +23,11 @@ var scales = []Scale{
 	// of the cluster in the request, or only the admitted namespaces'.
 	{Mode: "http01", Routes: 10000, Namespaces: 1000, Admitted: 10},
 	{Mode: "http01", Routes: 10000, Namespaces: 1000, Admitted: 10, Scoped: true},
+	// Hostile shapes: 16,000 hostnames with long first labels, each claimed
+	// from two namespaces; 12,000 routes of 16 hostnames each.
+	{Mode: "http01", Routes: 2000, Namespaces: 100, Hostnames: 16, Contested: true},
+	{Mode: "dns01", Routes: 2000, Namespaces: 100, Hostnames: 16, Contested: true},
+	{Mode: "http01", Routes: 12000, Namespaces: 1000, Hostnames: 16},
 }
 
 // full is one RunFunction as the gRPC server runs it: decode the request,

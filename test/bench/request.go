@@ -6,7 +6,9 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -29,12 +31,43 @@ type Scale struct {
 	// Scoped lists routes per admitted namespace, as the function asks when
 	// it admits few; otherwise every route of the cluster is in the request.
 	Scoped bool
+	// Hostnames per route (0: one).
+	Hostnames int
+	// Contested makes every hostname claimed by two routes of two
+	// namespaces that were both delegated the apex, with first labels of
+	// 55 characters: the shape that once made the response grow past what
+	// Crossplane accepts.
+	Contested bool
 }
 
 func (s Scale) String() string {
 	out := fmt.Sprintf("mode=%s/routes=%d/namespaces=%d", s.Mode, s.Routes, s.Namespaces)
 	if s.Admitted > 0 {
 		out += fmt.Sprintf("/admitted=%d/scoped=%t", s.Admitted, s.Scoped)
+	}
+	if s.Hostnames > 1 {
+		out += fmt.Sprintf("/hostnames=%d", s.Hostnames)
+	}
+	if s.Contested {
+		out += "/contested"
+	}
+	return out
+}
+
+// hostnames of route i in namespace n.
+func (s Scale) hostnames(i, n int) []string {
+	k := max(s.Hostnames, 1)
+	out := make([]string, 0, k)
+	for j := range k {
+		switch {
+		case s.Contested:
+			// Routes 2m and 2m+1 (of two namespaces) claim the same names.
+			out = append(out, fmt.Sprintf("%s%05d.example.org", strings.Repeat("l", 50), (i/2)*k+j))
+		case k == 1:
+			out = append(out, fmt.Sprintf("app%05d.t%04d.example.org", i, n))
+		default:
+			out = append(out, fmt.Sprintf("app%05d-%02d.t%04d.example.org", i, j, n))
+		}
 	}
 	return out
 }
@@ -43,14 +76,18 @@ func (s Scale) admits(i int) bool { return s.Admitted == 0 || i < s.Admitted }
 
 // route is a realistic HTTPRoute: one parentRef, one hostname, one rule with
 // a backend, and the status its Gateway controller writes.
-func route(gwns, ns, name, host string) string {
+func route(gwns, ns, name string, hosts []string) string {
+	hj, err := json.Marshal(hosts)
+	if err != nil {
+		panic(err)
+	}
 	return fmt.Sprintf(`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"HTTPRoute","metadata":{"name":%q,"namespace":%q,"uid":"6b1d1c3e-0d5e-4c1a-9a53-%012d","resourceVersion":"123456","generation":1,"creationTimestamp":"2026-11-01T00:00:00Z","labels":{"app.kubernetes.io/name":%q,"app.kubernetes.io/managed-by":"Helm"}},`+
-		`"spec":{"parentRefs":[{"group":"gateway.networking.k8s.io","kind":"Gateway","name":"cozystack","namespace":%q}],"hostnames":[%q],`+
+		`"spec":{"parentRefs":[{"group":"gateway.networking.k8s.io","kind":"Gateway","name":"cozystack","namespace":%q}],"hostnames":%s,`+
 		`"rules":[{"matches":[{"path":{"type":"PathPrefix","value":"/"}}],"backendRefs":[{"group":"","kind":"Service","name":%q,"port":8080,"weight":1}]}]},`+
 		`"status":{"parents":[{"parentRef":{"group":"gateway.networking.k8s.io","kind":"Gateway","name":"cozystack","namespace":"tenant-root"},"controllerName":"io.cilium/gateway-controller",`+
 		`"conditions":[{"type":"Accepted","status":"True","reason":"Accepted","message":"Accepted HTTPRoute","observedGeneration":1,"lastTransitionTime":"2026-11-01T00:00:00Z"},`+
 		`{"type":"ResolvedRefs","status":"True","reason":"ResolvedRefs","message":"Service reference is valid","observedGeneration":1,"lastTransitionTime":"2026-11-01T00:00:00Z"}]}]}}`,
-		name, ns, len(name)*1000+len(ns), name, gwns, host, name)
+		name, ns, len(name)*1000+len(ns), name, gwns, hj, name)
 }
 
 // Function is the function as a Scale runs it: Scoped false lists routes
@@ -110,8 +147,12 @@ func cluster(s Scale) ([]*structpb.Struct, error) {
 		if !s.admits(i) {
 			gw = "tenant-other"
 		}
+		host := fmt.Sprintf("t%04d.example.org", i)
+		if s.Contested {
+			host = "example.org"
+		}
 		objects = append(objects, resource.MustStructJSON(fmt.Sprintf(
-			`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-t%04d","labels":{"kubernetes.io/metadata.name":"tenant-t%04d","namespace.cozystack.io/gateway":%q,"namespace.cozystack.io/host":"t%04d.example.org"}}}`, i, i, gw, i)))
+			`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-t%04d","labels":{"kubernetes.io/metadata.name":"tenant-t%04d","namespace.cozystack.io/gateway":%q,"namespace.cozystack.io/host":%q}}}`, i, i, gw, host)))
 	}
 	for i := 0; i < s.Routes; i++ {
 		n := i % s.Namespaces
@@ -124,7 +165,7 @@ func cluster(s Scale) ([]*structpb.Struct, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := r.UnmarshalJSON([]byte(route(gw, fmt.Sprintf("tenant-t%04d", n), name, fmt.Sprintf("%s.t%04d.example.org", name, n)))); err != nil {
+		if err := r.UnmarshalJSON([]byte(route(gw, fmt.Sprintf("tenant-t%04d", n), name, s.hostnames(i, n)))); err != nil {
 			return nil, err
 		}
 		objects = append(objects, r)

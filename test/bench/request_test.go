@@ -55,3 +55,39 @@ func TestSteadyStateRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestResponseBounded sends the shape that once made the response 8.9 MB,
+// over the 4 MiB Crossplane accepts (2,000 routes of 16 contested hostnames
+// with long first labels), and checks what comes back fits with room to
+// spare, status and messages included.
+func TestResponseBounded(t *testing.T) {
+	for _, mode := range []string{"http01", "dns01"} {
+		s := Scale{Mode: mode, Routes: 2000, Namespaces: 100, Hostnames: 16, Contested: true}
+		b, err := Request(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := &fnv1.RunFunctionRequest{}
+		if err := proto.Unmarshal(b, req); err != nil {
+			t.Fatal(err)
+		}
+		rsp, err := Function(s).RunFunction(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const limit = 1 << 20 // a quarter of Crossplane's 4 MiB
+		if n := proto.Size(rsp); n > limit {
+			t.Errorf("%s: response of %d bytes, want at most %d", s, n, limit)
+		}
+		st := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue().GetFields()
+		if n := len(st["conflicts"].GetListValue().GetValues()); n != 100 {
+			t.Errorf("%s: status.conflicts has %d entries, want 100", s, n)
+		}
+		if n := st["conflictCount"].GetNumberValue(); n != 16000 {
+			t.Errorf("%s: status.conflictCount is %v, want 16000", s, n)
+		}
+		if n := len(rsp.GetResults()); n > 4 {
+			t.Errorf("%s: %d results in one response", s, n)
+		}
+	}
+}
