@@ -9,6 +9,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
 // TestDeletionGarbageCollects: deleting a TenantGateway removes everything
@@ -39,7 +41,7 @@ spec:
 	type ref struct{ kind, name string }
 	composed := []ref{
 		{"Gateway", "cozystack"}, {"Issuer", "cozystack-gateway"}, {"Certificate", "cozystack-www-8a59b0a3-tls"},
-		{"HTTPRoute", "cozystack-http-redirect"}, {"Object", "cozystack-namespace-gc-apps"}, {"Object", "cozystack-namespace-tenant-gc"},
+		{"HTTPRoute", "cozystack-http-redirect"}, {"Object", gateway.NamespaceObjectName("cozystack", "gc-apps")}, {"Object", gateway.NamespaceObjectName("cozystack", "tenant-gc")},
 	}
 	gvks := map[string]schema.GroupVersionKind{"Gateway": gvkGateway, "Issuer": gvkIssuer, "Certificate": gvkCertificate, "HTTPRoute": gvkHTTPRoute, "Object": gvkNSObject}
 	present := func() []string {

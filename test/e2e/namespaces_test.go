@@ -5,6 +5,8 @@ package e2e
 import (
 	"fmt"
 	"testing"
+
+	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
 const (
@@ -56,8 +58,8 @@ spec:
 	if _, _, all := marks(t, "np-apps"); all["team"] != "apps" {
 		t.Errorf("np-apps: the label team=apps, which the function did not write, was clobbered: %v", all)
 	}
-	eventually(t, settle, "Objects cozystack-namespace-np-apps and -np-db Ready and Synced", func() (bool, string) {
-		for _, n := range []string{"cozystack-namespace-np-apps", "cozystack-namespace-np-db"} {
+	eventually(t, settle, "the patch Objects of np-apps and np-db Ready and Synced", func() (bool, string) {
+		for _, n := range []string{gateway.NamespaceObjectName("cozystack", "np-apps"), gateway.NamespaceObjectName("cozystack", "np-db")} {
 			o, found := get(t, gvkNSObject, "tenant-np", n)
 			if r, _, _ := condition(o, "Ready"); !found || r != "True" {
 				return false, show(o)
@@ -68,7 +70,7 @@ spec:
 		}
 		return true, ""
 	})
-	if o, found := get(t, gvkNSObject, "tenant-np", "cozystack-namespace-np-tenant"); found {
+	if o, found := get(t, gvkNSObject, "tenant-np", gateway.NamespaceObjectName("cozystack", "np-tenant")); found {
 		t.Errorf("np-tenant is labelled by the tenant layer: want no Object for it, got %s", show(o))
 	}
 	if _, a, all := marks(t, "np-tenant"); a != "" || all[labelGateway] != "tenant-np" {
@@ -80,8 +82,8 @@ spec:
 		l, a, all := marks(t, "np-db")
 		return l == "" && a == "", fmt.Sprintf("labels %v, annotation %q", all, a)
 	})
-	eventually(t, oneTTL+settle, "the Object cozystack-namespace-np-db gone once the marks are off", func() (bool, string) {
-		o, found := get(t, gvkNSObject, "tenant-np", "cozystack-namespace-np-db")
+	eventually(t, oneTTL+settle, "the patch Object of np-db gone once the marks are off", func() (bool, string) {
+		o, found := get(t, gvkNSObject, "tenant-np", gateway.NamespaceObjectName("cozystack", "np-db"))
 		return !found, show(o)
 	})
 	if l, a, _ := marks(t, "np-apps"); l != "tenant-np" || a != "tenant-np" {
