@@ -159,6 +159,7 @@ test: tools build
 	$(RENDER_ENV) FTG_REQUIRE_RENDER=1 go test -count=1 ./...
 	go test -run '^$$' -fuzz '^FuzzRunFunction$$' -fuzztime $(FUZZTIME) ./fn
 	go test -run '^$$' -fuzz '^FuzzHostKey$$' -fuzztime $(FUZZTIME) ./fn/gateway
+	go test -run '^$$' -fuzz '^FuzzIsolation$$' -fuzztime $(FUZZTIME) ./fn/gateway
 
 golden: tools build
 	$(RENDER_ENV) FTG_REQUIRE_RENDER=1 go test -count=1 ./test/render -update

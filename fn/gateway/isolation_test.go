@@ -507,3 +507,29 @@ func TestNamespaceObjectNamesDoNotCollide(t *testing.T) {
 		t.Errorf("name of %d characters", len(long))
 	}
 }
+
+// FuzzIsolation composes routes of fuzzed hostnames from fuzzed namespaces
+// in every mode and checks the isolation property on the result.
+func FuzzIsolation(f *testing.F) {
+	f.Add("www.n21218.alice.example.org", "www.n29916.alice.example.org", uint8(1), uint8(2), uint8(0))
+	f.Add("harbor.x19ul5zj.alice.example.org", "harbor.bob.example.org", uint8(1), uint8(2), uint8(0))
+	f.Add("*.alice.example.org", "alice.example.org", uint8(0), uint8(1), uint8(1))
+	f.Add("api.example.org", "x.zed.example.org", uint8(3), uint8(4), uint8(2))
+	f.Fuzz(func(t *testing.T, h1, h2 string, n1, n2, mode uint8) {
+		nss := append(platform(), labelled("tenant-zed", "zed.example.org"), labelled("tenant-nohost", ""), labelled("tenant-alice-deep", "deep.alice.example.org"))
+		specs := []v1alpha1.TenantGatewaySpec{
+			{Apex: "example.org", AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-dashboard"}, TLSPassthroughServices: []v1alpha1.DNSLabel{"api"}},
+			dns01Spec,
+			{Apex: "example.org", CertMode: v1alpha1.CertModeExistingSecret, WildcardSecretRef: &v1alpha1.LocalSecretReference{Name: "w"}, TLSPassthroughServices: []v1alpha1.DNSLabel{"api"}},
+			{Apex: "example.org", CertMode: v1alpha1.CertModeEdge, AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-dashboard"}},
+		}
+		ns := func(i uint8) string { return nss[int(i)%len(nss)].Name }
+		routes := []Route{
+			routeTo(ns(n1), "a", h1, h2),
+			routeTo(ns(n2), "b", h2),
+			routeTo(ns(n1+n2), "c"),
+			routeTo("tenant-root", "www", "www.example.org", h1),
+		}
+		attack(t, Input{Spec: specs[int(mode)%len(specs)], Namespaces: nss, Routes: routes})
+	})
+}
