@@ -212,7 +212,7 @@ func observeGatewayClass(req *fnv1.RunFunctionRequest) *gateway.Class {
 		return nil
 	}
 	s := items[0].GetResource()
-	gc := &gateway.Class{Name: str(s, "metadata", "name")}
+	gc := &gateway.Class{Name: str(s, "metadata", "name"), ControllerName: str(s, "spec", "controllerName")}
 	for _, f := range field(s, "status", "supportedFeatures").GetListValue().GetValues() {
 		name := f.GetStringValue()
 		if name == "" {

@@ -87,12 +87,32 @@ func (a admission) allowedRoutes(t *tenancy) *gwapiv1.AllowedRoutes {
 	return &gwapiv1.AllowedRoutes{Namespaces: &gwapiv1.RouteNamespaces{From: &from, Selector: s}}
 }
 
-// withKinds443 adds KINDS-443: every port-443 listener lists exactly
-// HTTPRoute and TLSRoute, so that Cilium keeps the listeners apart and no
-// other route kind attaches outside the route-hostname admission policy.
-func withKinds443(a *gwapiv1.AllowedRoutes) *gwapiv1.AllowedRoutes {
+// CiliumControllerName is the GatewayClass controller of Cilium, which needs
+// identical route kinds on every port-443 listener to keep HTTPS and TLS
+// passthrough listeners on one port apart.
+const CiliumControllerName = "io.cilium/gateway-controller"
+
+// ciliumQuirk reports whether the Gateway's class is implemented by Cilium.
+func ciliumQuirk(in *Input) bool {
+	return in.GatewayClass != nil && in.GatewayClass.ControllerName == CiliumControllerName
+}
+
+// withKinds443 sets the route kinds of a port-443 listener: exactly HTTPRoute
+// and TLSRoute on every one where the class is Cilium's, else the kinds its
+// protocol serves (HTTPS: HTTPRoute; TLS passthrough: TLSRoute), which is
+// what a conformant implementation accepts (Envoy Gateway refuses a TLSRoute
+// kind on an HTTPS listener with InvalidRouteKinds). Either way no other kind
+// (a GRPCRoute, which no admission policy of ours checks on these) attaches.
+func withKinds443(in *Input, protocol gwapiv1.ProtocolType, a *gwapiv1.AllowedRoutes) *gwapiv1.AllowedRoutes {
 	g := gwapiv1.Group(gwapiv1.GroupName)
-	a.Kinds = []gwapiv1.RouteGroupKind{{Group: &g, Kind: KindHTTPRoute}, {Group: &g, Kind: KindTLSRoute}}
+	switch {
+	case ciliumQuirk(in):
+		a.Kinds = []gwapiv1.RouteGroupKind{{Group: &g, Kind: KindHTTPRoute}, {Group: &g, Kind: KindTLSRoute}}
+	case protocol == gwapiv1.TLSProtocolType:
+		a.Kinds = []gwapiv1.RouteGroupKind{{Group: &g, Kind: KindTLSRoute}}
+	default:
+		a.Kinds = []gwapiv1.RouteGroupKind{{Group: &g, Kind: KindHTTPRoute}}
+	}
 	return a
 }
 

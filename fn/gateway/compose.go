@@ -158,10 +158,10 @@ func Compose(in Input) (*Output, error) {
 	out.Resources, refused = guard(&in, out.planned)
 	out.Ready = make(map[string]bool, len(out.Resources))
 	for _, r := range out.Resources {
-		out.Ready[r.Key] = ready(r.Key, in.Observed[r.Key], p.listeners)
+		out.Ready[r.Key] = ready(&in, r.Key, in.Observed[r.Key], p.listeners)
 	}
 	if _, composed := out.Ready[KeyGateway]; composed {
-		out.ListenerStatus = listenerStatus(p.listeners, in.Observed[KeyGateway])
+		out.ListenerStatus = listenerStatus(&in, p.listeners, in.Observed[KeyGateway])
 	}
 	out.Conditions = []Condition{
 		gatewayReady(&in, refused, p.listeners, out.ListenerStatus),

@@ -54,7 +54,7 @@ func planHTTP01(in *Input, t *tenancy, claims []*claim, contests []*contest) *pl
 	for _, s := range slots {
 		if s.kept {
 			p.hostListeners = append(p.hostListeners, s)
-			p.add(httpsListener(s.name, s.hostname, listenerCertificateName(in.Name, s.name), withKinds443(s.admit.allowedRoutes(t))), s.admit)
+			p.add(httpsListener(s.name, s.hostname, listenerCertificateName(in.Name, s.name), withKinds443(in, gwapiv1.HTTPSProtocolType, s.admit.allowedRoutes(t))), s.admit)
 		}
 	}
 	for i := range pass {
@@ -149,7 +149,7 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, contests []*contest, c
 			p.add(edgeListener(s.name, s.hostname, withHTTPRouteKind(s.admit.allowedRoutes(t))), s.admit)
 			return
 		}
-		p.add(httpsListener(s.name, s.hostname, certificateRef(in), withKinds443(s.admit.allowedRoutes(t))), s.admit)
+		p.add(httpsListener(s.name, s.hostname, certificateRef(in), withKinds443(in, gwapiv1.HTTPSProtocolType, s.admit.allowedRoutes(t))), s.admit)
 	}
 	if !edge {
 		p.add(httpListener(in, t), admission{kind: admitHTTP})
@@ -395,7 +395,7 @@ func passthroughListeners(in *Input, t *tenancy, contests []*contest) ([]gwapiv1
 			Port:          443,
 			Protocol:      gwapiv1.TLSProtocolType,
 			TLS:           &gwapiv1.ListenerTLSConfig{Mode: &mode},
-			AllowedRoutes: withKinds443(a.allowedRoutes(t)),
+			AllowedRoutes: withKinds443(in, gwapiv1.TLSProtocolType, a.allowedRoutes(t)),
 		})
 		admits = append(admits, a)
 	}

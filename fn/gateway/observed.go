@@ -1,6 +1,10 @@
 package gateway
 
-import v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+)
 
 // Observations of the cluster beyond routes and namespaces, as the edge
 // decodes them from the request.
@@ -32,6 +36,8 @@ type Probe struct {
 // A Class is the GatewayClass, as much as the function reads of the class.
 type Class struct {
 	Name string
+	// ControllerName is the class's spec.controllerName.
+	ControllerName string
 	// SupportedFeatures as the class's controller reports them.
 	SupportedFeatures []string
 }
@@ -53,5 +59,6 @@ type PreviousStatus struct {
 
 // Condition status values.
 const (
-	statusTrue = "True"
+	statusTrue  = string(metav1.ConditionTrue)
+	statusFalse = string(metav1.ConditionFalse)
 )

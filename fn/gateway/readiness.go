@@ -1,32 +1,38 @@
 package gateway
 
 import (
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
 
-// Gateway and listener condition types the function reads. ResolvedRefs is
-// ignored on purpose: some implementations leave it False on healthy TLS
-// listeners (Cilium reports InvalidRouteKinds for KINDS-443).
+// Condition types the function reads, from the libraries that define them.
+// A listener's ResolvedRefs is ignored where the class is Cilium's: Cilium
+// leaves it False (InvalidRouteKinds) on healthy listeners that carry the
+// HTTPRoute and TLSRoute kinds it needs (see Listeners in docs/design.md).
 const (
-	condAccepted   = "Accepted"
-	condProgrammed = "Programmed"
-	condReady      = "Ready"
-	condSynced     = "Synced"
+	condAccepted     = string(gwapiv1.GatewayConditionAccepted)
+	condProgrammed   = string(gwapiv1.GatewayConditionProgrammed)
+	condResolvedRefs = string(gwapiv1.ListenerConditionResolvedRefs)
+	condReady        = string(cmv1.CertificateConditionReady)
+	condSynced       = string(xpv2.TypeSynced)
 )
 
 // Listener reasons in status.listeners.
 const (
-	ReasonListenerReady         = "Ready"
-	ReasonListenerPending       = "Pending"
-	ReasonListenerNotAccepted   = "NotAccepted"
-	ReasonListenerNotProgrammed = "NotProgrammed"
+	ReasonListenerReady           = "Ready"
+	ReasonListenerPending         = "Pending"
+	ReasonListenerNotAccepted     = "NotAccepted"
+	ReasonListenerNotProgrammed   = "NotProgrammed"
+	ReasonListenerRefsNotResolved = "RefsNotResolved"
 )
 
 // ready reports whether a composed resource is ready, from what Crossplane
 // observed of it. A resource not observed yet is not ready.
-func ready(key string, o *ObservedResource, listeners []gwapiv1.Listener) bool {
+func ready(in *Input, key string, o *ObservedResource, listeners []gwapiv1.Listener) bool {
 	if o == nil {
 		return false
 	}
@@ -35,7 +41,7 @@ func ready(key string, o *ObservedResource, listeners []gwapiv1.Listener) bool {
 		if o.Conditions[condAccepted] != statusTrue || o.Conditions[condProgrammed] != statusTrue {
 			return false
 		}
-		for _, l := range listenerStatus(listeners, o) {
+		for _, l := range listenerStatus(in, listeners, o) {
 			if !l.Ready {
 				return false
 			}
@@ -52,7 +58,7 @@ func ready(key string, o *ObservedResource, listeners []gwapiv1.Listener) bool {
 
 // listenerStatus mirrors each listener of the Gateway, in Gateway order,
 // with its readiness from the observed Gateway status.
-func listenerStatus(listeners []gwapiv1.Listener, gw *ObservedResource) []v1alpha1.ListenerStatus {
+func listenerStatus(in *Input, listeners []gwapiv1.Listener, gw *ObservedResource) []v1alpha1.ListenerStatus {
 	out := make([]v1alpha1.ListenerStatus, 0, len(listeners))
 	for _, l := range listeners {
 		s := v1alpha1.ListenerStatus{Name: string(l.Name), Port: l.Port}
@@ -73,6 +79,8 @@ func listenerStatus(listeners []gwapiv1.Listener, gw *ObservedResource) []v1alph
 			s.Reason = ReasonListenerNotAccepted
 		case conds[condProgrammed] != statusTrue:
 			s.Reason = ReasonListenerNotProgrammed
+		case conds[condResolvedRefs] == statusFalse && !ciliumQuirk(in):
+			s.Reason = ReasonListenerRefsNotResolved
 		default:
 			s.Ready, s.Reason = true, ReasonListenerReady
 		}

@@ -10,8 +10,11 @@ import (
 )
 
 const (
-	selHTTP  = "in=tenant-root,cozy-cert-manager"
-	k443     = "kinds=HTTPRoute,TLSRoute"
+	selHTTP = "in=tenant-root,cozy-cert-manager"
+	// Route kinds where the class is not Cilium's (or not observed): what
+	// each protocol serves.
+	k443     = "kinds=HTTPRoute"
+	kTLS     = "kinds=TLSRoute"
 	httpLine = "http 80/HTTP " + selHTTP
 )
 
@@ -109,7 +112,7 @@ func TestHTTP01(t *testing.T) {
 		Listeners: []string{
 			httpLine,
 			"https-harbor-760d5a8a 443/HTTPS harbor.foo.example.com pin=tenant-root " + k443 + " cert=cozystack-harbor-760d5a8a-tls",
-			"tls-api 443/TLS api.foo.example.com label=tenant-root publishers=tenant-root " + k443 + " Passthrough",
+			"tls-api 443/TLS api.foo.example.com label=tenant-root publishers=tenant-root " + kTLS + " Passthrough",
 		},
 		Certificates: []string{"cozystack-harbor-760d5a8a-tls secret=cozystack-harbor-760d5a8a-tls harbor.foo.example.com"},
 		Hostnames: []string{
@@ -282,6 +285,34 @@ func TestConflicts(t *testing.T) {
 			got := compose(t, tc.spec, tc.routes, nss)
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestCiliumKinds: a class implemented by Cilium gets HTTPRoute and TLSRoute
+// on every port-443 listener (Cilium keeps HTTPS and passthrough listeners of
+// one port apart only so); any other class the kinds each protocol serves.
+func TestCiliumKinds(t *testing.T) {
+	spec := v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeExistingSecret, WildcardSecretRef: &v1alpha1.LocalSecretReference{Name: "w"}, TLSPassthroughServices: []v1alpha1.DNSLabel{"api"}}
+	for name, tc := range map[string]struct {
+		class      *Class
+		https, tls string
+	}{
+		"Cilium":       {class: &Class{Name: "cilium", ControllerName: CiliumControllerName}, https: "kinds=HTTPRoute,TLSRoute", tls: "kinds=HTTPRoute,TLSRoute"},
+		"EnvoyGateway": {class: &Class{Name: "envoy", ControllerName: "gateway.envoyproxy.io/gatewayclass-controller"}, https: k443, tls: kTLS},
+		"NotObserved":  {https: k443, tls: kTLS},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out := run(t, Input{Spec: spec, GatewayClass: tc.class})
+			want := []string{
+				httpLine,
+				"https 443/HTTPS *.example.org label=tenant-root " + tc.https + " cert=w",
+				"https-apex 443/HTTPS example.org label=tenant-root " + tc.https + " cert=w",
+				"tls-api 443/TLS api.example.org label=tenant-root publishers=tenant-root " + tc.tls + " Passthrough",
+			}
+			if diff := cmp.Diff(want, viewOf(t, out).Listeners); diff != "" {
+				t.Errorf("-want, +got:\n%s", diff)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -52,8 +53,11 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 	gw := func(conds map[string]string, listeners map[string]map[string]string) map[string]*ObservedResource {
 		return map[string]*ObservedResource{KeyGateway: {Conditions: conds, Listeners: listeners}}
 	}
+	cilium := &Class{Name: "cilium", ControllerName: CiliumControllerName}
+	envoy := &Class{Name: "envoy", ControllerName: "gateway.envoyproxy.io/gatewayclass-controller"}
 	cases := map[string]struct {
 		reason   string
+		class    *Class
 		observed map[string]*ObservedResource
 		want     want
 	}{
@@ -75,7 +79,8 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			},
 		},
 		"OneListenerNotProgrammed": {
-			reason: "A ready Gateway with one listener not programmed: ListenersNotReady naming it; ResolvedRefs is ignored",
+			reason: "A ready Gateway with one listener not programmed: ListenersNotReady naming it; Cilium's ResolvedRefs is ignored",
+			class:  cilium,
 			observed: gw(accepted, map[string]map[string]string{
 				"http": {"Accepted": "True", "Programmed": "True", "ResolvedRefs": "False"}, wwwListener: {"Accepted": "True", "Programmed": "False"},
 			}),
@@ -86,7 +91,8 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			},
 		},
 		"AllReady": {
-			reason: "Accepted, Programmed and every listener ready: Reconciled, and the Gateway is ready",
+			reason:   "Accepted, Programmed and every listener ready: Reconciled, and the Gateway is ready; Cilium's ResolvedRefs=False is ignored",
+			class:    cilium,
 			observed: gw(accepted, map[string]map[string]string{
 				"http": accepted, wwwListener: {"Accepted": "True", "Programmed": "True", "ResolvedRefs": "False"},
 			}),
@@ -96,13 +102,25 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 				Ready:        true,
 			},
 		},
+		"RefsNotResolved": {
+			reason: "Another implementation's ResolvedRefs=False (a Secret not issued yet) makes the listener not ready",
+			class:  envoy,
+			observed: gw(accepted, map[string]map[string]string{
+				"http": accepted, wwwListener: {"Accepted": "True", "Programmed": "True", "ResolvedRefs": "False"},
+			}),
+			want: want{
+				Reasons: []string{"http:true:Ready", wwwListener + ":false:RefsNotResolved"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (RefsNotResolved) (see status.listeners)"},
+			},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			out := run(t, Input{Observed: tc.observed})
+			out := run(t, Input{Observed: tc.observed, GatewayClass: tc.class})
 			got := want{GatewayReady: condition(out, ConditionGatewayReady), Ready: out.Ready[KeyGateway]}
 			for _, l := range out.ListenerStatus {
-				got.Reasons = append(got.Reasons, strings.Join([]string{l.Name, boolString(l.Ready), l.Reason}, ":"))
+				got.Reasons = append(got.Reasons, strings.Join([]string{l.Name, strconv.FormatBool(l.Ready), l.Reason}, ":"))
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
@@ -111,12 +129,6 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 	}
 }
 
-func boolString(b bool) string {
-	if b {
-		return "true"
-	}
-	return "false"
-}
 
 func TestReadiness(t *testing.T) {
 	ready := map[string]string{"Ready": "True"}
