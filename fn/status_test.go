@@ -1,9 +1,12 @@
 package fn
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
@@ -64,4 +67,66 @@ func TestEdgeConditionsGuardAndReadiness(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStatusRoundTrip writes the status through the real writer and reads it
+// back through the real reader: a run that sees what the last one wrote, with
+// nothing changed, raises no warning, even where the status lists are cut.
+func TestStatusRoundTrip(t *testing.T) {
+	var objects []string
+	for _, ns := range []string{"tenant-root", "cozy-a"} {
+		objects = append(objects, `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"`+ns+`","labels":{"namespace.cozystack.io/gateway":"tenant-root"}}}`)
+		for i := range 150 {
+			// 150 contested hostnames: status.conflicts keeps 100.
+			objects = append(objects, fmt.Sprintf(`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"HTTPRoute","metadata":{"name":"r%03d","namespace":%q},"spec":{"parentRefs":[{"name":"cozystack","namespace":"tenant-root"}],"hostnames":["h%03d.example.org"]}}`, i, ns, i))
+		}
+	}
+	c := fakeCluster{served: v1TLSRoutes, objects: objects}
+	spec := `{"apex":"example.org","certMode":"existingSecret","wildcardSecretRef":{"name":"w"},"attachedNamespaces":["cozy-a"]}`
+	first, _ := c.run(t, NewFunction(), newRequest(t, spec, nil, nil))
+	// 150 pins do not fit in the wildcard mode's 61 free listeners: the
+	// conflicts, the hostnames left out and the listener count are news.
+	if n := len(warningsOf(first)); n != 3 {
+		t.Fatalf("first run: want three warnings, got %q", warningsOf(first))
+	}
+	req := newRequest(t, spec, nil, nil)
+	req.Observed.Composite.Resource.Fields["status"] = first.GetDesired().GetComposite().GetResource().GetFields()["status"]
+	req.Observed.Resources = first.GetDesired().GetResources()
+	second, _ := c.run(t, NewFunction(), req)
+	if w := warningsOf(second); len(w) != 0 {
+		t.Errorf("second run, nothing changed: want no warnings, got %q", w)
+	}
+	if n := len(second.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue().GetFields()["conflicts"].GetListValue().GetValues()); n != 100 {
+		t.Errorf("status.conflicts has %d entries, want 100", n)
+	}
+}
+
+// TestMalformedStatusIgnored: the XR's status is the function's own memory;
+// one that does not decode is ignored with a warning, never fatal.
+func TestMalformedStatusIgnored(t *testing.T) {
+	req := newRequest(t, `{"apex":"example.org"}`, nil, nil)
+	req.Observed.Composite.Resource.Fields["status"] = structpb.NewStructValue(resource.MustStructJSON(`{"listeners":[{"name":"http","port":"80"}]}`))
+	rsp, _ := fakeCluster{served: v1TLSRoutes}.run(t, NewFunction(), req)
+	for _, r := range rsp.GetResults() {
+		if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+			t.Fatalf("a malformed status made the run fatal: %s", r.GetMessage())
+		}
+	}
+	w := warningsOf(rsp)
+	if len(w) != 1 || !strings.HasPrefix(w[0], "ignoring the TenantGateway's status as the function's memory of the last run") {
+		t.Errorf("want one warning saying the status is ignored, got %q", w)
+	}
+	if _, ok := rsp.GetDesired().GetResources()["gateway"]; !ok {
+		t.Errorf("nothing composed")
+	}
+}
+
+func warningsOf(rsp *fnv1.RunFunctionResponse) []string {
+	var out []string
+	for _, r := range rsp.GetResults() {
+		if r.GetSeverity() == fnv1.Severity_SEVERITY_WARNING {
+			out = append(out, r.GetMessage())
+		}
+	}
+	return out
 }
