@@ -54,9 +54,12 @@ func (a admission) admits(t *tenancy, ns string) bool {
 	return false
 }
 
-// allowedRoutes is the listener's namespace selector. Label selectors have
-// no OR, so the apex listeners leave out the other host labels by value, and
-// the labelled namespaces that were delegated nothing by name.
+// allowedRoutes is the listener's namespace selector. Every selector but
+// http's also requires the gateway label, so only admitted namespaces ever
+// match. Label selectors have no OR, so the apex listeners list their
+// namespaces by name: an allow-list, which fails closed for a namespace
+// created after the last run and does not change when a child tenant comes
+// or goes.
 func (a admission) allowedRoutes(t *tenancy) *gwapiv1.AllowedRoutes {
 	gateway := map[string]string{LabelNamespaceGateway: t.owner}
 	s := &metav1.LabelSelector{}
@@ -69,12 +72,13 @@ func (a admission) allowedRoutes(t *tenancy) *gwapiv1.AllowedRoutes {
 		s.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: LabelNamespaceName, Operator: metav1.LabelSelectorOpIn, Values: values}}
 	case admitApex:
 		s.MatchLabels = gateway
-		if len(t.otherHosts) > 0 {
-			s.MatchExpressions = append(s.MatchExpressions, metav1.LabelSelectorRequirement{Key: LabelNamespaceHost, Operator: metav1.LabelSelectorOpNotIn, Values: t.otherHosts})
+		names := t.apexZone
+		if len(names) == 0 {
+			// In needs a value; the owner is not admitted here, so its
+			// name matches nothing the gateway label does not exclude.
+			names = []string{t.owner}
 		}
-		if len(t.undelegated) > 0 {
-			s.MatchExpressions = append(s.MatchExpressions, metav1.LabelSelectorRequirement{Key: LabelNamespaceName, Operator: metav1.LabelSelectorOpNotIn, Values: t.undelegated})
-		}
+		s.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: LabelNamespaceName, Operator: metav1.LabelSelectorOpIn, Values: names}}
 	case admitChild:
 		s.MatchLabels = map[string]string{LabelNamespaceGateway: t.owner, LabelNamespaceHost: a.value}
 	case admitPin:

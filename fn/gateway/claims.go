@@ -75,7 +75,7 @@ func judgeShape(in *Input, t *tenancy, claims []*claim, children []*child) {
 	zones := map[string]*child{}
 	for _, c := range children {
 		if c.state != v1alpha1.ChildApexOutsideApex {
-			zones["*."+c.apex] = c
+			zones[c.apex] = c
 		}
 	}
 	passthrough := map[string]string{}
@@ -110,9 +110,11 @@ func judgeShape(in *Input, t *tenancy, claims []*claim, children []*child) {
 
 // notDelegated says why the claimant may not have the hostname, or "". A
 // namespace may claim only under its host label (the TenantGateway's own
-// and attached namespaces, under the apex when they have none); the
-// wildcard of a child apex is that child's listener; passthrough hostnames
-// belong to the TenantGateway's own and attached namespaces.
+// and attached namespaces, under the apex when they have none); a wildcard
+// may not reach into the zone of a child apex more specific than the
+// claimant's delegation (it would take the child's names under it, and
+// *.<child> is the child's own listener); passthrough hostnames belong to
+// the TenantGateway's own and attached namespaces.
 func notDelegated(t *tenancy, c *claim, zones map[string]*child, passthrough map[string]string) string {
 	h, ns := c.hostname, c.namespace
 	d, ok := t.delegation(ns)
@@ -122,8 +124,15 @@ func notDelegated(t *tenancy, c *claim, zones map[string]*child, passthrough map
 	case !under(h, d):
 		return fmt.Sprintf("%s is outside what namespace %s was delegated: %s and its subdomains (its %s label)", h, ns, d, LabelNamespaceHost)
 	}
-	if z := zones[h]; z != nil && t.host(ns) != z.apex {
-		return fmt.Sprintf("%s is the listener of child tenant apex %s (namespace %s); only namespaces whose %s label is %s may claim it", h, z.apex, z.namespace, LabelNamespaceHost, z.apex)
+	if isWildcard(h) {
+		var z *child
+		eachDomain(base(h), func(a string) bool {
+			z = zones[a]
+			return z != nil && len(a) > len(d)
+		})
+		if z != nil && len(z.apex) > len(d) {
+			return fmt.Sprintf("%s reaches into the zone of child tenant apex %s (namespace %s); only namespaces delegated %s may claim wildcards there", h, z.apex, z.namespace, z.apex)
+		}
 	}
 	if l := passthrough[h]; l != "" && !t.publisher[ns] {
 		return fmt.Sprintf("%s is the TLS passthrough listener %s, delegated only to the TenantGateway's namespace and its attachedNamespaces", h, l)
@@ -157,15 +166,16 @@ func unjudged(claims []*claim) []*claim {
 // conflicts are settled.
 type owner struct {
 	namespace string
-	contested bool
+	// losers are the namespaces that lost the hostname, if contested.
+	losers []string
 }
 
 // ownersOf maps every hostname still waiting for a listener (passthrough
 // hostnames aside) to its owner, and lists the hostnames in byte order.
 func ownersOf(claims []*claim, contests []*contest) (map[string]owner, []string) {
-	contested := make(map[string]bool, len(contests))
+	losers := make(map[string][]string, len(contests))
 	for _, ct := range contests {
-		contested[ct.hostname] = true
+		losers[ct.hostname] = ct.loserNamespaces
 	}
 	owners := map[string]owner{}
 	var hosts []string
@@ -175,7 +185,7 @@ func ownersOf(claims []*claim, contests []*contest) (map[string]owner, []string)
 		}
 		if _, ok := owners[c.hostname]; !ok {
 			hosts = append(hosts, c.hostname)
-			owners[c.hostname] = owner{namespace: c.namespace, contested: contested[c.hostname]}
+			owners[c.hostname] = owner{namespace: c.namespace, losers: losers[c.hostname]}
 		}
 	}
 	return owners, hosts

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
@@ -12,6 +13,8 @@ type contest struct {
 	hostname string
 	winner   *claim
 	losers   []string
+	// loserNamespaces are the namespaces of the losers, sorted.
+	loserNamespaces []string
 }
 
 // resolveConflicts decides, per hostname, which namespace keeps it: the most
@@ -45,9 +48,13 @@ func resolveConflicts(claims []*claim) []*contest {
 			c.state = v1alpha1.HostnameConflict
 			c.message = fmt.Sprintf("%s is claimed by %s, which wins it (the most specific delegation first, then cozy-* namespaces, then the smallest namespace/name); the Gateway admits only namespace %s for it", h, w.route, w.namespace)
 			ct.losers = append(ct.losers, c.route)
+			if !slices.Contains(ct.loserNamespaces, c.namespace) {
+				ct.loserNamespaces = append(ct.loserNamespaces, c.namespace)
+			}
 		}
 		if len(ct.losers) > 0 {
 			sort.Strings(ct.losers)
+			sort.Strings(ct.loserNamespaces)
 			out = append(out, ct)
 		}
 		for _, c := range cs {

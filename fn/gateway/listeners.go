@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -105,25 +106,36 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, contests []*contest, c
 		c.index(ch.slot)
 	}
 	owners, hosts := ownersOf(claims, contests)
+	// Wildcards first, the least specific first, so that a wildcard pin is
+	// in place when the names under it are judged: the most specific
+	// listener takes a request.
+	slices.SortStableFunc(hosts, func(a, b string) int {
+		return cmp.Or(cmp.Compare(boolRank(!isWildcard(a)), boolRank(!isWildcard(b))), cmp.Compare(strings.Count(a, "."), strings.Count(b, ".")), strings.Compare(a, b))
+	})
 	var pins []*slot
 	for _, h := range hosts {
 		o := owners[h]
 		if s := c.exact[h]; s != nil {
-			if o.contested {
+			if admitsAny(t, s.admit, o.losers) {
 				s.admit = pinTo(o.namespace)
 			}
 			continue
 		}
 		l, under := c.serving(h)
-		if !o.contested && l != nil && l.admit.admits(t, o.namespace) || under != "" {
-			// Served as it is, or under a child apex left out of the
-			// certificate, which a pin on that certificate would not fix.
-			continue
+		switch {
+		case l != nil && l.admit.admits(t, o.namespace) && !admitsAny(t, l.admit, o.losers):
+			continue // Served as it is, and no loser with it.
+		case under != "" && len(o.losers) == 0:
+			continue // Under a child apex left out of the certificate, which a pin on that certificate would not fix.
 		}
 		s := &slot{prefix: pinPrefix(mode), subject: h, hostname: h, namespace: o.namespace, admit: pinTo(o.namespace)}
 		pins = append(pins, s)
 		c.pins[h] = s
+		if isWildcard(h) {
+			c.wildcard[base(h)] = s
+		}
 	}
+	slices.SortFunc(pins, func(a, b *slot) int { return strings.Compare(a.hostname, b.hostname) })
 	named = append(named, pins...)
 	slices.SortStableFunc(named, func(a, b *slot) int { return strings.Compare(a.hostname, b.hostname) })
 	taken := fixedNames(pass)
@@ -173,8 +185,9 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, contests []*contest, c
 
 	c.dropChildren(children)
 	for _, cl := range unjudged(claims) {
-		cl.state, cl.message = c.cover(in, cl.hostname)
+		cl.state, cl.message = c.cover(in, t, cl.hostname, cl.namespace)
 	}
+	c.unenforced(in, t, claims)
 	return p
 }
 
@@ -233,15 +246,19 @@ func (c *coverage) serving(h string) (best *slot, under string) {
 	return best, under
 }
 
-// cover judges a hostname by the listener that serves it.
-func (c *coverage) cover(in *Input, h string) (v1alpha1.HostnameState, string) {
+// cover judges a claim of h from namespace ns by the listener that serves
+// it.
+func (c *coverage) cover(in *Input, t *tenancy, h, ns string) (v1alpha1.HostnameState, string) {
 	if s := c.exact[h]; s != nil && s.kept {
 		return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", s.name, h)
 	}
+	_, under := c.serving(h)
 	if s := c.pins[h]; s != nil {
 		switch {
 		case s.invalid != "":
 			return v1alpha1.HostnameInvalid, s.invalid
+		case s.kept && c.dropped[under] == v1alpha1.ChildApexOverCertificateLimit:
+			return v1alpha1.HostnameOverCertificateLimit, fmt.Sprintf("%s has listener %s, which admits only namespace %s, but it is under child apex %s, left out of the wildcard certificate: the ACME CA issues at most %d names per certificate", h, s.name, ns, under, maxCertificateDNSNames)
 		case s.kept:
 			return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", s.name, h)
 		}
@@ -256,21 +273,12 @@ func (c *coverage) cover(in *Input, h string) (v1alpha1.HostnameState, string) {
 		}
 		return false
 	})
-	// A child apex left out, more specific than the wildcard that would
-	// serve the hostname instead, means that wildcard's listener does not
-	// admit the child's namespace nor its certificate cover the name.
-	var state v1alpha1.ChildApexState
-	eachDomain(base(h), func(d string) bool {
-		if len(d) > len(domain) && c.dropped[d] != "" {
-			state = c.dropped[d]
-			return true
+	if best == nil || !best.admit.admits(t, ns) {
+		// The listener that would serve it leaves the namespace out: a
+		// child apex left out, more specific than that wildcard.
+		if c.dropped[under] == v1alpha1.ChildApexOverCertificateLimit {
+			return v1alpha1.HostnameOverCertificateLimit, fmt.Sprintf("%s is under a child apex left out of the wildcard certificate: the ACME CA issues at most %d names per certificate", h, maxCertificateDNSNames)
 		}
-		return false
-	})
-	switch {
-	case state == v1alpha1.ChildApexOverCertificateLimit:
-		return v1alpha1.HostnameOverCertificateLimit, fmt.Sprintf("%s is under a child apex left out of the wildcard certificate: the ACME CA issues at most %d names per certificate", h, maxCertificateDNSNames)
-	case state != "" || best == nil:
 		return overLimit(in, h)
 	}
 	msg := fmt.Sprintf("served by listener %s (*.%s)", best.name, domain)
@@ -278,6 +286,40 @@ func (c *coverage) cover(in *Input, h string) (v1alpha1.HostnameState, string) {
 		msg += fmt.Sprintf("; the wildcard certificate for *.%s covers only names one label below %s, so clients will see a name mismatch", domain, domain)
 	}
 	return v1alpha1.HostnameCovered, msg
+}
+
+// unenforced re-judges the losers of a hostname whose pin the budget left
+// out: the listener that does serve the hostname admits them too, so the
+// conflict is not enforced, and status must not say they are refused.
+func (c *coverage) unenforced(in *Input, t *tenancy, claims []*claim) {
+	for _, cl := range claims {
+		if cl.state != v1alpha1.HostnameConflict {
+			continue
+		}
+		if s := c.pins[cl.hostname]; s == nil || s.kept || s.invalid != "" {
+			continue
+		}
+		if st, _ := c.cover(in, t, cl.hostname, cl.namespace); st == v1alpha1.HostnameOverListenerLimit {
+			continue
+		}
+		cl.state, cl.message = v1alpha1.HostnameOverListenerLimit, fmt.Sprintf("%s lost %s, but the listener that would admit only the winner was left out: the Gateway would exceed %d listeners, so until it fits this route may be served for it too", cl.route, cl.hostname, MaxListeners)
+	}
+}
+
+func admitsAny(t *tenancy, a admission, namespaces []string) bool {
+	for _, ns := range namespaces {
+		if a.admits(t, ns) {
+			return true
+		}
+	}
+	return false
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // keepSlots applies the listener budget to the named listeners.

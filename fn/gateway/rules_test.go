@@ -112,7 +112,7 @@ func TestHTTP01(t *testing.T) {
 		Listeners: []string{
 			httpLine,
 			"https-harbor-760d5a8a 443/HTTPS harbor.foo.example.com pin=tenant-root " + k443 + " cert=cozystack-harbor-760d5a8a-tls",
-			"tls-api 443/TLS api.foo.example.com label=tenant-root publishers=tenant-root " + kTLS + " Passthrough",
+			"tls-api 443/TLS api.foo.example.com label=tenant-root names=tenant-root " + kTLS + " Passthrough",
 		},
 		Certificates: []string{"cozystack-harbor-760d5a8a-tls secret=cozystack-harbor-760d5a8a-tls harbor.foo.example.com"},
 		Hostnames: []string{
@@ -145,9 +145,9 @@ func TestWildcardModes(t *testing.T) {
 	}
 	children := []string{"alice.example.org tenant-alice Listening", "bob.example.org tenant-bob Listening", "customer1.example tenant-acme OutsideApex"}
 	lbl := "label=tenant-root"
-	// The apex listeners leave out every namespace with another host label;
+	// The apex listeners admit, by name, the namespaces delegated the apex;
 	// each child's listener admits only its own.
-	apexSel := lbl + " host-notin=alice.example.org,bob.example.org,customer1.example"
+	apexSel := lbl + " names=tenant-root"
 	aliceSel, bobSel := lbl+" host=alice.example.org", lbl+" host=bob.example.org"
 	kHTTP := "kinds=HTTPRoute"
 	cases := map[string]struct {
@@ -261,7 +261,7 @@ func TestConflicts(t *testing.T) {
 			want: view{
 				Listeners: []string{
 					httpLine,
-					"https 443/HTTPS *.example.org label=tenant-root " + k443 + " cert=wild",
+					"https 443/HTTPS *.example.org label=tenant-root names=cozy-harbor,tenant-bar,tenant-foo,tenant-root " + k443 + " cert=wild",
 					"https-apex 443/HTTPS example.org pin=cozy-harbor " + k443 + " cert=wild",
 					"https-harbor-91fb3185 443/HTTPS harbor.example.org pin=cozy-harbor " + k443 + " cert=wild",
 				},
@@ -307,9 +307,9 @@ func TestCiliumKinds(t *testing.T) {
 			out := run(t, Input{Spec: spec, GatewayClass: tc.class})
 			want := []string{
 				httpLine,
-				"https 443/HTTPS *.example.org label=tenant-root " + tc.https + " cert=w",
-				"https-apex 443/HTTPS example.org label=tenant-root " + tc.https + " cert=w",
-				"tls-api 443/TLS api.example.org label=tenant-root publishers=tenant-root " + tc.tls + " Passthrough",
+				"https 443/HTTPS *.example.org label=tenant-root names=tenant-root " + tc.https + " cert=w",
+				"https-apex 443/HTTPS example.org label=tenant-root names=tenant-root " + tc.https + " cert=w",
+				"tls-api 443/TLS api.example.org label=tenant-root names=tenant-root " + tc.tls + " Passthrough",
 			}
 			if diff := cmp.Diff(want, viewOf(t, out).Listeners); diff != "" {
 				t.Errorf("-want, +got:\n%s", diff)

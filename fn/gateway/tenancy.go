@@ -26,11 +26,10 @@ type tenancy struct {
 	foreign []string
 	// labels are the labels of every admitted namespace, by name.
 	labels map[string]map[string]string
-	// otherHosts are the host labels of admitted namespaces other than the
-	// apex, sorted, and undelegated the admitted namespaces that have no host
-	// label and are neither the owner nor attached, by name: the
-	// namespaces the apex listeners leave out.
-	otherHosts, undelegated []string
+	// apexZone are the namespaces the apex listeners admit, by name: the
+	// publishers without a host label and every admitted namespace whose
+	// host label is the apex.
+	apexZone []string
 }
 
 // newTenancy reads the admitted namespaces: the TenantGateway's own, the
@@ -71,17 +70,12 @@ func newTenancy(in *Input) *tenancy {
 	if t.publisher[in.Namespace] {
 		t.publishers = append([]string{in.Namespace}, t.publishers...)
 	}
-	hosts := map[string]bool{}
 	for ns, l := range t.labels {
-		switch h := l[LabelNamespaceHost]; {
-		case h == "" && !t.publisher[ns]:
-			t.undelegated = append(t.undelegated, ns)
-		case h != "" && h != t.apex:
-			hosts[h] = true
+		if h := l[LabelNamespaceHost]; h == t.apex || h == "" && t.publisher[ns] {
+			t.apexZone = append(t.apexZone, ns)
 		}
 	}
-	t.otherHosts = slices.Sorted(maps.Keys(hosts))
-	slices.Sort(t.undelegated)
+	slices.Sort(t.apexZone)
 	return t
 }
 

@@ -79,7 +79,7 @@ func listenerLine(l gwapiv1.Listener) string {
 
 // selectorText is a namespace selector in short: in=<names> (SEL-HTTP),
 // label=<gateway ns>, pin=<ns> (with the gateway label), host=<apex>,
-// host-notin=<apexes>, publishers=<names>.
+// names=<namespaces>.
 func selectorText(s *metav1.LabelSelector) []string {
 	var parts []string
 	switch {
@@ -97,7 +97,7 @@ func selectorText(s *metav1.LabelSelector) []string {
 		case e.Key == LabelNamespaceName && len(s.MatchLabels) == 0:
 			parts = append(parts, "in="+v)
 		case e.Key == LabelNamespaceName:
-			parts = append(parts, "publishers="+v)
+			parts = append(parts, "names="+v)
 		case e.Key == LabelNamespaceHost && e.Operator == metav1.LabelSelectorOpNotIn:
 			parts = append(parts, "host-notin="+v)
 		default:
