@@ -55,11 +55,6 @@ func refuse(format string, a ...any) error { return &RefusedError{Reason: fmt.Sp
 
 // Derive computes a tenant's namespace, labels and TenantGateway.
 func Derive(in Input) (*Output, error) {
-	// Tenant names are DNS labels without '-', since '-' joins the names of
-	// nested tenants into namespace names.
-	if len(validation.IsDNS1123Label(in.Name)) > 0 || strings.Contains(in.Name, "-") {
-		return nil, refuse("tenant name %q must be a DNS label without '-' (a-z and 0-9, at most 63 characters): '-' joins the names of nested tenants into namespace names", in.Name)
-	}
 	root := in.Name == RootTenant && in.Parent == in.Platform.IngressName
 	ns := namespaceOf(in, root)
 	apex := apexOf(in, root)
@@ -105,12 +100,25 @@ func Derive(in Input) (*Output, error) {
 	return out, nil
 }
 
-// checkDerived refuses a namespace name or label value that the API server
-// would reject. Names concatenate down the tenant tree and hosts grow with
-// every level, so a valid claim can derive an invalid one; refused here, the
-// Tenant says which value is too long and where it came from, instead of its
-// namespace failing to apply with an error on a composed resource.
+// checkName refuses a tenant name that is not a DNS label without '-':
+// '-' joins the names of nested tenants into namespace names.
+func checkName(name string) error {
+	if len(validation.IsDNS1123Label(name)) > 0 || strings.Contains(name, "-") {
+		return refuse("tenant name %q must be a DNS label without '-' (a-z and 0-9, at most 63 characters): '-' joins the names of nested tenants into namespace names", name)
+	}
+	return nil
+}
+
+// checkDerived refuses a bad tenant name, then a namespace name or label
+// value derived from it that the API server would reject. Names concatenate
+// down the tenant tree and hosts grow with every level, so a valid claim can
+// derive an invalid one; refused here, the Tenant says which value is too
+// long and where it came from, instead of its namespace failing to apply with
+// an error on a composed resource.
 func checkDerived(in Input, root bool, ns string, labels map[string]string) error {
+	if err := checkName(in.Name); err != nil {
+		return err
+	}
 	if !root {
 		from := fmt.Sprintf("the parent namespace %s, '-' and the tenant name", in.Parent)
 		if in.Parent == in.Platform.IngressName {
