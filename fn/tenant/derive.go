@@ -2,13 +2,13 @@ package tenant
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	kclusterv1alpha2 "github.com/crossplane-contrib/provider-kubernetes/apis/cluster/object/v1alpha2"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -28,10 +28,6 @@ const (
 	KeyGateway      = "tenantgateway"
 	KeyResourceQuot = "resourcequota"
 )
-
-// tenantNameRE: tenant names are DNS labels without '-', since '-' joins
-// the names of nested tenants into namespace names.
-var tenantNameRE = regexp.MustCompile(`^[a-z0-9]{1,63}$`)
 
 // Input is everything one run knows about one Tenant claim.
 type Input struct {
@@ -59,9 +55,6 @@ func refuse(format string, a ...any) error { return &RefusedError{Reason: fmt.Sp
 
 // Derive computes a tenant's namespace, labels and TenantGateway.
 func Derive(in Input) (*Output, error) {
-	if !tenantNameRE.MatchString(in.Name) {
-		return nil, refuse("tenant name %q must be a DNS label without '-' (a-z and 0-9, at most 63 characters): '-' joins the names of nested tenants into namespace names", in.Name)
-	}
 	root := in.Name == RootTenant && in.Parent == in.Platform.IngressName
 	ns := namespaceOf(in, root)
 	apex := apexOf(in, root)
@@ -79,6 +72,9 @@ func Derive(in Input) (*Output, error) {
 	}
 	if out.Status.GatewayNamespace != "" {
 		labels[gateway.LabelNamespaceGateway] = out.Status.GatewayNamespace
+	}
+	if err := checkDerived(in, root, ns, labels); err != nil {
+		return nil, err
 	}
 
 	nsObj, err := namespaceResource(ns, labels, root)
@@ -102,6 +98,65 @@ func Derive(in Input) (*Output, error) {
 		out.Resources = append(out.Resources, r)
 	}
 	return out, nil
+}
+
+// checkName refuses a tenant name that is not a DNS label without '-':
+// '-' joins the names of nested tenants into namespace names.
+func checkName(name string) error {
+	if len(validation.IsDNS1123Label(name)) > 0 || strings.Contains(name, "-") {
+		return refuse("tenant name %q must be a DNS label without '-' (a-z and 0-9, at most 63 characters): '-' joins the names of nested tenants into namespace names", name)
+	}
+	return nil
+}
+
+// checkDerived refuses a bad tenant name, then a namespace name or label
+// value derived from it that the API server would reject. Names concatenate
+// down the tenant tree and hosts grow with every level, so a valid claim can
+// derive an invalid one; refused here, the Tenant says which value is too
+// long and where it came from, instead of its namespace failing to apply with
+// an error on a composed resource.
+func checkDerived(in Input, root bool, ns string, labels map[string]string) error {
+	if err := checkName(in.Name); err != nil {
+		return err
+	}
+	if !root {
+		from := fmt.Sprintf("the parent namespace %s, '-' and the tenant name", in.Parent)
+		if in.Parent == in.Platform.IngressName {
+			from = "'tenant-' and the tenant name"
+		}
+		if err := checkValue("namespace name", ns, from, "choose a shorter tenant name", validation.DNS1123LabelMaxLength, validation.IsDNS1123Label(ns)); err != nil {
+			return err
+		}
+	}
+	// The gateway label needs no check: it is a namespace name, this one
+	// (checked above) or the one the parent's label already holds.
+	host, ok := labels[gateway.LabelNamespaceHost]
+	if !ok {
+		return nil
+	}
+	from, fix := "spec.host", "set a shorter spec.host"
+	switch {
+	case in.Spec.Host != "":
+	case root:
+		from, fix = "platform setting publishing.host", "shorten publishing.host"
+	default:
+		from = fmt.Sprintf("the tenant name under the parent's host %s", in.ParentLabels[gateway.LabelNamespaceHost])
+		fix = "choose a shorter tenant name or set spec.host"
+	}
+	return checkValue("namespace label "+gateway.LabelNamespaceHost, host, from, fix, validation.LabelValueMaxLength, validation.IsValidLabelValue(host))
+}
+
+// checkValue turns the validation errors of a derived value into a refusal
+// that names it, its origin, its length and the limit.
+func checkValue(what, value, from, fix string, limit int, errs []string) error {
+	switch {
+	case len(errs) == 0:
+		return nil
+	case len(value) > limit:
+		return refuse("%s %q (from %s) is %d characters, over the limit of %d: %s", what, value, from, len(value), limit, fix)
+	default:
+		return refuse("%s %q (from %s, %d characters, at most %d) is invalid: %s", what, value, from, len(value), limit, strings.Join(errs, "; "))
+	}
 }
 
 // gatewayResource is the owning tenant's TenantGateway, named cozystack, in

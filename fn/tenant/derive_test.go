@@ -2,6 +2,7 @@ package tenant
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -172,6 +173,22 @@ func TestDerive(t *testing.T) {
 				Gateway: `{"apex":"dave.example.org","certMode":"existingSecret","gatewayClassName":"cilium","wildcardSecretRef":{"name":"wild"}}`,
 			},
 		},
+		"NamespaceFitsExactly": {
+			reason: "a 56-character name makes tenant-<name> exactly 63 characters, and a short parent host keeps the host label under 63: allowed",
+			in:     Input{Name: strings.Repeat("a", 56), Parent: "tenant-root", ParentLabels: map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "ex.io"}, Platform: platform()},
+			want: view{
+				Status: appsv1alpha1.TenantStatus{Namespace: "tenant-" + strings.Repeat("a", 56), Apex: strings.Repeat("a", 56) + ".ex.io", GatewayNamespace: "tenant-root"},
+				Labels: map[string]string{gateway.LabelNamespaceHost: strings.Repeat("a", 56) + ".ex.io", gateway.LabelNamespaceGateway: "tenant-root"},
+			},
+		},
+		"HostFitsExactly": {
+			reason: "a spec.host of 63 characters is the longest label value: allowed",
+			in:     Input{Name: "acme", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Host: strings.Repeat("h", 55) + ".example"}, ParentLabels: rootLabels, Platform: platform()},
+			want: view{
+				Status: appsv1alpha1.TenantStatus{Namespace: "tenant-acme", Apex: strings.Repeat("h", 55) + ".example", GatewayNamespace: "tenant-root"},
+				Labels: map[string]string{gateway.LabelNamespaceHost: strings.Repeat("h", 55) + ".example", gateway.LabelNamespaceGateway: "tenant-root"},
+			},
+		},
 		"DNS01AndQuota": {
 			reason: "dns01 copies only the selected provider's block; resourceQuotas become a ResourceQuota",
 			in: Input{Name: "frank", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes, ResourceQuotas: map[string]resource.Quantity{"count/certificates.cert-manager.io": resource.MustParse("10")}}, ParentLabels: rootLabels, Platform: with(platform(), func(p *Platform) {
@@ -199,12 +216,44 @@ func TestRefusals(t *testing.T) {
 	rootLabels := map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "example.org"}
 	with := func(f func(*Platform)) Platform { p := platform(); f(&p); return p }
 	cases := map[string]struct {
-		in   Input
-		want string
+		reason string
+		in     Input
+		want   string
 	}{
 		"NameWithDash": {
 			in:   Input{Name: "my-team", Parent: "tenant-root", Platform: platform()},
 			want: `tenant name "my-team" must be a DNS label without '-' (a-z and 0-9, at most 63 characters): '-' joins the names of nested tenants into namespace names`,
+		},
+		"NameOf63Characters": {
+			in:   Input{Name: strings.Repeat("a", 63), Parent: "tenant-root", ParentLabels: rootLabels, Platform: platform()},
+			want: `namespace name "tenant-` + strings.Repeat("a", 63) + `" (from 'tenant-' and the tenant name) is 70 characters, over the limit of 63: choose a shorter tenant name`,
+		},
+		"NameOneOverTheNamespaceLimit": {
+			in:   Input{Name: strings.Repeat("a", 57), Parent: "tenant-root", ParentLabels: map[string]string{gateway.LabelNamespaceHost: "ex.io"}, Platform: platform()},
+			want: `namespace name "tenant-` + strings.Repeat("a", 57) + `" (from 'tenant-' and the tenant name) is 64 characters, over the limit of 63: choose a shorter tenant name`,
+		},
+		"NestedNamespaceOverflows": {
+			reason: "each name fits, but the parent namespace (48 characters), '-' and the name (15) make 64",
+			in:     Input{Name: strings.Repeat("b", 15), Parent: "tenant-" + strings.Repeat("a", 41), ParentLabels: map[string]string{gateway.LabelNamespaceHost: "ex.io"}, Platform: platform()},
+			want:   `namespace name "tenant-` + strings.Repeat("a", 41) + "-" + strings.Repeat("b", 15) + `" (from the parent namespace tenant-` + strings.Repeat("a", 41) + `, '-' and the tenant name) is 64 characters, over the limit of 63: choose a shorter tenant name`,
+		},
+		"DerivedHostOverflows": {
+			reason: "the namespace fits, but <name>.example.org is 64 characters, too long for the host label",
+			in:     Input{Name: strings.Repeat("a", 52), Parent: "tenant-root", ParentLabels: rootLabels, Platform: platform()},
+			want:   `namespace label namespace.cozystack.io/host "` + strings.Repeat("a", 52) + `.example.org" (from the tenant name under the parent's host example.org) is 64 characters, over the limit of 63: choose a shorter tenant name or set spec.host`,
+		},
+		"SpecHostOverflows": {
+			in:   Input{Name: "acme", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Host: strings.Repeat("h", 56) + ".example"}, ParentLabels: rootLabels, Platform: platform()},
+			want: `namespace label namespace.cozystack.io/host "` + strings.Repeat("h", 56) + `.example" (from spec.host) is 64 characters, over the limit of 63: set a shorter spec.host`,
+		},
+		"PublishingHostOverflows": {
+			in:   Input{Name: "root", Parent: "tenant-root", Platform: func() Platform { p := platform(); p.Host = strings.Repeat("p", 60) + ".org"; return p }()},
+			want: `namespace label namespace.cozystack.io/host "` + strings.Repeat("p", 60) + `.org" (from platform setting publishing.host) is 64 characters, over the limit of 63: shorten publishing.host`,
+		},
+		"PublishingHostNotALabelValue": {
+			reason: "publishing.host comes from the platform settings, which no schema checks: a wildcard cannot be a label value",
+			in:     Input{Name: "root", Parent: "tenant-root", Platform: func() Platform { p := platform(); p.Host = "*.example.org"; return p }()},
+			want:   `namespace label namespace.cozystack.io/host "*.example.org" (from platform setting publishing.host, 13 characters, at most 63) is invalid: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
 		},
 		"NoApex": {
 			in:   Input{Name: "bob", Parent: "tenant-alice", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, Platform: platform()},
@@ -249,7 +298,7 @@ func TestRefusals(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			if diff := cmp.Diff(view{Refused: tc.want}, derive(t, tc.in)); diff != "" {
-				t.Errorf("-want, +got:\n%s", diff)
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

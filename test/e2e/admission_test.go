@@ -12,10 +12,21 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// tenantUser is a client that acts as a tenant's user: not in any trusted
-// group, with RBAC to do everything the policies judge, so that only the
-// admission policies can refuse it.
-func tenantUser(t *testing.T) client.Client {
+// Service accounts of crossplane-system as their tokens authenticate:
+// Crossplane's, which the policies trust by name, and another function's,
+// which shares Crossplane's group but not its trust.
+const (
+	crossplaneSA  = "system:serviceaccount:crossplane-system:crossplane"
+	otherFunction = "system:serviceaccount:crossplane-system:function-foo"
+)
+
+var crossplaneSystemGroups = []string{"system:serviceaccounts", "system:serviceaccounts:crossplane-system", "system:authenticated"}
+
+// subjectRBAC gives the tenant's user and the other function's service
+// account RBAC to do everything the policies judge, so that only the
+// admission policies can refuse them. Crossplane's account keeps the RBAC
+// it runs with.
+func subjectRBAC(t *testing.T) {
 	t.Helper()
 	apply(t, `
 apiVersion: rbac.authorization.k8s.io/v1
@@ -30,7 +41,10 @@ rules:
   resources: [tenants]
   verbs: [get, create, update, patch]
 - apiGroups: [gateway.networking.k8s.io]
-  resources: [gateways, httproutes, tlsroutes]
+  resources: [gateways, httproutes, tlsroutes, grpcroutes]
+  verbs: [get, create, update, patch]
+- apiGroups: [kubernetes.m.crossplane.io, kubernetes.crossplane.io]
+  resources: [objects]
   verbs: [get, create, update, patch]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
@@ -40,9 +54,16 @@ metadata:
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: e2e-tenant-user}
 subjects:
 - {apiGroup: rbac.authorization.k8s.io, kind: User, name: alice@example.com}
+- {kind: ServiceAccount, namespace: crossplane-system, name: function-foo}
 `)
+}
+
+// as is a client that acts as the user in the groups, impersonated by the
+// admin.
+func as(t *testing.T, user string, groups ...string) client.Client {
+	t.Helper()
 	cfg := rest.CopyConfig(restCfg)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: "alice@example.com", Groups: []string{"tenant-users", "system:authenticated"}}
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: groups}
 	c, err := client.New(cfg, client.Options{Scheme: k8s.Scheme()})
 	if err != nil {
 		t.Fatal(err)
@@ -50,14 +71,18 @@ subjects:
 	return c
 }
 
-// TestAdmissionLayers: each admission layer of SPEC §8 (examples/cluster/
-// admission-policies.yaml, applied by TestMain) allows a good object and
-// denies a bad one with the seed's message, on the real API server. Every
-// request is a server-side dry run, so nothing is created.
+// TestAdmissionLayers: each admission policy of examples/cluster/
+// admission-policies.yaml (applied by TestMain) allows a good object and
+// denies a bad one with its message, on the real API server, and trusts
+// Crossplane's service account but not another one of crossplane-system.
+// Every request is a server-side dry run, so nothing is created.
 func TestAdmissionLayers(t *testing.T) {
 	t.Parallel()
 	namespace(t, "tenant-adm", map[string]string{"namespace.cozystack.io/host": "adm.example.org", labelGateway: "tenant-adm"})
-	user := tenantUser(t)
+	subjectRBAC(t)
+	user := as(t, "alice@example.com", "tenant-users", "system:authenticated")
+	crossplane := as(t, crossplaneSA, crossplaneSystemGroups...)
+	function := as(t, otherFunction, crossplaneSystemGroups...)
 	admin := k8s
 	gateway := func(host string) string {
 		return fmt.Sprintf(`
@@ -70,16 +95,43 @@ spec:
   - {name: https, port: 443, protocol: HTTPS, hostname: %q, tls: {certificateRefs: [{name: probe-tls}]}}
 `, host)
 	}
-	route := func(kind, version, host string) string {
+	// route is a route of the kind with the hostnames, none at all when
+	// hosts is empty.
+	route := func(kind, version string, hosts ...string) string {
+		hostnames := ""
+		if len(hosts) > 0 {
+			hostnames = fmt.Sprintf("  hostnames: [%s]\n", strings.Join(hosts, ", "))
+		}
 		return fmt.Sprintf(`
 apiVersion: gateway.networking.k8s.io/%s
 kind: %s
 metadata: {name: probe, namespace: tenant-adm}
 spec:
   parentRefs: [{name: cozystack}]
-  hostnames: [%q]
-  rules: [{backendRefs: [{name: app, port: 443}]}]
-`, version, kind, host)
+%s  rules: [{backendRefs: [{name: app, port: 443}]}]
+`, version, kind, hostnames)
+	}
+	// object is a provider-kubernetes Object naming the provider config;
+	// namespaced (kubernetes.m.crossplane.io) when kind is set.
+	object := func(kind, config string) string {
+		if kind == "" {
+			return fmt.Sprintf(`
+apiVersion: kubernetes.crossplane.io/v1alpha2
+kind: Object
+metadata: {name: tenant-adm-probe}
+spec:
+  providerConfigRef: {name: %s}
+  forProvider: {manifest: {apiVersion: v1, kind: ConfigMap, metadata: {name: probe, namespace: tenant-adm}}}
+`, config)
+		}
+		return fmt.Sprintf(`
+apiVersion: kubernetes.m.crossplane.io/v1alpha1
+kind: Object
+metadata: {name: probe, namespace: tenant-adm}
+spec:
+  providerConfigRef: {kind: %s, name: %s}
+  forProvider: {manifest: {apiVersion: v1, kind: ConfigMap, metadata: {name: probe, namespace: tenant-adm}}}
+`, kind, config)
 	}
 	tenant := func(host string) string {
 		spec := "{}"
@@ -91,24 +143,48 @@ spec:
 	ns := func(host string) string {
 		return fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: tenant-adm\n  labels: {namespace.cozystack.io/host: %q, e2e: probe}\n", host)
 	}
+	const (
+		l2 = "Gateway listener hostname must equal the namespace's namespace.cozystack.io/host label or be a subdomain of it"
+		l3 = "tenant.spec.host can only be set by cluster administrators and the platform's service accounts; leave it empty to derive the host from the parent tenant"
+		l4 = "namespace label namespace.cozystack.io/host is immutable once set"
+		pc = "provider-kubernetes Objects may use the provider config function-tenant-gateway only when Crossplane, provider-kubernetes, cluster administrators or the platform's service accounts create or change them; reference a ProviderConfig of your own instead"
+	)
+	outside := func(kind string) string {
+		return kind + " hostnames must equal the namespace's namespace.cozystack.io/host label or be subdomains of it"
+	}
+	hostless := func(kind string) string {
+		return kind + " without spec.hostnames is allowed only to cluster administrators and the platform's service accounts, since it would attach to every listener that admits its namespace; list its hostnames, equal to or under the namespace's namespace.cozystack.io/host label"
+	}
+	const other = "another function of crossplane-system"
 	cases := []admissionCase{
 		{"L2 gateway-hostname-policy", admin, "admin", gateway("shop.adm.example.org"), ""},
-		{"L2 gateway-hostname-policy", admin, "admin", gateway("shop.example.net"),
-			"Gateway listener hostname must equal the namespace's namespace.cozystack.io/host label or be a subdomain of it"},
+		{"L2 gateway-hostname-policy", admin, "admin", gateway("shop.example.net"), l2},
 		{"L3 tenant-host-policy", user, "tenant user", tenant(""), ""},
 		{"L3 tenant-host-policy", admin, "admin", tenant("shop.example.net"), ""},
-		{"L3 tenant-host-policy", user, "tenant user", tenant("shop.example.net"),
-			"tenant.spec.host can only be set by cluster administrators and the platform's service accounts; leave it empty to derive the host from the parent tenant"},
+		{"L3 tenant-host-policy", user, "tenant user", tenant("shop.example.net"), l3},
+		{"L3 tenant-host-policy", function, other, tenant("shop.example.net"), l3},
 		{"L4 namespace-host-label-policy", user, "tenant user", ns("adm.example.org"), ""},
 		{"L4 namespace-host-label-policy", admin, "admin", ns("other.example.org"), ""},
-		{"L4 namespace-host-label-policy", user, "tenant user", ns("other.example.org"),
-			"namespace label namespace.cozystack.io/host is immutable once set"},
+		{"L4 namespace-host-label-policy", user, "tenant user", ns("other.example.org"), l4},
+		{"L4 namespace-host-label-policy", function, other, ns("other.example.org"), l4},
 		{"L5 route-hostname-policy", user, "tenant user", route("HTTPRoute", "v1", "shop.adm.example.org"), ""},
-		{"L5 route-hostname-policy", user, "tenant user", route("HTTPRoute", "v1", "shop.example.net"),
-			"HTTPRoute hostnames must equal the namespace's namespace.cozystack.io/host label or be subdomains of it"},
+		{"L5 route-hostname-policy", user, "tenant user", route("HTTPRoute", "v1", "shop.example.net"), outside("HTTPRoute")},
+		{"L5 route-hostname-policy", user, "tenant user", route("HTTPRoute", "v1"), hostless("HTTPRoute")},
+		{"L5 route-hostname-policy", function, other, route("HTTPRoute", "v1"), hostless("HTTPRoute")},
+		{"L5 route-hostname-policy", crossplane, "Crossplane", route("HTTPRoute", "v1"), ""},
 		{"L5 route-hostname-policy-tls", user, "tenant user", route("TLSRoute", "v1", "db.adm.example.org"), ""},
-		{"L5 route-hostname-policy-tls", user, "tenant user", route("TLSRoute", "v1", "db.example.net"),
-			"TLSRoute hostnames must equal the namespace's namespace.cozystack.io/host label or be subdomains of it"},
+		{"L5 route-hostname-policy-tls", user, "tenant user", route("TLSRoute", "v1", "db.example.net"), outside("TLSRoute")},
+		// No TLSRoute without hostnames: v1's schema requires them, and this
+		// server serves no older version (test/policies covers the rule).
+		{"L5 route-hostname-policy-grpc", user, "tenant user", route("GRPCRoute", "v1", "grpc.adm.example.org"), ""},
+		{"L5 route-hostname-policy-grpc", user, "tenant user", route("GRPCRoute", "v1", "grpc.example.net"), outside("GRPCRoute")},
+		{"L5 route-hostname-policy-grpc", user, "tenant user", route("GRPCRoute", "v1"), hostless("GRPCRoute")},
+		{"L5 route-hostname-policy-grpc", admin, "admin", route("GRPCRoute", "v1"), ""},
+		{"object-provider-config-policy", user, "tenant user", object("ClusterProviderConfig", "function-tenant-gateway"), pc},
+		{"object-provider-config-policy", function, other, object("ClusterProviderConfig", "function-tenant-gateway"), pc},
+		{"object-provider-config-policy", user, "tenant user", object("", "function-tenant-gateway"), pc},
+		{"object-provider-config-policy", crossplane, "Crossplane", object("ClusterProviderConfig", "function-tenant-gateway"), ""},
+		{"object-provider-config-policy", user, "tenant user", object("ProviderConfig", "function-tenant-gateway"), ""},
 	}
 	// The API server loads new policies asynchronously (TestMain applied them
 	// moments ago on a fresh cluster): each denial is awaited, and the

@@ -309,8 +309,8 @@ func statusApply(t *testing.T, u *unstructured.Unstructured) {
 
 // policiesActive waits until the API server enforces the policies that judge
 // what the function composes and what tenants attach (it loads new policies
-// asynchronously): a Gateway, an HTTPRoute and a TLSRoute with a hostname in
-// a tenant namespace without a host label must all be denied.
+// asynchronously): a Gateway, an HTTPRoute, a TLSRoute and a GRPCRoute with a
+// hostname in a tenant namespace without a host label must all be denied.
 func policiesActive() error {
 	c := context.Background()
 	probe := &corev1.Namespace{}
@@ -336,6 +336,11 @@ apiVersion: gateway.networking.k8s.io/v1
 kind: TLSRoute
 metadata: {name: probe, namespace: tenant-e2e-policy-probe}
 spec: {hostnames: [probe.example.org], rules: [{backendRefs: [{name: probe, port: 443}]}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: probe, namespace: tenant-e2e-policy-probe}
+spec: {hostnames: [probe.example.org]}
 `)
 	if err != nil {
 		return err

@@ -131,7 +131,7 @@ func admit(t *testing.T, p *admissionv1.ValidatingAdmissionPolicy, in map[string
 
 func TestExpressionsCompile(t *testing.T) {
 	policies := load(t)
-	want := []string{"gateway-hostname-policy", "namespace-host-label-policy", "route-hostname-policy", "route-hostname-policy-tls", "tenant-host-policy"}
+	want := []string{"gateway-hostname-policy", "namespace-host-label-policy", "object-provider-config-policy", "route-hostname-policy", "route-hostname-policy-grpc", "route-hostname-policy-tls", "tenant-host-policy"}
 	var got []string
 	for name, p := range policies {
 		got = append(got, name)
@@ -160,19 +160,52 @@ func ns(name string, labels map[string]any) map[string]any {
 	return map[string]any{"metadata": map[string]any{"name": name, "labels": labels}}
 }
 
-func req(op, namespace string, groups ...string) map[string]any {
+// req is an admission request of user, in the groups the authenticator
+// gives it.
+func req(op, namespace, user string, groups ...string) map[string]any {
 	g := make([]any, 0, len(groups))
 	for _, x := range groups {
 		g = append(g, x)
 	}
-	return map[string]any{"operation": op, "namespace": namespace, "userInfo": map[string]any{"groups": g}}
+	return map[string]any{"operation": op, "namespace": namespace, "userInfo": map[string]any{"username": user, "groups": g}}
+}
+
+// sa is the username and groups of a service account, as a token of it
+// authenticates.
+func sa(namespace, name string) (string, []string) {
+	return "system:serviceaccount:" + namespace + ":" + name, []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"}
+}
+
+// TestOneTrustedSet: every policy that exempts trusted callers spells the
+// same set, so that no policy trusts a caller another one refuses.
+func TestOneTrustedSet(t *testing.T) {
+	exprs := map[string][]string{}
+	for name, p := range load(t) {
+		for _, v := range p.Spec.Variables {
+			if v.Name == "trusted" {
+				exprs[v.Expression] = append(exprs[v.Expression], name)
+			}
+		}
+	}
+	if len(exprs) != 1 {
+		t.Errorf("policies disagree on who is trusted: %v", exprs)
+	}
 }
 
 func TestPolicies(t *testing.T) {
 	p := load(t)
 	alice := ns("tenant-alice", map[string]any{"namespace.cozystack.io/host": "alice.example.org"})
 	bare := ns("tenant-bare", map[string]any{})
-	user := req("CREATE", "tenant-alice", "system:authenticated", "tenant-alice-admins")
+	// A tenant's user, Crossplane, provider-kubernetes, and another
+	// function of crossplane-system, which shares Crossplane's group but
+	// none of its trust.
+	user := req("CREATE", "tenant-alice", "alice@example.com", "system:authenticated", "tenant-alice-admins")
+	as := func(op, namespace, name string) map[string]any {
+		u, g := sa("crossplane-system", name)
+		return req(op, namespace, u, g...)
+	}
+	crossplane := as("CREATE", "tenant-alice", "crossplane")
+	function := as("CREATE", "tenant-alice", "function-foo")
 	gw := func(hosts ...string) map[string]any {
 		ls := []any{map[string]any{"name": "http", "port": 80}}
 		for _, h := range hosts {
@@ -187,6 +220,7 @@ func TestPolicies(t *testing.T) {
 		}
 		return map[string]any{"spec": map[string]any{"hostnames": hs}}
 	}
+	hostless := map[string]any{"spec": map[string]any{"rules": []any{}}}
 	tenant := func(host string) map[string]any {
 		spec := map[string]any{}
 		if host != "" {
@@ -201,12 +235,26 @@ func TestPolicies(t *testing.T) {
 		}
 		return ns("tenant-x", labels)
 	}
+	// object is a provider-kubernetes Object with a providerConfigRef of
+	// kind (empty: none, as cluster-scoped Objects have) and name.
+	object := func(kind, name string) map[string]any {
+		ref := map[string]any{"name": name}
+		if kind != "" {
+			ref["kind"] = kind
+		}
+		return map[string]any{"spec": map[string]any{"forProvider": map[string]any{"manifest": map[string]any{}}, "providerConfigRef": ref}}
+	}
 	const (
 		l2   = "Gateway listener hostname must equal the namespace's namespace.cozystack.io/host label or be a subdomain of it"
 		l3   = "tenant.spec.host can only be set by cluster administrators and the platform's service accounts; leave it empty to derive the host from the parent tenant"
 		l4   = "namespace label namespace.cozystack.io/host is immutable once set"
 		l5   = "HTTPRoute hostnames must equal the namespace's namespace.cozystack.io/host label or be subdomains of it"
 		l5t  = "TLSRoute hostnames must equal the namespace's namespace.cozystack.io/host label or be subdomains of it"
+		l5g  = "GRPCRoute hostnames must equal the namespace's namespace.cozystack.io/host label or be subdomains of it"
+		l5n  = "HTTPRoute without spec.hostnames is allowed only to cluster administrators and the platform's service accounts, since it would attach to every listener that admits its namespace; list its hostnames, equal to or under the namespace's namespace.cozystack.io/host label"
+		l5tn = "TLSRoute without spec.hostnames is allowed only to cluster administrators and the platform's service accounts, since it would attach to every listener that admits its namespace; list its hostnames, equal to or under the namespace's namespace.cozystack.io/host label"
+		l5gn = "GRPCRoute without spec.hostnames is allowed only to cluster administrators and the platform's service accounts, since it would attach to every listener that admits its namespace; list its hostnames, equal to or under the namespace's namespace.cozystack.io/host label"
+		pc   = "provider-kubernetes Objects may use the provider config function-tenant-gateway only when Crossplane, provider-kubernetes, cluster administrators or the platform's service accounts create or change them; reference a ProviderConfig of your own instead"
 		none = ""
 	)
 	cases := map[string]struct {
@@ -214,25 +262,58 @@ func TestPolicies(t *testing.T) {
 		in     map[string]any
 		want   string
 	}{
-		"L2GatewayUnderHost":      {"gateway-hostname-policy", map[string]any{"object": gw("*.alice.example.org", "alice.example.org", "harbor.alice.example.org"), "namespaceObject": alice, "request": user}, none},
-		"L2GatewayOutsideHost":    {"gateway-hostname-policy", map[string]any{"object": gw("dashboard.example.org"), "namespaceObject": alice, "request": user}, l2},
-		"L2SuffixIsNotSubdomain":  {"gateway-hostname-policy", map[string]any{"object": gw("evilalice.example.org"), "namespaceObject": alice, "request": user}, l2},
-		"L2OtherNamespaces":       {"gateway-hostname-policy", map[string]any{"object": gw("anything.example.com"), "namespaceObject": ns("kube-system", nil), "request": req("CREATE", "kube-system")}, "not matched"},
-		"L3EmptyHost":             {"tenant-host-policy", map[string]any{"object": tenant(""), "request": user}, none},
-		"L3UntrustedSetsHost":     {"tenant-host-policy", map[string]any{"object": tenant("dashboard.example.org"), "request": user}, l3},
-		"L3AdminSetsHost":         {"tenant-host-policy", map[string]any{"object": tenant("customer1.example"), "request": req("CREATE", "tenant-root", "system:masters")}, none},
-		"L3UntrustedKeepsHost":    {"tenant-host-policy", map[string]any{"object": tenant("customer1.example"), "oldObject": tenant("customer1.example"), "request": req("UPDATE", "tenant-root", "system:authenticated")}, none},
-		"L3UntrustedChangesHost":  {"tenant-host-policy", map[string]any{"object": tenant("evil.example"), "oldObject": tenant("customer1.example"), "request": req("UPDATE", "tenant-root", "system:authenticated")}, l3},
-		"L4UntrustedSetsLabel":    {"namespace-host-label-policy", map[string]any{"object": nsWith("dashboard.example.org"), "request": req("CREATE", "", "system:authenticated")}, l4},
-		"L4SameValueReapplied":    {"namespace-host-label-policy", map[string]any{"object": nsWith("x.example.org"), "oldObject": nsWith("x.example.org"), "request": req("UPDATE", "", "system:authenticated")}, none},
-		"L4UntrustedRemovesLabel": {"namespace-host-label-policy", map[string]any{"object": nsWith(""), "oldObject": nsWith("x.example.org"), "request": req("UPDATE", "", "system:authenticated")}, l4},
-		"L4CrossplaneSetsLabel":   {"namespace-host-label-policy", map[string]any{"object": nsWith("x.example.org"), "request": req("CREATE", "", "system:serviceaccounts", "system:serviceaccounts:crossplane-system")}, none},
-		"L5RouteUnderHost":        {"route-hostname-policy", map[string]any{"object": route("harbor.alice.example.org", "*.alice.example.org"), "namespaceObject": alice, "request": user}, none},
-		"L5RouteOutsideHost":      {"route-hostname-policy", map[string]any{"object": route("harbor.alice.example.org", "dashboard.example.org"), "namespaceObject": alice, "request": user}, l5},
-		"L5FailsClosed":           {"route-hostname-policy", map[string]any{"object": route("x.example.org"), "namespaceObject": bare, "request": req("CREATE", "tenant-bare")}, l5},
-		"L5NoHostnames":           {"route-hostname-policy", map[string]any{"object": map[string]any{"spec": map[string]any{}}, "namespaceObject": bare, "request": req("CREATE", "tenant-bare")}, none},
-		"L5PlatformNamespace":     {"route-hostname-policy", map[string]any{"object": route("dashboard.example.org"), "namespaceObject": ns("cozy-dashboard", nil), "request": req("CREATE", "cozy-dashboard")}, "not matched"},
-		"L5TLSRouteOutsideHost":   {"route-hostname-policy-tls", map[string]any{"object": route("api.example.org"), "namespaceObject": alice, "request": user}, l5t},
+		"L2GatewayUnderHost":     {"gateway-hostname-policy", map[string]any{"object": gw("*.alice.example.org", "alice.example.org", "harbor.alice.example.org"), "namespaceObject": alice, "request": user}, none},
+		"L2GatewayOutsideHost":   {"gateway-hostname-policy", map[string]any{"object": gw("dashboard.example.org"), "namespaceObject": alice, "request": user}, l2},
+		"L2SuffixIsNotSubdomain": {"gateway-hostname-policy", map[string]any{"object": gw("evilalice.example.org"), "namespaceObject": alice, "request": user}, l2},
+		"L2OtherNamespaces":      {"gateway-hostname-policy", map[string]any{"object": gw("anything.example.com"), "namespaceObject": ns("kube-system", nil), "request": req("CREATE", "kube-system", "kube-admin", "system:masters")}, "not matched"},
+
+		"L3EmptyHost":            {"tenant-host-policy", map[string]any{"object": tenant(""), "request": user}, none},
+		"L3UntrustedSetsHost":    {"tenant-host-policy", map[string]any{"object": tenant("dashboard.example.org"), "request": user}, l3},
+		"L3AdminSetsHost":        {"tenant-host-policy", map[string]any{"object": tenant("customer1.example"), "request": req("CREATE", "tenant-root", "kube-admin", "system:masters")}, none},
+		"L3CrossplaneSetsHost":   {"tenant-host-policy", map[string]any{"object": tenant("customer1.example"), "request": as("CREATE", "tenant-root", "crossplane")}, none},
+		"L3OtherFunctionSetHost": {"tenant-host-policy", map[string]any{"object": tenant("customer1.example"), "request": as("CREATE", "tenant-root", "function-foo")}, l3},
+		"L3UntrustedKeepsHost":   {"tenant-host-policy", map[string]any{"object": tenant("customer1.example"), "oldObject": tenant("customer1.example"), "request": req("UPDATE", "tenant-root", "alice@example.com", "system:authenticated")}, none},
+		"L3UntrustedChangesHost": {"tenant-host-policy", map[string]any{"object": tenant("evil.example"), "oldObject": tenant("customer1.example"), "request": req("UPDATE", "tenant-root", "alice@example.com", "system:authenticated")}, l3},
+
+		"L4UntrustedSetsLabel":          {"namespace-host-label-policy", map[string]any{"object": nsWith("dashboard.example.org"), "request": req("CREATE", "", "alice@example.com", "system:authenticated")}, l4},
+		"L4SameValueReapplied":          {"namespace-host-label-policy", map[string]any{"object": nsWith("x.example.org"), "oldObject": nsWith("x.example.org"), "request": req("UPDATE", "", "alice@example.com", "system:authenticated")}, none},
+		"L4UntrustedRemovesLabel":       {"namespace-host-label-policy", map[string]any{"object": nsWith(""), "oldObject": nsWith("x.example.org"), "request": req("UPDATE", "", "alice@example.com", "system:authenticated")}, l4},
+		"L4CrossplaneSetsLabel":         {"namespace-host-label-policy", map[string]any{"object": nsWith("x.example.org"), "request": as("CREATE", "", "crossplane")}, none},
+		"L4ProviderKubernetesPatches":   {"namespace-host-label-policy", map[string]any{"object": nsWith("x.example.org"), "oldObject": nsWith(""), "request": as("UPDATE", "", "provider-kubernetes")}, none},
+		"L4OtherFunctionSetsLabel":      {"namespace-host-label-policy", map[string]any{"object": nsWith("dashboard.example.org"), "oldObject": nsWith("x.example.org"), "request": as("UPDATE", "", "function-foo")}, l4},
+		"L4PlatformServiceAccountLabel": {"namespace-host-label-policy", map[string]any{"object": nsWith("x.example.org"), "request": req("CREATE", "", "system:serviceaccount:cozy-system:cozystack", "system:serviceaccounts", "system:serviceaccounts:cozy-system")}, none},
+
+		"L5RouteUnderHost":           {"route-hostname-policy", map[string]any{"object": route("harbor.alice.example.org", "*.alice.example.org"), "namespaceObject": alice, "request": user}, none},
+		"L5RouteOutsideHost":         {"route-hostname-policy", map[string]any{"object": route("harbor.alice.example.org", "dashboard.example.org"), "namespaceObject": alice, "request": user}, l5},
+		"L5FailsClosed":              {"route-hostname-policy", map[string]any{"object": route("x.example.org"), "namespaceObject": bare, "request": req("CREATE", "tenant-bare", "alice@example.com", "system:authenticated")}, l5},
+		"L5PlatformNamespace":        {"route-hostname-policy", map[string]any{"object": route("dashboard.example.org"), "namespaceObject": ns("cozy-dashboard", nil), "request": req("CREATE", "cozy-dashboard", "alice@example.com")}, "not matched"},
+		"L5HostlessFromUser":         {"route-hostname-policy", map[string]any{"object": hostless, "namespaceObject": alice, "request": user}, l5n},
+		"L5EmptyHostnamesFromUser":   {"route-hostname-policy", map[string]any{"object": route(), "namespaceObject": alice, "request": user}, l5n},
+		"L5HostlessFromCrossplane":   {"route-hostname-policy", map[string]any{"object": hostless, "namespaceObject": alice, "request": crossplane}, none},
+		"L5HostlessCrossplaneBareNs": {"route-hostname-policy", map[string]any{"object": hostless, "namespaceObject": bare, "request": as("CREATE", "tenant-bare", "crossplane")}, none},
+		"L5HostlessFromFunction":     {"route-hostname-policy", map[string]any{"object": hostless, "namespaceObject": alice, "request": function}, l5n},
+		"L5HostlessFromAdmin":        {"route-hostname-policy", map[string]any{"object": hostless, "namespaceObject": alice, "request": req("CREATE", "tenant-alice", "kube-admin", "system:masters")}, none},
+		"L5TLSRouteUnderHost":        {"route-hostname-policy-tls", map[string]any{"object": route("db.alice.example.org"), "namespaceObject": alice, "request": user}, none},
+		"L5TLSRouteOutsideHost":      {"route-hostname-policy-tls", map[string]any{"object": route("api.example.org"), "namespaceObject": alice, "request": user}, l5t},
+		"L5TLSHostlessFromUser":      {"route-hostname-policy-tls", map[string]any{"object": hostless, "namespaceObject": alice, "request": user}, l5tn},
+		"L5TLSHostlessCrossplane":    {"route-hostname-policy-tls", map[string]any{"object": hostless, "namespaceObject": alice, "request": crossplane}, none},
+		"L5GRPCRouteUnderHost":       {"route-hostname-policy-grpc", map[string]any{"object": route("grpc.alice.example.org", "alice.example.org"), "namespaceObject": alice, "request": user}, none},
+		"L5GRPCRouteForeignHost":     {"route-hostname-policy-grpc", map[string]any{"object": route("grpc.alice.example.org", "grpc.bob.example.org"), "namespaceObject": alice, "request": user}, l5g},
+		"L5GRPCSuffixNotSubdomain":   {"route-hostname-policy-grpc", map[string]any{"object": route("evilalice.example.org"), "namespaceObject": alice, "request": user}, l5g},
+		"L5GRPCFailsClosed":          {"route-hostname-policy-grpc", map[string]any{"object": route("x.example.org"), "namespaceObject": bare, "request": req("CREATE", "tenant-bare", "alice@example.com", "system:authenticated")}, l5g},
+		"L5GRPCHostlessFromUser":     {"route-hostname-policy-grpc", map[string]any{"object": hostless, "namespaceObject": alice, "request": user}, l5gn},
+		"L5GRPCHostlessCrossplane":   {"route-hostname-policy-grpc", map[string]any{"object": hostless, "namespaceObject": alice, "request": crossplane}, none},
+		"L5GRPCPlatformNamespace":    {"route-hostname-policy-grpc", map[string]any{"object": hostless, "namespaceObject": ns("cozy-dashboard", nil), "request": req("CREATE", "cozy-dashboard", "alice@example.com")}, "not matched"},
+
+		"ObjectOurConfigFromUser":          {"object-provider-config-policy", map[string]any{"object": object("ClusterProviderConfig", "function-tenant-gateway"), "request": user}, pc},
+		"ObjectOurConfigFromFunction":      {"object-provider-config-policy", map[string]any{"object": object("ClusterProviderConfig", "function-tenant-gateway"), "request": function}, pc},
+		"ObjectOurConfigFromCrossplane":    {"object-provider-config-policy", map[string]any{"object": object("ClusterProviderConfig", "function-tenant-gateway"), "request": crossplane}, none},
+		"ObjectOurConfigUpdatedByProvider": {"object-provider-config-policy", map[string]any{"object": object("ClusterProviderConfig", "function-tenant-gateway"), "oldObject": object("ClusterProviderConfig", "function-tenant-gateway"), "request": as("UPDATE", "tenant-alice", "provider-kubernetes")}, none},
+		"ObjectOurConfigFromAdmin":         {"object-provider-config-policy", map[string]any{"object": object("ClusterProviderConfig", "function-tenant-gateway"), "request": req("CREATE", "tenant-alice", "kube-admin", "system:masters")}, none},
+		"ObjectOwnProviderConfig":          {"object-provider-config-policy", map[string]any{"object": object("ProviderConfig", "function-tenant-gateway"), "request": user}, none},
+		"ObjectOtherClusterProviderConfig": {"object-provider-config-policy", map[string]any{"object": object("ClusterProviderConfig", "tenant-alice"), "request": user}, none},
+		"ClusterObjectOurConfigFromUser":   {"object-provider-config-policy", map[string]any{"object": object("", "function-tenant-gateway"), "request": req("CREATE", "", "alice@example.com", "system:authenticated")}, pc},
+		"ClusterObjectDefaultFromUser":     {"object-provider-config-policy", map[string]any{"object": object("", "default"), "request": req("CREATE", "", "alice@example.com", "system:authenticated")}, none},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

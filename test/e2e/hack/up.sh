@@ -242,7 +242,7 @@ kubeconfig_for provider-kubernetes > "$S/provider-kubernetes.kubeconfig"
 kubectl apply -f - >/dev/null <<PC
 apiVersion: kubernetes.m.crossplane.io/v1alpha1
 kind: ClusterProviderConfig
-metadata: {name: default}
+metadata: {name: function-tenant-gateway}
 spec:
   credentials: {source: Filesystem, fs: {path: "$S/provider-kubernetes.kubeconfig"}}
 ---
