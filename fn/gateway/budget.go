@@ -24,47 +24,50 @@ type budgeted struct {
 
 // fairShare returns the keys of the candidates that fit in n places. What is
 // served now comes first, so nothing new takes a place away from an
-// application being served; then new candidates round-robin across
-// namespaces (the owner and attached namespaces first, then the others by
-// name; one per namespace per round; hostname order within a namespace), so
-// that no namespace can crowd out the others by asking for more.
+// application being served; then new candidates round-robin (the owner, the
+// attached namespaces, then each branch of the delegation tree: one per
+// turn per round; hostname order within a turn), so that no tenant can
+// crowd out the others by asking for more, or by creating nested tenants.
 func fairShare(cands []budgeted, n int, t *tenancy) map[string]bool {
 	kept := make(map[string]bool, min(n, len(cands)))
-	var fresh []budgeted
+	var served, fresh []budgeted
 	for _, c := range cands {
 		if c.served {
+			served = append(served, c)
+		} else {
 			fresh = append(fresh, c)
 		}
 	}
-	slices.SortFunc(fresh, func(a, b budgeted) int { return cmp.Or(cmp.Compare(a.hostname, b.hostname), cmp.Compare(a.key, b.key)) })
-	for _, c := range fresh {
+	slices.SortFunc(served, func(a, b budgeted) int { return cmp.Or(cmp.Compare(a.hostname, b.hostname), cmp.Compare(a.key, b.key)) })
+	for _, c := range served {
 		if len(kept) < n {
 			kept[c.key] = true
 		}
 	}
 
-	fresh = fresh[:0]
-	for _, c := range cands {
-		if !c.served {
-			fresh = append(fresh, c)
-		}
+	type turn struct {
+		rank int
+		name string
 	}
-	slices.SortFunc(fresh, func(a, b budgeted) int {
-		ra, na := t.order(a.namespace)
-		rb, nb := t.order(b.namespace)
-		return cmp.Or(cmp.Compare(ra, rb), cmp.Compare(na, nb), cmp.Compare(a.hostname, b.hostname), cmp.Compare(a.key, b.key))
-	})
-	// Number each candidate by its place within its namespace: round r
-	// takes every namespace's r-th candidate, in namespace order.
-	round := make([]int, len(fresh))
-	for i := range fresh {
-		if i > 0 && fresh[i].namespace == fresh[i-1].namespace {
-			round[i] = round[i-1] + 1
-		}
+	turns := make([]turn, len(fresh))
+	for i, c := range fresh {
+		turns[i].rank, turns[i].name = t.turn(c.namespace)
 	}
 	idx := make([]int, len(fresh))
 	for i := range idx {
 		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		return cmp.Or(cmp.Compare(turns[a].rank, turns[b].rank), cmp.Compare(turns[a].name, turns[b].name),
+			cmp.Compare(fresh[a].hostname, fresh[b].hostname), cmp.Compare(fresh[a].key, fresh[b].key))
+	})
+	// Number each candidate by its place within its turn: round r takes
+	// every turn's r-th candidate, in turn order.
+	round := make([]int, len(fresh))
+	for k := 1; k < len(idx); k++ {
+		if turns[idx[k]] == turns[idx[k-1]] {
+			round[idx[k]] = round[idx[k-1]] + 1
+		}
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(round[a], round[b]) })
 	for _, i := range idx {

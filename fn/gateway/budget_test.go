@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,11 +58,11 @@ func TestListenerBudgetHTTP01(t *testing.T) {
 		got := compose(t, spec, routes, nil, served...)
 		for _, h := range []string{"app65.example.org", "app69.example.org"} {
 			want := h + " HTTPRoute/tenant-root/apps Listening"
-			if !contains(got.Hostnames, want) {
+			if !slices.Contains(got.Hostnames, want) {
 				t.Errorf("%s was on the observed Gateway but lost its listener", h)
 			}
 		}
-		if !contains(got.Hostnames, "app58.example.org HTTPRoute/tenant-root/apps OverListenerLimit") {
+		if !slices.Contains(got.Hostnames, "app58.example.org HTTPRoute/tenant-root/apps OverListenerLimit") {
 			t.Errorf("a new hostname should give way to the served ones: app58 should be left out")
 		}
 	})
@@ -90,15 +91,6 @@ func TestListenerBudgetDNS01Children(t *testing.T) {
 	if diff := cmp.Diff([]string{"x.c60.example.org HTTPRoute/tenant-c60/x OverCertificateLimit"}, got.Hostnames); diff != "" {
 		t.Errorf("a hostname under a left-out child apex: -want, +got:\n%s", diff)
 	}
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // TestProperties composes random sets of routes and namespaces and checks
@@ -149,6 +141,7 @@ func TestProperties(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkIsolation(t, &in, out)
+			checkServed(t, &in, out)
 			v := viewOf(t, out)
 			if len(v.Listeners) > MaxListeners {
 				t.Fatalf("case %d %s: %d listeners", i, spec.CertMode, len(v.Listeners))

@@ -50,6 +50,7 @@ func attack(t *testing.T, in Input) *Output {
 		t.Fatal(err)
 	}
 	checkIsolation(t, &in, out)
+	checkServed(t, &in, out)
 	return out
 }
 
@@ -532,4 +533,120 @@ func FuzzIsolation(f *testing.F) {
 		}
 		attack(t, Input{Spec: specs[int(mode)%len(specs)], Namespaces: nss, Routes: routes})
 	})
+}
+
+// A parent's wildcard pin under a child apex takes the child's exact
+// hostnames, while status says the child is Covered.
+func TestAttackWildcardPinUnderChildApex(t *testing.T) {
+	nss := append(platform(), labelled("tenant-alice-x", "x.alice.example.org"))
+	for _, spec := range []v1alpha1.TenantGatewaySpec{dns01Spec, {Apex: "example.org", CertMode: v1alpha1.CertModeEdge}} {
+		in := Input{Spec: spec, Namespaces: nss, Routes: []Route{
+			routeTo("tenant-alice", "grab", "*.y.x.alice.example.org"),
+			routeTo("tenant-alice-x", "app", "a.y.x.alice.example.org"),
+		}}
+		out := attackP(t, &in)
+		checkServed(t, &in, out)
+		if s := hostnameStates(out)["*.y.x.alice.example.org HTTPRoute/tenant-alice/grab"]; s != "NotDelegated" {
+			t.Errorf("alice's wildcard into x's zone is %s, want NotDelegated", s)
+		}
+	}
+}
+
+// The winner's child apex is left out by a budget; the loser's route is
+// still attached to a listener that admits it, and answers the hostname.
+func TestAttackLoserWhenWinnerLeftOut(t *testing.T) {
+	nss := platform()
+	for i := range 60 {
+		nss = append(nss, labelled(sprintf("tenant-alice-a%02d", i), sprintf("a%02d.alice.example.org", i)))
+	}
+	in := Input{Spec: dns01Spec, Namespaces: nss, Routes: []Route{
+		routeTo("tenant-root", "grab", "www.bob.example.org"),
+		routeTo("tenant-bob", "www", "www.bob.example.org"),
+	}}
+	out := attackP(t, &in)
+	checkServed(t, &in, out)
+}
+
+// The apex listeners must not admit a namespace they did not know about. A nested Tenant alice creates gets a namespace with a new host
+// label at once; until the TenantGateway is reconciled again the Gateway in
+// the cluster admits that namespace on *.example.org and example.org.
+func TestAttackNamespaceCreatedAfterTheLastRun(t *testing.T) {
+	for _, spec := range []v1alpha1.TenantGatewaySpec{dns01Spec, {Apex: "example.org", CertMode: v1alpha1.CertModeEdge, AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-dashboard"}}} {
+		before := Input{Spec: spec, Namespaces: platform(), Routes: []Route{routeTo("tenant-root", "www", "www.example.org")}}
+		out := attackP(t, &before)
+		// What alice does next, with no one else acting: a nested Tenant
+		// (namespace tenant-alice-evil, host evil.alice.example.org,
+		// gateway tenant-root, written by the tenant function) and routes.
+		after := Input{Spec: spec, Namespaces: append(platform(), labelled("tenant-alice-evil", "evil.alice.example.org")), Routes: []Route{
+			routeTo("tenant-root", "www", "www.example.org"),
+			routeTo("tenant-alice-evil", "phish", "login.example.org"),
+			routeTo("tenant-alice-evil", "catchall"),
+		}}
+		attackP(t, &after) // fills in names; the Gateway in the cluster is still out's
+		checkServed(t, &after, out)
+	}
+}
+
+// TestOwnerOnPort80 pins down a documented trust (see Threat model in
+// docs/design.md): the http listener admits the Gateway owner's namespace,
+// where the redirect route and cert-manager's HTTP-01 challenge routes of
+// its Issuer live, so the owner's routes answer plain HTTP on port 80 for any
+// hostname. No other tenant's namespace is admitted there.
+func TestOwnerOnPort80(t *testing.T) {
+	for _, spec := range []v1alpha1.TenantGatewaySpec{http01Spec, dns01Spec} {
+		in := Input{Spec: spec, Namespaces: platform(), Routes: []Route{
+			routeTo("tenant-bob", "shop", "shop.bob.example.org"),
+			routeTo("tenant-alice", "catch-all"),
+		}}
+		out := attackP(t, &in)
+		for _, h := range []string{"shop.bob.example.org", "x.alice.example.org"} {
+			if l, rs := answer(t, &in, out, 80, h); len(rs) != 0 {
+				t.Errorf("%s: port 80 answers %s with %v on %s; only the owner's and cert-manager's routes may attach there", spec.CertMode, h, rs, l)
+			}
+		}
+	}
+}
+
+// The budgets' round-robin is per namespace, and nested tenants are
+// namespaces alice creates at will (tenant-alice-* sort before tenant-bob):
+// 62 nested tenants with one hostname each take every free listener in the
+// first round, and bob's new hostname is left out. The same with the dns01
+// certificate: 49 nested tenants push a new sibling off the certificate.
+func TestAttackNestedTenantsShareATurn(t *testing.T) {
+	bob := routeTo("tenant-bob", "shop", "shop.bob.example.org")
+	nss := platform()
+	routes := []Route{bob}
+	for i := range 70 {
+		ns := sprintf("tenant-alice-n%02d", i)
+		nss = append(nss, labelled(ns, sprintf("n%02d.alice.example.org", i)))
+		routes = append(routes, routeTo(ns, "r", sprintf("www.n%02d.alice.example.org", i)))
+	}
+	quiet := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Routes: []Route{bob}})
+	flood := attack(t, Input{Spec: http01Spec, Namespaces: nss, Routes: routes})
+	k := "shop.bob.example.org HTTPRoute/tenant-bob/shop"
+	if a, b := hostnameStates(quiet)[k], hostnameStates(flood)[k]; a != b {
+		t.Errorf("http01: bob's new hostname is %s alone, %s once alice made 70 nested tenants", a, b)
+	}
+	quiet = attack(t, Input{Spec: dns01Spec, Namespaces: platform(), Routes: []Route{bob}})
+	flood = attack(t, Input{Spec: dns01Spec, Namespaces: nss, Routes: []Route{bob}})
+	if a, b := hostnameStates(quiet)[k], hostnameStates(flood)[k]; a != b {
+		t.Errorf("dns01: bob's new hostname is %s alone, %s once alice made 70 nested tenants", a, b)
+	}
+}
+
+// TestForgedHostLabel: two namespaces with one host label are delegated the
+// same zone; the function cannot tell a forged label from a real one, so the
+// tenant layer must never derive one outside the parent's zone (fn/tenant)
+// and only trusted callers may set it (L3, L4). This pins down what the
+// function does then: the zone's first namespace by name owns its listener
+// record, and the tie goes by name.
+func TestForgedHostLabel(t *testing.T) {
+	nss := append(platform(), labelled("tenant-alice-evil", "bob.example.org"))
+	out := attack(t, Input{Spec: dns01Spec, Namespaces: nss, Routes: []Route{
+		routeTo("tenant-bob", "shop", "shop.bob.example.org"),
+		routeTo("tenant-alice-evil", "shop", "shop.bob.example.org"),
+	}})
+	if s := hostnameStates(out)["shop.bob.example.org HTTPRoute/tenant-bob/shop"]; s != "Conflict" {
+		t.Errorf("bob's shop.bob.example.org is %s; children: %v", s, viewOf(t, out).Children)
+	}
 }

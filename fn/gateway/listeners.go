@@ -253,16 +253,19 @@ func (c *coverage) cover(in *Input, t *tenancy, h, ns string) (v1alpha1.Hostname
 		return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", s.name, h)
 	}
 	_, under := c.serving(h)
+	note := ""
 	if s := c.pins[h]; s != nil {
 		switch {
 		case s.invalid != "":
 			return v1alpha1.HostnameInvalid, s.invalid
 		case s.kept && c.dropped[under] == v1alpha1.ChildApexOverCertificateLimit:
-			return v1alpha1.HostnameOverCertificateLimit, fmt.Sprintf("%s has listener %s, which admits only namespace %s, but it is under child apex %s, left out of the wildcard certificate: the ACME CA issues at most %d names per certificate", h, s.name, ns, under, maxCertificateDNSNames)
+			return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s), but it is under child apex %s, left out of the wildcard certificate (the ACME CA issues at most %d names per certificate), so clients will see a name mismatch", s.name, h, under, maxCertificateDNSNames)
 		case s.kept:
 			return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", s.name, h)
 		}
-		return overLimit(in, h)
+		// The pin was left out: what serves the hostname instead serves
+		// every namespace it admits.
+		note = fmt.Sprintf("; listener %s, which would admit only namespace %s for it, was left out: the Gateway would exceed %d listeners", s.name, s.namespace, MaxListeners)
 	}
 	var best *slot
 	var domain string
@@ -285,12 +288,12 @@ func (c *coverage) cover(in *Input, t *tenancy, h, ns string) (v1alpha1.Hostname
 	if in.Spec.CertMode != v1alpha1.CertModeEdge && !oneLabelBelow(h, domain) {
 		msg += fmt.Sprintf("; the wildcard certificate for *.%s covers only names one label below %s, so clients will see a name mismatch", domain, domain)
 	}
-	return v1alpha1.HostnameCovered, msg
+	return v1alpha1.HostnameCovered, msg + note
 }
 
 // unenforced re-judges the losers of a hostname whose pin the budget left
-// out: the listener that does serve the hostname admits them too, so the
-// conflict is not enforced, and status must not say they are refused.
+// out: the listener that serves the hostname instead may admit them too, so
+// the conflict is not enforced, and status must not say they are refused.
 func (c *coverage) unenforced(in *Input, t *tenancy, claims []*claim) {
 	for _, cl := range claims {
 		if cl.state != v1alpha1.HostnameConflict {
@@ -299,10 +302,9 @@ func (c *coverage) unenforced(in *Input, t *tenancy, claims []*claim) {
 		if s := c.pins[cl.hostname]; s == nil || s.kept || s.invalid != "" {
 			continue
 		}
-		if st, _ := c.cover(in, t, cl.hostname, cl.namespace); st == v1alpha1.HostnameOverListenerLimit {
-			continue
+		if st, msg := c.cover(in, t, cl.hostname, cl.namespace); isServed(st) {
+			cl.state, cl.message = st, cl.route+" lost "+cl.hostname+", but "+msg
 		}
-		cl.state, cl.message = v1alpha1.HostnameOverListenerLimit, fmt.Sprintf("%s lost %s, but the listener that would admit only the winner was left out: the Gateway would exceed %d listeners, so until it fits this route may be served for it too", cl.route, cl.hostname, MaxListeners)
 	}
 }
 

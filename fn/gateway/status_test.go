@@ -91,8 +91,8 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			},
 		},
 		"AllReady": {
-			reason:   "Accepted, Programmed and every listener ready: Reconciled, and the Gateway is ready; Cilium's ResolvedRefs=False is ignored",
-			class:    cilium,
+			reason: "Accepted, Programmed and every listener ready: Reconciled, and the Gateway is ready; Cilium's ResolvedRefs=False is ignored",
+			class:  cilium,
 			observed: gw(accepted, map[string]map[string]string{
 				"http": accepted, wwwListener: {"Accepted": "True", "Programmed": "True", "ResolvedRefs": "False"},
 			}),
@@ -128,7 +128,6 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 		})
 	}
 }
-
 
 func TestReadiness(t *testing.T) {
 	ready := map[string]string{"Ready": "True"}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"maps"
 	"slices"
+	"strings"
 )
 
 // A tenancy is who may use this Gateway and for which hostnames: the
@@ -101,14 +102,22 @@ func (t *tenancy) delegation(ns string) (string, bool) {
 	return "", false
 }
 
-// order is the round-robin order of namespaces for the budgets: the owner
-// and attached namespaces first, then the others by name.
-func (t *tenancy) order(ns string) (int, string) {
-	if t.publisher[ns] {
-		if ns == t.owner {
-			return 0, ""
-		}
+// turn is who takes one turn per round in the budgets' round-robin: the
+// owner, then each attached namespace, then each branch of the delegation
+// tree (the child apex one label below the apex, with every namespace
+// under it), by name. A branch, not a namespace, takes a turn, since a
+// tenant creates nested tenants (namespaces) at will.
+func (t *tenancy) turn(ns string) (int, string) {
+	switch {
+	case ns == t.owner:
+		return 0, ""
+	case t.publisher[ns]:
 		return 1, ns
 	}
-	return 2, ns
+	h := t.host(ns)
+	if rest, ok := strings.CutSuffix(h, "."+t.apex); ok {
+		return 2, rest[strings.LastIndexByte(rest, '.')+1:] + "." + t.apex
+	}
+	// The apex itself, or outside it: the namespace alone.
+	return 2, "=" + ns
 }
