@@ -36,6 +36,33 @@ type TLSSecret struct {
 // xDS (the SDS secret a filter chain presents).
 func (t TLSSecret) Key() string { return t.Namespace + "/" + t.Name }
 
+// certificateRefs maps every Secret the listeners reference
+// ("<namespace>/<name>") to the hostnames of those listeners.
+func (s *Scenario) certificateRefs() map[string]sets.Set[string] {
+	out := map[string]sets.Set[string]{}
+	for _, l := range s.Gateway.Spec.Listeners {
+		if l.TLS == nil {
+			continue
+		}
+		for _, ref := range l.TLS.CertificateRefs {
+			if !isCore(ref.Group, ref.Kind, kindSecret) {
+				continue
+			}
+			k := s.Gateway.Namespace + "/" + string(ref.Name)
+			if ref.Namespace != nil {
+				k = string(*ref.Namespace) + "/" + string(ref.Name)
+			}
+			if out[k] == nil {
+				out[k] = sets.New[string]()
+			}
+			if l.Hostname != nil {
+				out[k].Insert(string(*l.Hostname))
+			}
+		}
+	}
+	return out
+}
+
 func (t TLSSecret) object() *corev1.Secret {
 	return &corev1.Secret{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: kindSecret},
@@ -47,28 +74,7 @@ func (t TLSSecret) object() *corev1.Secret {
 
 // secrets makes a TLSSecret for every Secret the listeners reference.
 func (s *Scenario) secrets() ([]TLSSecret, error) {
-	hostnames := map[string]sets.Set[string]{}
-	for _, l := range s.Gateway.Spec.Listeners {
-		if l.TLS == nil {
-			continue
-		}
-		for _, ref := range l.TLS.CertificateRefs {
-			if (ref.Group != nil && *ref.Group != "") || (ref.Kind != nil && *ref.Kind != kindSecret) {
-				continue
-			}
-			ns := s.Gateway.Namespace
-			if ref.Namespace != nil {
-				ns = string(*ref.Namespace)
-			}
-			k := ns + "/" + string(ref.Name)
-			if hostnames[k] == nil {
-				hostnames[k] = sets.New[string]()
-			}
-			if l.Hostname != nil {
-				hostnames[k].Insert(string(*l.Hostname))
-			}
-		}
-	}
+	hostnames := s.certificateRefs()
 	out := make([]TLSSecret, 0, len(hostnames))
 	for _, k := range sortedKeys(hostnames) {
 		sec := TLSSecret{DNSNames: sets.List(hostnames[k])}

@@ -2,6 +2,7 @@ package envoy
 
 import (
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
 
@@ -181,33 +182,13 @@ func (s *Scenario) routeNamespaces() sets.Set[string] {
 // routes, a Service for every backend they name and a TLS Secret for every
 // certificate the listeners reference.
 func (s *Scenario) input(group sets.Set[string], admits map[string]sets.Set[string], secrets []TLSSecret) ([]byte, error) {
-	gw := s.Gateway.DeepCopy()
-	gw.Status = gwapiv1.GatewayStatus{}
-	gw.Spec.GatewayClassName = ClassName
-	for i := range gw.Spec.Listeners {
-		l := &gw.Spec.Listeners[i]
-		a, ok := admits[string(l.Name)]
-		if !ok {
-			continue
-		}
-		if l.AllowedRoutes == nil {
-			l.AllowedRoutes = &gwapiv1.AllowedRoutes{}
-		}
-		from := gwapiv1.NamespacesFromAll
-		ns := &gwapiv1.RouteNamespaces{From: &from}
-		if !a.IsSuperset(group) {
-			from = gwapiv1.NamespacesFromSelector
-			ns.Selector = selectsNothing
-		}
-		l.AllowedRoutes.Namespaces = ns
-	}
 	objs := []any{
 		map[string]any{
 			"apiVersion": gwapiv1.GroupVersion.String(), "kind": "GatewayClass",
 			"metadata": map[string]any{"name": ClassName},
 			"spec":     map[string]any{"controllerName": ControllerName},
 		},
-		typed(gw, kindGateway),
+		typed(s.gatewayFor(group, admits), kindGateway),
 	}
 	nsLabels := s.namespaceLabels()
 	for _, name := range sortedKeys(nsLabels) {
@@ -217,15 +198,13 @@ func (s *Scenario) input(group sets.Set[string], admits map[string]sets.Set[stri
 		})
 	}
 	for i := range s.HTTPRoutes {
-		if r := s.HTTPRoutes[i].DeepCopy(); group.Has(r.Namespace) {
-			r.Status = gwapiv1.HTTPRouteStatus{}
-			objs = append(objs, typed(r, kindHTTPRoute))
+		if r := &s.HTTPRoutes[i]; group.Has(r.Namespace) {
+			objs = append(objs, typed(r.DeepCopy(), kindHTTPRoute))
 		}
 	}
 	for i := range s.TLSRoutes {
-		if r := s.TLSRoutes[i].DeepCopy(); group.Has(r.Namespace) {
-			r.Status = gwapiv1.TLSRouteStatus{}
-			objs = append(objs, typed(r, kindTLSRoute))
+		if r := &s.TLSRoutes[i]; group.Has(r.Namespace) {
+			objs = append(objs, typed(r.DeepCopy(), kindTLSRoute))
 		}
 	}
 	for _, svc := range s.services() {
@@ -271,6 +250,31 @@ func clean(o any) ([]byte, error) {
 	return b, nil
 }
 
+// gatewayFor is the Gateway moved to the judging class, every evaluable
+// listener admitting the whole group (`from: All`) or nothing.
+func (s *Scenario) gatewayFor(group sets.Set[string], admits map[string]sets.Set[string]) *gwapiv1.Gateway {
+	gw := s.Gateway.DeepCopy()
+	gw.Spec.GatewayClassName = ClassName
+	for i := range gw.Spec.Listeners {
+		l := &gw.Spec.Listeners[i]
+		a, ok := admits[string(l.Name)]
+		if !ok {
+			continue
+		}
+		if l.AllowedRoutes == nil {
+			l.AllowedRoutes = &gwapiv1.AllowedRoutes{}
+		}
+		from := gwapiv1.NamespacesFromAll
+		ns := &gwapiv1.RouteNamespaces{From: &from}
+		if !a.IsSuperset(group) {
+			from = gwapiv1.NamespacesFromSelector
+			ns.Selector = selectsNothing
+		}
+		l.AllowedRoutes.Namespaces = ns
+	}
+	return gw
+}
+
 // typed sets the apiVersion and kind a Gateway API object must carry in
 // the translator's input (decoded objects often lack them).
 func typed(o runtime.Object, kind string) runtime.Object {
@@ -284,34 +288,19 @@ func typed(o runtime.Object, kind string) runtime.Object {
 // endpoint is (see Result.Backends).
 func (s *Scenario) services() []*corev1.Service {
 	ports := map[string]sets.Set[int32]{}
-	add := func(routeNS string, ref gwapiv1.BackendObjectReference) {
-		if (ref.Group != nil && *ref.Group != "") || (ref.Kind != nil && *ref.Kind != kindService) {
-			return
+	for routeNS, ref := range s.backendRefs() {
+		if !isCore(ref.Group, ref.Kind, kindService) {
+			continue
 		}
-		ns := routeNS
+		k := routeNS + "/" + string(ref.Name)
 		if ref.Namespace != nil {
-			ns = string(*ref.Namespace)
+			k = string(*ref.Namespace) + "/" + string(ref.Name)
 		}
-		k := ns + "/" + string(ref.Name)
 		if ports[k] == nil {
 			ports[k] = sets.New[int32]()
 		}
 		if ref.Port != nil {
 			ports[k].Insert(*ref.Port)
-		}
-	}
-	for _, r := range s.HTTPRoutes {
-		for _, rule := range r.Spec.Rules {
-			for _, b := range rule.BackendRefs {
-				add(r.Namespace, b.BackendObjectReference)
-			}
-		}
-	}
-	for _, r := range s.TLSRoutes {
-		for _, rule := range r.Spec.Rules {
-			for _, b := range rule.BackendRefs {
-				add(r.Namespace, b.BackendObjectReference)
-			}
 		}
 	}
 	out := make([]*corev1.Service, 0, len(ports))
@@ -330,6 +319,36 @@ func (s *Scenario) services() []*corev1.Service {
 		out = append(out, svc)
 	}
 	return out
+}
+
+// backendRefs yields every route's backendRefs with the route's namespace.
+func (s *Scenario) backendRefs() iter.Seq2[string, gwapiv1.BackendObjectReference] {
+	return func(yield func(string, gwapiv1.BackendObjectReference) bool) {
+		for _, r := range s.HTTPRoutes {
+			for _, rule := range r.Spec.Rules {
+				for _, b := range rule.BackendRefs {
+					if !yield(r.Namespace, b.BackendObjectReference) {
+						return
+					}
+				}
+			}
+		}
+		for _, r := range s.TLSRoutes {
+			for _, rule := range r.Spec.Rules {
+				for _, b := range rule.BackendRefs {
+					if !yield(r.Namespace, b.BackendObjectReference) {
+						return
+					}
+				}
+			}
+		}
+	}
+}
+
+// isCore says whether a reference's group and kind (both defaulted: core,
+// kind) name the core kind.
+func isCore(group *gwapiv1.Group, refKind *gwapiv1.Kind, kind string) bool {
+	return (group == nil || *group == "") && (refKind == nil || string(*refKind) == kind)
 }
 
 // clusterIP is the i-th address of a /16 service range.

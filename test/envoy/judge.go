@@ -92,26 +92,9 @@ func (r *Result) Listeners() map[string]ListenerStatus {
 // RouteParents maps a route's parent statuses for the judged Gateway by
 // the parentRef's sectionName ("" for none). kind is HTTPRoute or TLSRoute.
 func (r *Result) RouteParents(kind, namespace, name string) (map[string][]Condition, error) {
-	var parents []gwapiv1.RouteParentStatus
-	found := false
-	switch kind {
-	case kindHTTPRoute:
-		for _, h := range r.HTTPRoutes {
-			if h.Namespace == namespace && h.Name == name {
-				parents, found = h.Status.Parents, true
-			}
-		}
-	case kindTLSRoute:
-		for _, t := range r.TLSRoutes {
-			if t.Namespace == namespace && t.Name == name {
-				parents, found = t.Status.Parents, true
-			}
-		}
-	default:
-		return nil, fmt.Errorf("cannot judge routes of kind %q", kind)
-	}
-	if !found {
-		return nil, fmt.Errorf("the translator's output has no %s %s/%s", kind, namespace, name)
+	parents, err := r.parentsOf(kind, namespace, name)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string][]Condition{}
 	for _, p := range parents {
@@ -129,6 +112,27 @@ func (r *Result) RouteParents(kind, namespace, name string) (map[string][]Condit
 		out[section] = Conditions(p.Conditions)
 	}
 	return out, nil
+}
+
+// parentsOf is a route's parent statuses, for every Gateway.
+func (r *Result) parentsOf(kind, namespace, name string) ([]gwapiv1.RouteParentStatus, error) {
+	switch kind {
+	case kindHTTPRoute:
+		for _, h := range r.HTTPRoutes {
+			if h.Namespace == namespace && h.Name == name {
+				return h.Status.Parents, nil
+			}
+		}
+	case kindTLSRoute:
+		for _, t := range r.TLSRoutes {
+			if t.Namespace == namespace && t.Name == name {
+				return t.Status.Parents, nil
+			}
+		}
+	default:
+		return nil, fmt.Errorf("cannot judge routes of kind %q", kind)
+	}
+	return nil, fmt.Errorf("the translator's output has no %s %s/%s", kind, namespace, name)
 }
 
 // A Presented is what a TLS client gets for one SNI name.

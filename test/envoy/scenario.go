@@ -163,8 +163,9 @@ func (s *Scenario) addRoutes(cluster, composed []map[string]any) error {
 			}
 			http[r.Namespace+"/"+r.Name] = r
 		case groupGateway + "/" + kindTLSRoute:
-			// The translator's file loader reads TLSRoutes only as v1;
-			// v1alpha2 has the same fields.
+			// The translator's file loader reads every TLSRoute as v1 (a
+			// v1alpha2 one makes egctl panic); v1alpha2 has the same
+			// fields.
 			var r gwapiv1.TLSRoute
 			if err := convert(o, &r); err != nil {
 				return err
@@ -187,26 +188,13 @@ func (s *Scenario) addRoutes(cluster, composed []map[string]any) error {
 // provider applies a manifest server-side, so a label the observed Object
 // set and the composed one no longer sets is removed.
 func (s *Scenario) addNamespaces(cluster, observed, composed []map[string]any) error {
-	byName := map[string]*corev1.Namespace{}
-	var names []string
-	for _, o := range cluster {
-		if groupKind(o) != "/"+kindNamespace {
-			continue
-		}
-		ns := &corev1.Namespace{}
-		if err := convert(o, ns); err != nil {
-			return err
-		}
-		byName[ns.Name] = ns
-		names = append(names, ns.Name)
+	byName, err := namespaces(cluster)
+	if err != nil {
+		return err
 	}
-	before := map[string]map[string]string{}
-	for _, o := range observed {
-		if name, m, ok, err := namespacePatch(o); err != nil {
-			return err
-		} else if ok {
-			before[name] = m.Labels
-		}
+	before, err := patchedLabels(observed)
+	if err != nil {
+		return err
 	}
 	for _, o := range composed {
 		name, m, ok, err := namespacePatch(o)
@@ -228,11 +216,42 @@ func (s *Scenario) addNamespaces(cluster, observed, composed []map[string]any) e
 		}
 		maps.Copy(ns.Labels, m.Labels)
 	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range sortedKeys(byName) {
 		s.Namespaces = append(s.Namespaces, *byName[n])
 	}
 	return nil
+}
+
+// namespaces maps the cluster's namespaces by name.
+func namespaces(cluster []map[string]any) (map[string]*corev1.Namespace, error) {
+	out := map[string]*corev1.Namespace{}
+	for _, o := range cluster {
+		if groupKind(o) != "/"+kindNamespace {
+			continue
+		}
+		ns := &corev1.Namespace{}
+		if err := convert(o, ns); err != nil {
+			return nil, err
+		}
+		out[ns.Name] = ns
+	}
+	return out, nil
+}
+
+// patchedLabels maps each namespace patch Object ("<namespace>/<name>") to
+// the labels its manifest sets.
+func patchedLabels(objs []map[string]any) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	for _, o := range objs {
+		name, m, ok, err := namespacePatch(o)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[name] = m.Labels
+		}
+	}
+	return out, nil
 }
 
 // namespacePatch reads a provider-kubernetes Object whose manifest is a

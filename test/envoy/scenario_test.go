@@ -1,6 +1,7 @@
 package envoy
 
 import (
+	"bytes"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
@@ -347,7 +348,7 @@ spec: {secretName: a-tls, dnsNames: [a.example.org, b.example.org], issuerRef: {
 		if d := cmp.Diff(sec.DNSNames, c.DNSNames); d != "" {
 			t.Errorf("%s: the certificate's SANs (-want +got):\n%s", sec.Key(), d)
 		}
-		if string(again[i].key) != string(sec.key) {
+		if !bytes.Equal(again[i].key, sec.key) {
 			t.Errorf("%s: the key changed from one call to the next", sec.Key())
 		}
 	}

@@ -69,7 +69,9 @@ type translated struct {
 
 // Args are egctl's arguments for one translation of file: Envoy Gateway's
 // Gateway API translator (status) and its xDS translator (Envoy
-// configuration) in one invocation, everything as JSON.
+// configuration) in one invocation, everything as JSON. egctl runs the two
+// translations independently; their output equals that of `--to
+// gateway-api` and `--to xds` run apart, at half the start-up cost.
 func Args(file string) []string {
 	return []string{"experimental", "translate", "--from", "gateway-api", "--to", "gateway-api,xds", "--type", "all", "--output", "json", "--file", file}
 }

@@ -90,7 +90,7 @@ func ProxyPort(gatewayPort int32) uint32 {
 	if gatewayPort < 1024 {
 		return uint32(gatewayPort) + 10000 //nolint:gosec // Checked: 0 <= port < 1024.
 	}
-	return uint32(gatewayPort) //nolint:gosec // Gateway ports are 1-65535.
+	return uint32(gatewayPort)
 }
 
 // redirectCodes maps Envoy's RedirectResponseCode names to HTTP status
@@ -483,30 +483,43 @@ func pickVirtualHost(hosts []VirtualHost, host string) *VirtualHost {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	best, bestLen, bestRank := -1, -1, 4
+	best, bestLen, bestRank := -1, -1, noMatch
 	for i, vh := range hosts {
 		for _, d := range vh.Domains {
 			d = strings.ToLower(d)
-			rank, n := 4, len(d)
-			switch {
-			case d == host:
-				rank = 0
-			case d == "*":
-				rank = 3
-			case strings.HasPrefix(d, "*") && strings.HasSuffix(host, d[1:]) && len(host) > len(d)-1:
-				rank = 1
-			case strings.HasSuffix(d, "*") && strings.HasPrefix(host, d[:len(d)-1]) && len(host) > len(d)-1:
-				rank = 2
-			}
-			if rank < bestRank || (rank == bestRank && n > bestLen) {
-				best, bestLen, bestRank = i, n, rank
+			rank := domainRank(d, host)
+			if rank < bestRank || (rank == bestRank && rank != noMatch && len(d) > bestLen) {
+				best, bestLen, bestRank = i, len(d), rank
 			}
 		}
 	}
-	if best < 0 || bestRank == 4 {
+	if best < 0 {
 		return nil
 	}
 	return &hosts[best]
+}
+
+// Ranks of a domain matching a host, best first.
+const (
+	exactMatch = iota
+	suffixMatch
+	prefixMatch
+	anyMatch
+	noMatch
+)
+
+func domainRank(d, host string) int {
+	switch {
+	case d == host:
+		return exactMatch
+	case d == "*":
+		return anyMatch
+	case strings.HasPrefix(d, "*") && strings.HasSuffix(host, d[1:]) && len(host) > len(d)-1:
+		return suffixMatch
+	case strings.HasSuffix(d, "*") && strings.HasPrefix(host, d[:len(d)-1]) && len(host) > len(d)-1:
+		return prefixMatch
+	}
+	return noMatch
 }
 
 // RouteFor is the first route of the virtual host that a request for path
