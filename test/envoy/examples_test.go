@@ -66,6 +66,10 @@ func summarise(r *Result) string {
 	for _, n := range sortedKeys(sni) {
 		lines = append(lines, fmt.Sprintf("SNI %s: %+v", n, sni[n]))
 	}
+	unc := r.Uncovered(443)
+	for _, d := range sortedKeys(unc) {
+		lines = append(lines, fmt.Sprintf("uncovered %s: %+v", d, unc[d]))
+	}
 	for port, m := range map[int32]map[string][]string{443: r.DomainBackends(443), 80: r.DomainBackends(80)} {
 		for _, d := range sortedKeys(m) {
 			lines = append(lines, fmt.Sprintf("port %d %s -> %v", port, d, m[d]))

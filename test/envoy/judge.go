@@ -5,6 +5,7 @@ import (
 	"net"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -156,20 +157,67 @@ func (r *Result) SNI(gatewayPort int32) map[string]Presented {
 		return out
 	}
 	for _, fc := range l.FilterChains {
-		p := Presented{FilterChain: fc.Name, Backends: r.backendsOf(fc.Clusters)}
-		if len(fc.Secrets) > 0 {
-			p.Secret = fc.Secrets[0]
-			for _, s := range r.Secrets {
-				if s.Key() == p.Secret {
-					p.DNSNames = s.DNSNames
-				}
-			}
-		}
 		for _, n := range fc.ServerNames {
-			out[n] = p
+			out[n] = r.presented(fc)
 		}
 	}
 	return out
+}
+
+// Presents is what a TLS client connecting to a Gateway port with SNI
+// host gets, as Envoy picks the filter chain.
+func (r *Result) Presents(gatewayPort int32, host string) (Presented, error) {
+	s, err := r.XDS.Serve(gatewayPort, host)
+	if err != nil {
+		return Presented{}, err
+	}
+	return r.presented(s.FilterChain), nil
+}
+
+func (r *Result) presented(fc FilterChain) Presented {
+	p := Presented{FilterChain: fc.Name, Backends: r.backendsOf(fc.Clusters)}
+	if len(fc.Secrets) > 0 {
+		p.Secret = fc.Secrets[0]
+		for _, s := range r.Secrets {
+			if s.Key() == p.Secret {
+				p.DNSNames = s.DNSNames
+			}
+		}
+	}
+	return p
+}
+
+// Uncovered maps every domain the route tables of a Gateway port serve
+// over TLS to the certificate presented for it, when that certificate's
+// SANs do not cover the domain: clients see a name mismatch.
+func (r *Result) Uncovered(gatewayPort int32) map[string]Presented {
+	out := map[string]Presented{}
+	for d := range r.DomainBackends(gatewayPort) {
+		p, err := r.Presents(gatewayPort, d)
+		if err != nil || p.Secret == "" {
+			continue
+		}
+		if !slices.ContainsFunc(p.DNSNames, func(san string) bool { return Covers(san, d) }) {
+			out[d] = p
+		}
+	}
+	return out
+}
+
+// Covers says whether a certificate SAN covers a host name the way TLS
+// clients check it: exactly, or a wildcard for exactly one label
+// (*.example.org covers a.example.org, not a.b.example.org nor
+// example.org).
+func Covers(san, host string) bool {
+	san, host = strings.ToLower(san), strings.ToLower(host)
+	if san == host {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(san, "*."); ok {
+		label, parent, found := strings.Cut(host, ".")
+		return found && label != "" && label != "*" && parent == rest
+	}
+	return san == host
 }
 
 // Backends is where a request for http(s)://host/ on a Gateway port goes:

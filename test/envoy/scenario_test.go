@@ -427,3 +427,24 @@ func TestRouteFor(t *testing.T) {
 		}
 	}
 }
+
+func TestCovers(t *testing.T) {
+	cases := []struct {
+		san, host string
+		want      bool
+	}{
+		{"www.example.org", "www.example.org", true},
+		{"www.example.org", "WWW.Example.org", true},
+		{"www.example.org", "example.org", false},
+		{"*.example.org", "a.example.org", true},
+		{"*.example.org", "a.b.example.org", false},
+		{"*.example.org", "example.org", false},
+		{"*.example.org", "*.example.org", true},
+		{"*.example.org", "a.example.net", false},
+	}
+	for _, tc := range cases {
+		if got := Covers(tc.san, tc.host); got != tc.want {
+			t.Errorf("Covers(%q, %q): want %t, got %t", tc.san, tc.host, tc.want, got)
+		}
+	}
+}

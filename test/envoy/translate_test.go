@@ -44,6 +44,9 @@ type judgement struct {
 	SNI    map[string]Presented
 	HTTPS  map[string][]string
 	HTTP   map[string][]string
+	// Uncovered are the port-443 domains whose certificate does not
+	// cover them.
+	Uncovered map[string]Presented
 	// Redirects maps a host to whether http://host/ is a 301 to https.
 	Redirects map[string]bool
 }
@@ -57,6 +60,7 @@ func judge(t *testing.T, r *Result, redirectHosts []string) judgement {
 		SNI:       r.SNI(443),
 		HTTPS:     r.DomainBackends(443),
 		HTTP:      r.DomainBackends(80),
+		Uncovered: r.Uncovered(443),
 		Redirects: map[string]bool{},
 	}
 	for _, run := range r.Runs {
@@ -178,6 +182,7 @@ spec:
 				},
 				HTTPS:     map[string][]string{"www.example.org": {"tenant-root/www:8080"}},
 				HTTP:      map[string][]string{},
+				Uncovered: map[string]Presented{},
 				Redirects: map[string]bool{"www.example.org": true},
 			},
 		},
@@ -226,6 +231,7 @@ spec:
 				},
 				HTTPS:     map[string][]string{},
 				HTTP:      map[string][]string{},
+				Uncovered: map[string]Presented{},
 				Redirects: map[string]bool{},
 			},
 		},
@@ -322,6 +328,67 @@ spec:
 					"dashboard.example.org": {"cozy-dashboard/dashboard:80"},
 				},
 				HTTP:      map[string][]string{},
+				Uncovered: map[string]Presented{},
+				Redirects: map[string]bool{},
+			},
+		},
+		"WildcardCertificateDoesNotCoverDeeperNames": {
+			reason: "A wildcard listener routes a name two labels below its apex (Gateway API wildcards match any number of labels) but its wildcard certificate does not cover it.",
+			cluster: `
+apiVersion: v1
+kind: Namespace
+metadata: {name: tenant-root}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: apps, namespace: tenant-root}
+spec:
+  parentRefs: [{name: gw}]
+  hostnames: [a.example.org, a.b.example.org]
+  rules: [{backendRefs: [{name: apps, port: 80}]}]
+`,
+			composed: `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: tenant-root}
+spec:
+  gatewayClassName: cilium
+  listeners:
+  - name: https
+    port: 443
+    protocol: HTTPS
+    hostname: "*.example.org"
+    allowedRoutes: {kinds: [{kind: HTTPRoute}]}
+    tls: {certificateRefs: [{name: gw-wildcard-tls}]}
+---
+apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata: {name: gw-wildcard, namespace: tenant-root}
+spec:
+  secretName: gw-wildcard-tls
+  dnsNames: ["*.example.org"]
+  issuerRef: {kind: Issuer, name: gw}
+`,
+			want: judgement{
+				Runs:     [][]string{{"tenant-root"}},
+				Accepted: accepted,
+				Listeners: map[string]ListenerStatus{
+					"https": {Conditions: healthy, AttachedRoutes: 1, SupportedKinds: []string{"HTTPRoute"}},
+				},
+				Routes: map[string]map[string][]Condition{
+					"HTTPRoute/tenant-root/apps": {"": routeOK},
+				},
+				SNI: map[string]Presented{
+					"*.example.org": {FilterChain: "tenant-root/gw/https", Secret: "tenant-root/gw-wildcard-tls", DNSNames: []string{"*.example.org"}},
+				},
+				HTTPS: map[string][]string{
+					"a.example.org":   {"tenant-root/apps:80"},
+					"a.b.example.org": {"tenant-root/apps:80"},
+				},
+				HTTP: map[string][]string{},
+				Uncovered: map[string]Presented{
+					"a.b.example.org": {FilterChain: "tenant-root/gw/https", Secret: "tenant-root/gw-wildcard-tls", DNSNames: []string{"*.example.org"}},
+				},
 				Redirects: map[string]bool{},
 			},
 		},
@@ -361,6 +428,7 @@ spec:
 				SNI:       map[string]Presented{},
 				HTTPS:     map[string][]string{},
 				HTTP:      map[string][]string{},
+				Uncovered: map[string]Presented{},
 				Redirects: map[string]bool{},
 			},
 		},
