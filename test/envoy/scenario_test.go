@@ -448,3 +448,41 @@ func TestCovers(t *testing.T) {
 		}
 	}
 }
+
+// TestMerge checks how the xDS of two translator runs add up: by name, a
+// route both have kept once, routes of the later run after the earlier's.
+func TestMerge(t *testing.T) {
+	a := XDS{
+		Listeners: []Listener{{Name: "l80", Port: 10080, FilterChains: []FilterChain{{Name: "http", Default: true, RouteConfig: "rc"}}}},
+		RouteConfigs: []RouteConfig{{Name: "rc", VirtualHosts: []VirtualHost{
+			{Name: "*", Domains: []string{"*"}, Routes: []Route{{Name: "redirect"}}},
+		}}},
+		Endpoints: map[string][]string{"c1": {"10.96.0.1:80"}},
+	}
+	b := XDS{
+		Listeners: []Listener{
+			{Name: "l80", Port: 10080, FilterChains: []FilterChain{{Name: "http", Default: true, RouteConfig: "rc"}}},
+			{Name: "l443", Port: 10443, FilterChains: []FilterChain{{Name: "https", ServerNames: []string{"a.example.org"}}}},
+		},
+		RouteConfigs: []RouteConfig{{Name: "rc", VirtualHosts: []VirtualHost{
+			{Name: "*", Domains: []string{"*"}, Routes: []Route{{Name: "redirect"}, {Name: "acme"}}},
+			{Name: "a", Domains: []string{"a.example.org"}, Routes: []Route{{Name: "a"}}},
+		}}},
+		Endpoints: map[string][]string{"c1": {"10.96.0.1:80"}, "c2": {"10.96.0.2:80"}},
+	}
+	a.merge(b)
+	want := XDS{
+		Listeners: []Listener{
+			{Name: "l443", Port: 10443, FilterChains: []FilterChain{{Name: "https", ServerNames: []string{"a.example.org"}}}},
+			{Name: "l80", Port: 10080, FilterChains: []FilterChain{{Name: "http", Default: true, RouteConfig: "rc"}}},
+		},
+		RouteConfigs: []RouteConfig{{Name: "rc", VirtualHosts: []VirtualHost{
+			{Name: "*", Domains: []string{"*"}, Routes: []Route{{Name: "redirect"}, {Name: "acme"}}},
+			{Name: "a", Domains: []string{"a.example.org"}, Routes: []Route{{Name: "a"}}},
+		}}},
+		Endpoints: map[string][]string{"c1": {"10.96.0.1:80"}, "c2": {"10.96.0.2:80"}},
+	}
+	if d := cmp.Diff(want, a); d != "" {
+		t.Errorf("merged (-want +got):\n%s", d)
+	}
+}
