@@ -9,6 +9,7 @@
 #   make xpkg-check build them twice and check the digests are identical
 #   make lint     go vet and golangci-lint
 #   make bench    benchmarks of a full RunFunction against the do-nothing floor
+#   make envoy-tools  build Envoy Gateway's egctl and envoy-gateway into the tool cache
 #
 # Tools are built from the Go module proxy at the versions pinned in the tools
 # modules under package/tools/, into a cache outside the clone that is reused
