@@ -133,6 +133,7 @@ func setDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out
 		ConflictCount:      out.ConflictCount,
 		HostnamelessRoutes: out.HostnamelessRoutes,
 		ChildApexes:        out.ChildApexes,
+		ChildApexCount:     out.ChildApexCount,
 	}
 	if out.Digests != (v1alpha1.StatusDigests{}) {
 		status.Digests = &out.Digests

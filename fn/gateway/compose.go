@@ -77,8 +77,9 @@ type Output struct {
 	Hostnames   []v1alpha1.HostnameStatus
 	Conflicts   []v1alpha1.ConflictStatus
 	ChildApexes []v1alpha1.ChildApexStatus
-	// ConflictCount is the number of contested hostnames.
-	ConflictCount int
+	// ConflictCount is the number of contested hostnames, ChildApexCount
+	// the number of child apexes.
+	ConflictCount, ChildApexCount int
 	// HostnamelessRoutes are the attached routes without hostnames.
 	HostnamelessRoutes []v1alpha1.HostnamelessRouteStatus
 	// Digests remember what this run warned about.
@@ -144,10 +145,11 @@ func Compose(in Input) (*Output, error) {
 		Conflicts:          conflictStatus(contests),
 		ConflictCount:      len(contests),
 		ChildApexes:        childApexStatus(children),
+		ChildApexCount:     len(children),
 		HostnamelessRoutes: hostnamelessStatus(t, p, hostless),
-		Digests:            digests(claims, contests, children),
+		Digests:            digests(claims, contests, children, p.droppedPins),
 		Listeners:          len(p.listeners),
-		LeftOut:            leftOut(claims, children),
+		LeftOut:            leftOut(claims, children, p.droppedPins),
 	}
 	var err error
 	if out.planned, err = planResources(&in, p, children); err != nil {
@@ -166,9 +168,9 @@ func Compose(in Input) (*Output, error) {
 	out.Conditions = []Condition{
 		gatewayReady(&in, refused, p.listeners, out.ListenerStatus),
 		listenersReady(&in, out.LeftOut),
-		routesAccepted(claims, contests, t.foreign),
+		routesAccepted(claims, len(out.Hostnames), contests, t.foreign),
 	}
-	out.Warnings = warnings(&in, claims, contests, children, out)
+	out.Warnings = warnings(&in, claims, contests, children, p.droppedPins, out)
 	return out, nil
 }
 

@@ -124,10 +124,10 @@ func listenersReady(in *Input, l LeftOut) Condition {
 // routesAccepted is RoutesAccepted: False on hostname conflicts, on TLSRoutes
 // an edge Gateway cannot serve, or on attached namespaces another Gateway's
 // owner marked. When status.hostnames is cut short, its message says so.
-func routesAccepted(claims []*claim, contests []*contest, foreign []string) Condition {
+func routesAccepted(claims []*claim, listed int, contests []*contest, foreign []string) Condition {
 	c := routeAcceptance(claims, contests, foreign)
-	if len(claims) > MaxHostnameStatus {
-		c.Message = truncate(c.Message + fmt.Sprintf(" (status.hostnames lists %d of %d claims, those not served first)", MaxHostnameStatus, len(claims)))
+	if len(claims) > listed {
+		c.Message = truncate(c.Message + fmt.Sprintf(" (status.hostnames lists %d of %d claims, those not served first)", listed, len(claims)))
 	}
 	return c
 }
@@ -171,13 +171,13 @@ func routeAcceptance(claims []*claim, contests []*contest, foreign []string) Con
 // listeners), because Crossplane turns every warning into an event and
 // rate-limits events per object. Status lists are cut short, so changes are
 // told by digests of the whole sets.
-func warnings(in *Input, claims []*claim, contests []*contest, children []*child, out *Output) []string {
+func warnings(in *Input, claims []*claim, contests []*contest, children []*child, droppedPins []string, out *Output) []string {
 	var w []string
 	if d := out.Digests.Conflicts; d != "" && d != in.Previous.Digests.Conflicts {
 		w = append(w, BoundedList(fmt.Sprintf("hostname conflicts changed; %d contested now: ", len(contests)), conflictLines(contests), "; ", ""))
 	}
 	if d := out.Digests.LeftOut; d != "" && d != in.Previous.Digests.LeftOut {
-		names := leftOutNames(claims, children)
+		names := leftOutNames(claims, children, droppedPins)
 		w = append(w, BoundedList(fmt.Sprintf("hostnames and child apexes left out changed; %d left out now: ", len(names)), names, ", ", ""))
 	}
 	if out.Listeners > WarnListeners && len(in.served) <= WarnListeners {

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -648,5 +649,68 @@ func TestForgedHostLabel(t *testing.T) {
 	}})
 	if s := hostnameStates(out)["shop.bob.example.org HTTPRoute/tenant-bob/shop"]; s != "Conflict" {
 		t.Errorf("bob's shop.bob.example.org is %s; children: %v", s, viewOf(t, out).Children)
+	}
+}
+
+// TestAttackStatusBytes: one tenant (alice and the nested tenants she
+// creates) with names at the lengths the API server accepts: 253-character
+// route names and hostnames, 16 hostnames per route, ten losing routes per
+// contested hostname, routes without hostnames, 3,000 nested tenants. The
+// status and the whole response stay far below etcd's 1.5 MiB and
+// Crossplane's 4 MiB (see Bounds in docs/design.md).
+func TestAttackStatusBytes(t *testing.T) {
+	l63 := strings.Repeat("l", 63)
+	name := func(p string, i int) string {
+		n := fmt.Sprintf("%s%04d.", p, i)
+		return n + strings.Repeat("r", 253-len(n))
+	}
+	host := func(i int, zone string) string {
+		h := fmt.Sprintf("%s.%s.h%05d.%s", l63, l63, i, zone)
+		return strings.Repeat("h", 253-len(h)-1) + "." + h
+	}
+	nss := append(platform(), labelled("tenant-alice-x", "x.alice.example.org"))
+	for i := range 3000 {
+		ns := fmt.Sprintf("tenant-alice-%s%05d", strings.Repeat("n", 31), i)
+		nss = append(nss, labelled(ns, ns[len("tenant-alice-"):]+".alice.example.org"))
+	}
+	var routes []Route
+	for g := range 63 {
+		var hs []string
+		for j := range 16 {
+			hs = append(hs, host(g*16+j, "x.alice.example.org"))
+		}
+		routes = append(routes, routeTo("tenant-alice-x", name("w", g), hs...))
+		for k := range 10 {
+			routes = append(routes, routeTo("tenant-alice", name(fmt.Sprintf("l%02d-", k), g), hs...))
+		}
+	}
+	for i := range 100 {
+		routes = append(routes, routeTo("tenant-alice", name("catchall", i)))
+	}
+	for _, spec := range []v1alpha1.TenantGatewaySpec{http01Spec, dns01Spec} {
+		out := attack(t, Input{Spec: spec, Namespaces: nss, Routes: routes})
+		st := v1alpha1.TenantGatewayStatus{CertMode: out.CertMode, Listeners: out.ListenerStatus, Hostnames: out.Hostnames, Conflicts: out.Conflicts,
+			ConflictCount: out.ConflictCount, HostnamelessRoutes: out.HostnamelessRoutes, ChildApexes: out.ChildApexes, ChildApexCount: out.ChildApexCount, Digests: &out.Digests}
+		status, err := json.Marshal(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := len(status)
+		for _, r := range out.Resources {
+			b, err := json.Marshal(r.Object)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += len(b)
+		}
+		for _, c := range out.Conditions {
+			total += len(c.Message)
+		}
+		for _, w := range out.Warnings {
+			total += len(w)
+		}
+		if len(status) > 768<<10 || total > 1<<20 {
+			t.Errorf("%s: status %d bytes, response about %d bytes; want at most 768 KiB and 1 MiB", spec.CertMode, len(status), total)
+		}
 	}
 }

@@ -20,6 +20,9 @@ type plan struct {
 	// hostListeners are the http01 listeners kept, in hostname order; each
 	// also gets a Certificate.
 	hostListeners []*slot
+	// droppedPins are the hostnames whose pin the listener budget left out
+	// (their claims may still be served, by a wildcard).
+	droppedPins []string
 }
 
 func (p *plan) add(l gwapiv1.Listener, a admission) {
@@ -177,6 +180,8 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, contests []*contest, c
 	for _, s := range pins {
 		if s.kept {
 			add(s)
+		} else if s.invalid == "" {
+			p.droppedPins = append(p.droppedPins, s.hostname)
 		}
 	}
 	for i := range pass {

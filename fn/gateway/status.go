@@ -13,21 +13,36 @@ import (
 // messages would pass that and make every status update fail.
 const MaxHostnameStatus = 1000
 
+// Byte budgets of the status lists, since their entries carry names and
+// messages of up to a few hundred bytes each: together with the rest of the
+// status they stay well under etcd's limit (see Bounds in docs/design.md).
+const (
+	maxHostnameStatusBytes     = 256 << 10
+	maxConflictStatusBytes     = 128 << 10
+	maxHostnamelessStatusBytes = 64 << 10
+)
+
+// entryOverhead approximates the JSON keys and punctuation of a list entry.
+const entryOverhead = 64
+
 // hostnameStatus reports the claims, sorted by hostname then route. Past
 // MaxHostnameStatus it keeps the claims that are not served first, since
 // those are what an operator looks for, then fills up with served ones.
 func hostnameStatus(claims []*claim) []v1alpha1.HostnameStatus {
 	keep := claims
-	if len(claims) > MaxHostnameStatus {
-		keep = make([]*claim, 0, MaxHostnameStatus)
+	if len(claims) > MaxHostnameStatus || claimBytes(claims) > maxHostnameStatusBytes {
+		keep = make([]*claim, 0, min(len(claims), MaxHostnameStatus))
+		bytes := 0
 		for _, served := range []bool{false, true} {
 			for _, c := range claims {
-				if len(keep) == MaxHostnameStatus {
+				if isServed(c.state) != served {
+					continue
+				}
+				n := claimBytes([]*claim{c})
+				if len(keep) == MaxHostnameStatus || bytes+n > maxHostnameStatusBytes {
 					break
 				}
-				if isServed(c.state) == served {
-					keep = append(keep, c)
-				}
+				keep, bytes = append(keep, c), bytes+n
 			}
 		}
 		sort.Slice(keep, func(i, j int) bool { return claimLess(keep[i], keep[j]) })
@@ -39,47 +54,83 @@ func hostnameStatus(claims []*claim) []v1alpha1.HostnameStatus {
 	return out
 }
 
+// claimBytes is about what the claims take in status.hostnames.
+func claimBytes(claims []*claim) int {
+	n := 0
+	for _, c := range claims {
+		n += len(c.hostname) + len(c.route) + len(c.state) + len(c.message) + entryOverhead
+	}
+	return n
+}
+
 func isServed(s v1alpha1.HostnameState) bool {
 	return s == v1alpha1.HostnameListening || s == v1alpha1.HostnameCovered || s == v1alpha1.HostnamePassthrough
 }
 
-// conflictStatus reports the first MaxConflictStatus contested hostnames, in
-// hostname order, each with at most MaxConflictLosers losers.
+// conflictStatus reports the first contested hostnames, in hostname order,
+// each with at most MaxConflictLosers losers: at most MaxConflictStatus and
+// maxConflictStatusBytes.
 func conflictStatus(contests []*contest) []v1alpha1.ConflictStatus {
-	n := min(len(contests), v1alpha1.MaxConflictStatus)
-	out := make([]v1alpha1.ConflictStatus, 0, n)
-	for _, ct := range contests[:n] {
+	out := make([]v1alpha1.ConflictStatus, 0, min(len(contests), v1alpha1.MaxConflictStatus))
+	bytes := 0
+	for _, ct := range contests {
 		s := v1alpha1.ConflictStatus{Hostname: ct.hostname, Winner: ct.winner.route, Losers: ct.losers}
 		if len(ct.losers) > v1alpha1.MaxConflictLosers {
 			s.Losers, s.MoreLosers = ct.losers[:v1alpha1.MaxConflictLosers], len(ct.losers)-v1alpha1.MaxConflictLosers
 		}
-		out = append(out, s)
+		n := len(s.Hostname) + len(s.Winner) + entryOverhead
+		for _, l := range s.Losers {
+			n += len(l) + 3
+		}
+		if len(out) == v1alpha1.MaxConflictStatus || bytes+n > maxConflictStatusBytes {
+			break
+		}
+		out, bytes = append(out, s), bytes+n
 	}
 	return out
 }
 
-// childApexStatus reports every inheriting child apex, in apex order.
+// childApexStatus reports the inheriting child apexes, in apex order: the
+// Listening ones first (up to MaxListeners: every one that has a listener or
+// certificate names, the function's memory of them) and at most
+// MaxChildApexStatus others.
 func childApexStatus(children []*child) []v1alpha1.ChildApexStatus {
-	out := make([]v1alpha1.ChildApexStatus, 0, len(children))
+	out := make([]v1alpha1.ChildApexStatus, 0, min(len(children), v1alpha1.MaxChildApexStatus+MaxListeners))
+	listening, others := 0, 0
 	for _, c := range children {
+		n := &others
+		limit := v1alpha1.MaxChildApexStatus
+		if c.state == v1alpha1.ChildApexListening {
+			n, limit = &listening, MaxListeners
+		}
+		if *n == limit {
+			continue
+		}
+		*n++
 		out = append(out, v1alpha1.ChildApexStatus{Apex: c.apex, Namespace: c.namespace, State: c.state, Message: c.message})
 	}
 	return out
 }
 
-// hostnamelessStatus reports the first MaxHostnamelessStatus attached routes
-// without hostnames, with the listeners that admit their namespace.
+// hostnamelessStatus reports the first attached routes without hostnames,
+// with the listeners that admit their namespace: at most
+// MaxHostnamelessStatus and maxHostnamelessStatusBytes.
 func hostnamelessStatus(t *tenancy, p *plan, routes []*Route) []v1alpha1.HostnamelessRouteStatus {
-	n := min(len(routes), v1alpha1.MaxHostnamelessStatus)
-	out := make([]v1alpha1.HostnamelessRouteStatus, 0, n)
-	for _, r := range routes[:n] {
+	out := make([]v1alpha1.HostnamelessRouteStatus, 0, min(len(routes), v1alpha1.MaxHostnamelessStatus))
+	bytes := 0
+	for _, r := range routes {
 		s := v1alpha1.HostnamelessRouteStatus{Route: r.ID()}
+		n := len(s.Route) + entryOverhead
 		for i, a := range p.admits {
 			if a.admits(t, r.Namespace) {
 				s.Listeners = append(s.Listeners, string(p.listeners[i].Name))
+				n += len(p.listeners[i].Name) + 3
 			}
 		}
-		out = append(out, s)
+		if len(out) == v1alpha1.MaxHostnamelessStatus || bytes+n > maxHostnamelessStatusBytes {
+			break
+		}
+		out, bytes = append(out, s), bytes+n
 	}
 	return out
 }
@@ -97,8 +148,8 @@ type LeftOut struct {
 // Total is every hostname and child apex left out.
 func (l LeftOut) Total() int { return l.Listeners + l.Certificate }
 
-func leftOut(claims []*claim, children []*child) LeftOut {
-	var l LeftOut
+func leftOut(claims []*claim, children []*child, droppedPins []string) LeftOut {
+	l := LeftOut{Listeners: len(droppedPins)}
 	seen := map[string]bool{}
 	for _, c := range claims {
 		if seen[c.hostname] {
@@ -127,8 +178,11 @@ func leftOut(claims []*claim, children []*child) LeftOut {
 
 // leftOutNames are the hostnames and child apexes left out, sorted, each
 // with the limit that left it out.
-func leftOutNames(claims []*claim, children []*child) []string {
-	var out []string
+func leftOutNames(claims []*claim, children []*child, droppedPins []string) []string {
+	out := make([]string, 0, len(droppedPins))
+	for _, h := range droppedPins {
+		out = append(out, fmt.Sprintf("the pin of %s (%s)", h, v1alpha1.HostnameOverListenerLimit))
+	}
 	seen := map[string]bool{}
 	for _, c := range claims {
 		if (c.state == v1alpha1.HostnameOverListenerLimit || c.state == v1alpha1.HostnameOverCertificateLimit) && !seen[c.hostname] {
@@ -165,10 +219,10 @@ func joinBounded(items []string) string {
 func commaJoin(items []string) string { return strings.Join(items, ", ") }
 
 // digests are what status remembers of this run's warnings.
-func digests(claims []*claim, contests []*contest, children []*child) v1alpha1.StatusDigests {
+func digests(claims []*claim, contests []*contest, children []*child, droppedPins []string) v1alpha1.StatusDigests {
 	lines := make([]string, 0, len(contests))
 	for _, ct := range contests {
 		lines = append(lines, ct.hostname+" "+ct.winner.route+" "+commaJoin(ct.losers))
 	}
-	return v1alpha1.StatusDigests{Conflicts: digest(lines), LeftOut: digest(leftOutNames(claims, children))}
+	return v1alpha1.StatusDigests{Conflicts: digest(lines), LeftOut: digest(leftOutNames(claims, children, droppedPins))}
 }

@@ -128,6 +128,9 @@ func checkDerived(in Input, root bool, ns string, labels map[string]string) erro
 			return err
 		}
 	}
+	if err := checkNestedHost(in, root); err != nil {
+		return err
+	}
 	// The gateway label needs no check: it is a namespace name, this one
 	// (checked above) or the one the parent's label already holds.
 	host, ok := labels[gateway.LabelNamespaceHost]
@@ -144,6 +147,23 @@ func checkDerived(in Input, root bool, ns string, labels map[string]string) erro
 		fix = "choose a shorter tenant name or set spec.host"
 	}
 	return checkValue("namespace label "+gateway.LabelNamespaceHost, host, from, fix, validation.LabelValueMaxLength, validation.IsValidLabelValue(host))
+}
+
+// checkNestedHost refuses a spec.host outside the parent's zone for a
+// tenant nested below the publishing tenant's direct children: the host
+// label is the tenant's delegation (see Who may attach in docs/design.md),
+// and a nested tenant may only be delegated part of its parent's. The
+// tenant-host-policy lets only trusted callers set spec.host at all; this
+// holds without it.
+func checkNestedHost(in Input, root bool) error {
+	if root || in.Spec.Host == "" || in.Parent == in.Platform.IngressName {
+		return nil
+	}
+	p := in.ParentLabels[gateway.LabelNamespaceHost]
+	if h := in.Spec.Host; p == "" || h != p && !strings.HasSuffix(h, "."+p) {
+		return refuse("spec.host %q must equal or be under the parent tenant's host %q (namespace %s): a nested tenant is delegated only part of its parent's zone", in.Spec.Host, p, in.Parent)
+	}
+	return nil
 }
 
 // checkValue turns the validation errors of a derived value into a refusal

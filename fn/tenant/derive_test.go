@@ -255,6 +255,18 @@ func TestRefusals(t *testing.T) {
 			in:     Input{Name: "root", Parent: "tenant-root", Platform: func() Platform { p := platform(); p.Host = "*.example.org"; return p }()},
 			want:   `namespace label namespace.cozystack.io/host "*.example.org" (from platform setting publishing.host, 13 characters, at most 63) is invalid: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
 		},
+		"NestedHostInSiblingZone": {
+			reason: "A nested tenant's spec.host must stay in its parent's zone, whatever the admission policies do: the host label is a delegation",
+			in: Input{Name: "evil", Parent: "tenant-alice", Spec: appsv1alpha1.TenantSpec{Host: "shop.bob.example.org"},
+				ParentLabels: map[string]string{gateway.LabelNamespaceHost: "alice.example.org", gateway.LabelNamespaceGateway: "tenant-root"}, Platform: platform()},
+			want: `spec.host "shop.bob.example.org" must equal or be under the parent tenant's host "alice.example.org" (namespace tenant-alice): a nested tenant is delegated only part of its parent's zone`,
+		},
+		"NestedHostThePlatformApex": {
+			reason: "Nor may it claim the platform's apex",
+			in: Input{Name: "evil", Parent: "tenant-alice", Spec: appsv1alpha1.TenantSpec{Host: "example.org"},
+				ParentLabels: map[string]string{gateway.LabelNamespaceHost: "alice.example.org", gateway.LabelNamespaceGateway: "tenant-root"}, Platform: platform()},
+			want: `spec.host "example.org" must equal or be under the parent tenant's host "alice.example.org" (namespace tenant-alice): a nested tenant is delegated only part of its parent's zone`,
+		},
 		"NoApex": {
 			in:   Input{Name: "bob", Parent: "tenant-alice", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, Platform: platform()},
 			want: "the tenant has no apex domain: set spec.host, or give the parent tenant tenant-alice a host, before asking for a Gateway",

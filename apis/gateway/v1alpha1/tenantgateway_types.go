@@ -364,9 +364,13 @@ type TenantGatewayStatus struct {
 	// MaxHostnamelessStatus.
 	// +optional
 	HostnamelessRoutes []HostnamelessRouteStatus `json:"hostnamelessRoutes,omitempty"`
-	// ChildApexes are the apexes of inheriting child tenants.
+	// ChildApexes are the apexes of inheriting child tenants: every one
+	// that is Listening, and at most MaxChildApexStatus others.
 	// +optional
 	ChildApexes []ChildApexStatus `json:"childApexes,omitempty"`
+	// ChildApexCount is the number of inheriting child apexes, listed or not.
+	// +optional
+	ChildApexCount int `json:"childApexCount,omitempty"`
 	// Digests are the function's memory of what it last warned about.
 	// +optional
 	Digests *StatusDigests `json:"digests,omitempty"`
@@ -377,6 +381,7 @@ type TenantGatewayStatus struct {
 const (
 	MaxConflictStatus     = 100
 	MaxHostnamelessStatus = 100
+	MaxChildApexStatus    = 100
 )
 
 // A TenantGateway gives one tenant its own Gateway API Gateway with
