@@ -15,8 +15,14 @@ const MaxMessage = 1024
 // BoundedList is prefix, then as many items joined by sep as fit within
 // MaxMessage, then "… and N more" for the rest, then suffix.
 func BoundedList(prefix string, items []string, sep, suffix string) string {
+	return boundedListOf(prefix, items, len(items), sep, suffix)
+}
+
+// boundedListOf is BoundedList for the first items of a list of total.
+func boundedListOf(prefix string, items []string, total int, sep, suffix string) string {
 	var b strings.Builder
 	b.WriteString(prefix)
+	shown := 0
 	for i, it := range items {
 		add := it
 		if i > 0 {
@@ -24,17 +30,20 @@ func BoundedList(prefix string, items []string, sep, suffix string) string {
 		}
 		// Keep room for saying how many are left out after this one.
 		tail := ""
-		if rest := len(items) - i - 1; rest > 0 {
+		if rest := total - i - 1; rest > 0 {
 			tail = fmt.Sprintf("%s… and %d more", sep, rest)
 		}
 		if b.Len()+len(add)+len(tail)+len(suffix) > MaxMessage {
-			if i > 0 {
-				b.WriteString(sep)
-			}
-			fmt.Fprintf(&b, "… and %d more", len(items)-i)
 			break
 		}
 		b.WriteString(add)
+		shown++
+	}
+	if shown < total {
+		if shown > 0 {
+			b.WriteString(sep)
+		}
+		fmt.Fprintf(&b, "… and %d more", total-shown)
 	}
 	b.WriteString(suffix)
 	return truncate(b.String())

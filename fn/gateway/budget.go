@@ -50,8 +50,14 @@ func fairShare(cands []budgeted, n int, t *tenancy) map[string]bool {
 		name string
 	}
 	turns := make([]turn, len(fresh))
+	byNamespace := map[string]turn{}
 	for i, c := range fresh {
-		turns[i].rank, turns[i].name = t.turn(c.namespace)
+		tu, ok := byNamespace[c.namespace]
+		if !ok {
+			tu.rank, tu.name = t.turn(c.namespace)
+			byNamespace[c.namespace] = tu
+		}
+		turns[i] = tu
 	}
 	idx := make([]int, len(fresh))
 	for i := range idx {

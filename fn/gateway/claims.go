@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -46,13 +47,13 @@ func collectClaims(in *Input, t *tenancy) ([]*claim, []*Route) {
 			}
 			continue
 		}
-		seen := make(map[string]bool, len(r.Hostnames))
-		for _, h := range r.Hostnames {
-			if seen[h] {
+		id := r.ID()
+		for i, h := range r.Hostnames {
+			// A route holds at most 16 hostnames: a scan beats a map.
+			if slices.Contains(r.Hostnames[:i], h) {
 				continue
 			}
-			seen[h] = true
-			out = append(out, &claim{route: r.ID(), kind: r.Kind, namespace: r.Namespace, name: r.Name, hostname: h})
+			out = append(out, &claim{route: id, kind: r.Kind, namespace: r.Namespace, name: r.Name, hostname: h})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return claimLess(out[i], out[j]) })
@@ -165,28 +166,29 @@ func unjudged(claims []*claim) []*claim {
 // An owner is the namespace a hostname was given to, once delegation and
 // conflicts are settled.
 type owner struct {
+	hostname  string
 	namespace string
 	// losers are the namespaces that lost the hostname, if contested.
 	losers []string
 }
 
-// ownersOf maps every hostname still waiting for a listener (passthrough
-// hostnames aside) to its owner, and lists the hostnames in byte order.
-func ownersOf(claims []*claim, contests []*contest) (map[string]owner, []string) {
+// ownersOf lists every hostname still waiting for a listener (passthrough
+// hostnames aside) with its owner, in byte order. Claims are sorted by
+// hostname, and every unjudged claim of a hostname is of its winner's
+// namespace, so one pass does it.
+func ownersOf(claims []*claim, contests []*contest) []owner {
 	losers := make(map[string][]string, len(contests))
 	for _, ct := range contests {
 		losers[ct.hostname] = ct.loserNamespaces
 	}
-	owners := map[string]owner{}
-	var hosts []string
+	var out []owner
 	for _, c := range claims {
 		if c.state != "" || c.passthrough != "" {
 			continue
 		}
-		if _, ok := owners[c.hostname]; !ok {
-			hosts = append(hosts, c.hostname)
-			owners[c.hostname] = owner{namespace: c.namespace, losers: losers[c.hostname]}
+		if n := len(out); n == 0 || out[n-1].hostname != c.hostname {
+			out = append(out, owner{hostname: c.hostname, namespace: c.namespace, losers: losers[c.hostname]})
 		}
 	}
-	return owners, hosts
+	return out
 }

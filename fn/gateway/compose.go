@@ -139,15 +139,16 @@ func Compose(in Input) (*Output, error) {
 		p = planWildcard(&in, t, claims, contests, children)
 	}
 
+	left := leftOutOf(claims, children, p.droppedPins)
 	out := &Output{
 		CertMode:           mode,
-		Hostnames:          hostnameStatus(claims),
+		Hostnames:          hostnameStatus(&in, claims),
 		Conflicts:          conflictStatus(contests),
 		ConflictCount:      len(contests),
 		ChildApexes:        childApexStatus(children),
 		ChildApexCount:     len(children),
 		HostnamelessRoutes: hostnamelessStatus(t, p, hostless),
-		Digests:            digests(claims, contests, children, p.droppedPins),
+		Digests:            digests(contests, left),
 		Listeners:          len(p.listeners),
 		LeftOut:            leftOut(claims, children, p.droppedPins),
 	}
@@ -170,7 +171,7 @@ func Compose(in Input) (*Output, error) {
 		listenersReady(&in, out.LeftOut),
 		routesAccepted(claims, len(out.Hostnames), contests, t.foreign),
 	}
-	out.Warnings = warnings(&in, claims, contests, children, p.droppedPins, out)
+	out.Warnings = warnings(&in, contests, left, out)
 	return out, nil
 }
 

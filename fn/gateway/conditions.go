@@ -171,14 +171,13 @@ func routeAcceptance(claims []*claim, contests []*contest, foreign []string) Con
 // listeners), because Crossplane turns every warning into an event and
 // rate-limits events per object. Status lists are cut short, so changes are
 // told by digests of the whole sets.
-func warnings(in *Input, claims []*claim, contests []*contest, children []*child, droppedPins []string, out *Output) []string {
+func warnings(in *Input, contests []*contest, leftOut leftOutSet, out *Output) []string {
 	var w []string
 	if d := out.Digests.Conflicts; d != "" && d != in.Previous.Digests.Conflicts {
 		w = append(w, BoundedList(fmt.Sprintf("hostname conflicts changed; %d contested now: ", len(contests)), conflictLines(contests), "; ", ""))
 	}
 	if d := out.Digests.LeftOut; d != "" && d != in.Previous.Digests.LeftOut {
-		names := leftOutNames(claims, children, droppedPins)
-		w = append(w, BoundedList(fmt.Sprintf("hostnames and child apexes left out changed; %d left out now: ", len(names)), names, ", ", ""))
+		w = append(w, boundedListOf(fmt.Sprintf("hostnames and child apexes left out changed; %d left out now: ", leftOut.count), leftOut.first, leftOut.count, ", ", ""))
 	}
 	if out.Listeners > WarnListeners && len(in.served) <= WarnListeners {
 		w = append(w, fmt.Sprintf("Gateway %s/%s now has %d listeners, close to the limit of %d; %s", in.Namespace, in.Name, out.Listeners, MaxListeners, budgetAdvice(in)))

@@ -39,6 +39,13 @@ func platform() []Namespace {
 // and checks the isolation property on the result.
 func attack(t *testing.T, in Input) *Output {
 	t.Helper()
+	return attackP(t, &in)
+}
+
+// attackP is attack that also fills in the caller's Input, so that an
+// oracle sees what Compose saw.
+func attackP(t *testing.T, in *Input) *Output {
+	t.Helper()
 	in.Name, in.Namespace, in.UID, in.CertManagerNamespace = "cozystack", "tenant-root", uid, "cozy-cert-manager"
 	if in.NamedNamespaces == nil {
 		in.NamedNamespaces = map[string]*Namespace{}
@@ -46,12 +53,12 @@ func attack(t *testing.T, in Input) *Output {
 			in.NamedNamespaces[in.Namespaces[i].Name] = &in.Namespaces[i]
 		}
 	}
-	out, err := Compose(in)
+	out, err := Compose(*in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkIsolation(t, &in, out)
-	checkServed(t, &in, out)
+	checkIsolation(t, in, out)
+	checkServed(t, in, out)
 	return out
 }
 

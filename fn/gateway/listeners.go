@@ -34,24 +34,16 @@ func (p *plan) add(l gwapiv1.Listener, a admission) {
 // hostname that admits only the namespace that owns it (byte order), then
 // the passthrough listeners.
 func planHTTP01(in *Input, t *tenancy, claims []*claim, contests []*contest) *plan {
-	owners, hosts := ownersOf(claims, contests)
+	owners := ownersOf(claims, contests)
 	pass, passAdmits := passthroughListeners(in, t, contests)
 
-	slots := make([]*slot, 0, len(hosts))
-	byHost := make(map[string]*slot, len(hosts))
-	for _, h := range hosts {
-		ns := owners[h].namespace
-		s := &slot{prefix: prefixHTTPS, subject: h, hostname: h, namespace: ns, admit: pinTo(ns)}
-		slots = append(slots, s)
-		byHost[h] = s
+	slots := make([]*slot, len(owners))
+	all := make([]slot, len(owners))
+	for i, o := range owners {
+		all[i] = slot{prefix: prefixHTTPS, subject: o.hostname, hostname: o.hostname, namespace: o.namespace, admit: pinTo(o.namespace)}
+		slots[i] = &all[i]
 	}
-	allocateNames(slots, in.served, fixedNames(pass))
-	for _, s := range slots {
-		if c := listenerCertificateName(in.Name, s.name); s.invalid == "" && len(c) > maxObjectName {
-			s.invalid = fmt.Sprintf("its Certificate name %s would be %d characters, over the limit of %d", c, len(c), maxObjectName)
-		}
-	}
-	keepSlots(slots, MaxListeners-1-len(pass), in, t)
+	placeSlots(in, t, slots, MaxListeners-1-len(pass), fixedNames(pass), func(listener string) string { return listenerCertificateName(in.Name, listener) })
 
 	p := &plan{}
 	p.add(httpListener(in, t), admission{kind: admitHTTP})
@@ -65,8 +57,13 @@ func planHTTP01(in *Input, t *tenancy, claims []*claim, contests []*contest) *pl
 		p.add(pass[i], passAdmits[i])
 	}
 
+	// Claims and slots are both in hostname order: walk them together.
+	i := 0
 	for _, c := range unjudged(claims) {
-		switch s := byHost[c.hostname]; {
+		for slots[i].hostname != c.hostname {
+			i++
+		}
+		switch s := slots[i]; {
 		case s.invalid != "":
 			c.state, c.message = v1alpha1.HostnameInvalid, s.invalid
 		case s.kept:
@@ -108,16 +105,20 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, contests []*contest, c
 		named = append(named, ch.slot)
 		c.index(ch.slot)
 	}
-	owners, hosts := ownersOf(claims, contests)
+	owners := ownersOf(claims, contests)
 	// Wildcards first, the least specific first, so that a wildcard pin is
 	// in place when the names under it are judged: the most specific
-	// listener takes a request.
-	slices.SortStableFunc(hosts, func(a, b string) int {
-		return cmp.Or(cmp.Compare(boolRank(!isWildcard(a)), boolRank(!isWildcard(b))), cmp.Compare(strings.Count(a, "."), strings.Count(b, ".")), strings.Compare(a, b))
+	// listener takes a request. The rest keep their byte order.
+	slices.SortStableFunc(owners, func(a, b owner) int {
+		wa, wb := isWildcard(a.hostname), isWildcard(b.hostname)
+		if wa && wb {
+			return cmp.Compare(strings.Count(a.hostname, "."), strings.Count(b.hostname, "."))
+		}
+		return cmp.Compare(boolRank(!wa), boolRank(!wb))
 	})
 	var pins []*slot
-	for _, h := range hosts {
-		o := owners[h]
+	for _, o := range owners {
+		h := o.hostname
 		if s := c.exact[h]; s != nil {
 			if admitsAny(t, s.admit, o.losers) {
 				s.admit = pinTo(o.namespace)
@@ -143,12 +144,11 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, contests []*contest, c
 	slices.SortStableFunc(named, func(a, b *slot) int { return strings.Compare(a.hostname, b.hostname) })
 	taken := fixedNames(pass)
 	taken[wild], taken[apex] = true, true
-	allocateNames(named, in.served, taken)
 	budget := MaxListeners - len(fixed) - len(pass)
 	if !edge {
 		budget-- // http
 	}
-	keepSlots(named, budget, in, t)
+	placeSlots(in, t, named, budget, taken, nil)
 	for _, ch := range listeningChildren(children) {
 		switch {
 		case ch.slot.invalid != "":
@@ -329,23 +329,80 @@ func boolRank(b bool) int {
 	return 0
 }
 
-// keepSlots applies the listener budget to the named listeners.
+// placeSlots decides which slots get a listener, then names those: first the
+// budget (by hostname, what is served now keeping its place), then names for
+// the slots kept, which are the only ones that must not collide. Naming only
+// what is kept keeps a Gateway with many thousand hostnames cheap. A kept
+// slot whose name turns out invalid (its long form over the limit, or a
+// 64-bit collision) loses its place; certificateName, when set, is the
+// Certificate each listener gets, whose name must fit too.
+func placeSlots(in *Input, t *tenancy, slots []*slot, n int, taken map[string]bool, certificateName func(listener string) string) {
+	for _, s := range slots {
+		// The short form's length is known without hashing.
+		if l := len(s.prefix) + len(keyLabel(s.subject)) + 1 + 8; l > maxListenerName {
+			name := s.prefix + HostKey(s.subject)
+			s.invalid = fmt.Sprintf("its listener name %s would be %d characters, over the limit of %d; use a shorter first label", name, len(name), maxListenerName)
+		} else if certificateName != nil {
+			if c := certificateName(s.prefix + HostKey(s.subject)); len(c) > maxObjectName {
+				s.invalid = fmt.Sprintf("its Certificate name %s would be %d characters, over the limit of %d", c, len(c), maxObjectName)
+			}
+		}
+	}
+	keepSlots(slots, n, in, t)
+	var kept []*slot
+	for _, s := range slots {
+		if s.kept {
+			kept = append(kept, s)
+		}
+	}
+	allocateNames(kept, in.served, taken)
+	for _, s := range kept {
+		if c := ""; s.invalid == "" && certificateName != nil {
+			if c = certificateName(s.name); len(c) > maxObjectName {
+				s.invalid = fmt.Sprintf("its Certificate name %s would be %d characters, over the limit of %d", c, len(c), maxObjectName)
+			}
+		}
+		s.kept = s.invalid == ""
+	}
+}
+
+// keepSlots applies the listener budget to the slots, by hostname. A slot is
+// served when the observed Gateway (or the status) has a listener of its
+// hostname; one known by name alone counts when the slot's short name is it.
 func keepSlots(slots []*slot, n int, in *Input, t *tenancy) {
+	hosts := make(map[string]bool, len(in.served))
+	names := map[string]bool{}
+	for name, h := range in.served {
+		if h != "" {
+			hosts[h] = true
+		} else {
+			names[name] = true
+		}
+	}
 	cands := make([]budgeted, 0, len(slots))
 	for _, s := range slots {
 		if s.invalid == "" {
-			h, ok := in.served[s.name]
-			cands = append(cands, budgeted{key: s.name, hostname: s.hostname, namespace: s.namespace, served: ok && (h == s.hostname || h == "")})
+			served := hosts[s.hostname] || len(names) > 0 && names[s.prefix+HostKey(s.subject)]
+			cands = append(cands, budgeted{key: s.hostname, hostname: s.hostname, namespace: s.namespace, served: served})
 		}
 	}
 	kept := fairShare(cands, n, t)
 	for _, s := range slots {
-		s.kept = s.invalid == "" && kept[s.name]
+		s.kept = s.invalid == "" && kept[s.hostname]
 	}
 }
 
-func overLimit(in *Input, h string) (v1alpha1.HostnameState, string) {
-	return v1alpha1.HostnameOverListenerLimit, fmt.Sprintf("%s was left out: the Gateway would exceed %d listeners; %s", h, MaxListeners, budgetAdvice(in))
+// overLimit judges a hostname left out by the listener budget. Its message
+// is written only for the claims status.hostnames lists (see
+// hostnameStatus): a Gateway can leave hundreds of thousands out.
+func overLimit(_ *Input, _ string) (v1alpha1.HostnameState, string) {
+	return v1alpha1.HostnameOverListenerLimit, ""
+}
+
+// overLimitMessage is the message of a hostname left out by the listener
+// budget.
+func overLimitMessage(in *Input, h string) string {
+	return fmt.Sprintf("%s was left out: the Gateway would exceed %d listeners; %s", h, MaxListeners, budgetAdvice(in))
 }
 
 // budgetAdvice is what to do about the listener limit in this mode.

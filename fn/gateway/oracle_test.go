@@ -213,17 +213,3 @@ func checkServed(t *testing.T, in *Input, out *Output, ports ...gwapiv1.PortNumb
 		}
 	}
 }
-
-// attackP is attack() that also fills in the caller's Input, so that the
-// oracle sees what Compose saw.
-func attackP(t *testing.T, in *Input) *Output {
-	t.Helper()
-	in.Name, in.Namespace, in.UID, in.CertManagerNamespace = "cozystack", "tenant-root", uid, "cozy-cert-manager"
-	if in.NamedNamespaces == nil {
-		in.NamedNamespaces = map[string]*Namespace{}
-		for i := range in.Namespaces {
-			in.NamedNamespaces[in.Namespaces[i].Name] = &in.Namespaces[i]
-		}
-	}
-	return attack(t, *in)
-}

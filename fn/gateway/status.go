@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
@@ -28,7 +30,7 @@ const entryOverhead = 64
 // hostnameStatus reports the claims, sorted by hostname then route. Past
 // MaxHostnameStatus it keeps the claims that are not served first, since
 // those are what an operator looks for, then fills up with served ones.
-func hostnameStatus(claims []*claim) []v1alpha1.HostnameStatus {
+func hostnameStatus(in *Input, claims []*claim) []v1alpha1.HostnameStatus {
 	keep := claims
 	if len(claims) > MaxHostnameStatus || claimBytes(claims) > maxHostnameStatusBytes {
 		keep = make([]*claim, 0, min(len(claims), MaxHostnameStatus))
@@ -49,7 +51,11 @@ func hostnameStatus(claims []*claim) []v1alpha1.HostnameStatus {
 	}
 	out := make([]v1alpha1.HostnameStatus, 0, len(keep))
 	for _, c := range keep {
-		out = append(out, v1alpha1.HostnameStatus{Hostname: c.hostname, Route: c.route, State: c.state, Message: c.message})
+		msg := c.message
+		if msg == "" && c.state == v1alpha1.HostnameOverListenerLimit {
+			msg = overLimitMessage(in, c.hostname)
+		}
+		out = append(out, v1alpha1.HostnameStatus{Hostname: c.hostname, Route: c.route, State: c.state, Message: msg})
 	}
 	return out
 }
@@ -59,6 +65,9 @@ func claimBytes(claims []*claim) int {
 	n := 0
 	for _, c := range claims {
 		n += len(c.hostname) + len(c.route) + len(c.state) + len(c.message) + entryOverhead
+		if c.message == "" {
+			n += 2*len(c.hostname) + 160 // about the message written later
+		}
 	}
 	return n
 }
@@ -150,9 +159,9 @@ func (l LeftOut) Total() int { return l.Listeners + l.Certificate }
 
 func leftOut(claims []*claim, children []*child, droppedPins []string) LeftOut {
 	l := LeftOut{Listeners: len(droppedPins)}
-	seen := map[string]bool{}
+	prev := ""
 	for _, c := range claims {
-		if seen[c.hostname] {
+		if c.hostname == prev && prev != "" {
 			continue
 		}
 		switch c.state {
@@ -163,7 +172,7 @@ func leftOut(claims []*claim, children []*child, droppedPins []string) LeftOut {
 		default:
 			continue
 		}
-		seen[c.hostname] = true
+		prev = c.hostname
 	}
 	for _, c := range children {
 		switch c.state {
@@ -176,27 +185,52 @@ func leftOut(claims []*claim, children []*child, droppedPins []string) LeftOut {
 	return l
 }
 
-// leftOutNames are the hostnames and child apexes left out, sorted, each
-// with the limit that left it out.
-func leftOutNames(claims []*claim, children []*child, droppedPins []string) []string {
-	out := make([]string, 0, len(droppedPins))
-	for _, h := range droppedPins {
-		out = append(out, fmt.Sprintf("the pin of %s (%s)", h, v1alpha1.HostnameOverListenerLimit))
+// maxLeftOutNamed bounds how many left-out names a warning is given to
+// say; BoundedList cuts the message shorter still.
+const maxLeftOutNamed = 100
+
+// A leftOutSet is what a run left out: how many, a digest of all of them
+// (status remembers it), and the first names, for the warning.
+type leftOutSet struct {
+	count  int
+	digest string
+	first  []string
+}
+
+// leftOutOf streams every hostname, pin and child apex a limit left out
+// into a digest, in a fixed order (pins, hostnames, child apexes, each
+// sorted), keeping the first names only: a Gateway can leave hundreds of
+// thousands out.
+func leftOutOf(claims []*claim, children []*child, droppedPins []string) leftOutSet {
+	var s leftOutSet
+	h := sha256.New()
+	add := func(line string) {
+		s.count++
+		h.Write([]byte(line))
+		h.Write([]byte{'\n'})
+		if len(s.first) < maxLeftOutNamed {
+			s.first = append(s.first, line)
+		}
 	}
-	seen := map[string]bool{}
+	for _, p := range droppedPins {
+		add("the pin of " + p + " (" + string(v1alpha1.HostnameOverListenerLimit) + ")")
+	}
+	prev := ""
 	for _, c := range claims {
-		if (c.state == v1alpha1.HostnameOverListenerLimit || c.state == v1alpha1.HostnameOverCertificateLimit) && !seen[c.hostname] {
-			seen[c.hostname] = true
-			out = append(out, fmt.Sprintf("%s (%s)", c.hostname, c.state))
+		if (c.state == v1alpha1.HostnameOverListenerLimit || c.state == v1alpha1.HostnameOverCertificateLimit) && c.hostname != prev {
+			prev = c.hostname
+			add(c.hostname + " (" + string(c.state) + ")")
 		}
 	}
 	for _, c := range children {
 		if c.state == v1alpha1.ChildApexOverListenerLimit || c.state == v1alpha1.ChildApexOverCertificateLimit {
-			out = append(out, fmt.Sprintf("child apex %s (%s)", c.apex, c.state))
+			add("child apex " + c.apex + " (" + string(c.state) + ")")
 		}
 	}
-	sort.Strings(out)
-	return out
+	if s.count > 0 {
+		s.digest = hex.EncodeToString(h.Sum(nil)[:8])
+	}
+	return s
 }
 
 // conflictLines describe every contest, one line each, in hostname order.
@@ -219,10 +253,10 @@ func joinBounded(items []string) string {
 func commaJoin(items []string) string { return strings.Join(items, ", ") }
 
 // digests are what status remembers of this run's warnings.
-func digests(claims []*claim, contests []*contest, children []*child, droppedPins []string) v1alpha1.StatusDigests {
+func digests(contests []*contest, leftOut leftOutSet) v1alpha1.StatusDigests {
 	lines := make([]string, 0, len(contests))
 	for _, ct := range contests {
 		lines = append(lines, ct.hostname+" "+ct.winner.route+" "+commaJoin(ct.losers))
 	}
-	return v1alpha1.StatusDigests{Conflicts: digest(lines), LeftOut: digest(leftOutNames(claims, children, droppedPins))}
+	return v1alpha1.StatusDigests{Conflicts: digest(lines), LeftOut: leftOut.digest}
 }

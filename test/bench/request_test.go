@@ -14,18 +14,7 @@ import (
 // route must cost what the README says.
 func TestSteadyStateRequest(t *testing.T) {
 	for _, s := range []Scale{{Mode: "http01", Routes: 200, Namespaces: 20}, {Mode: "dns01", Routes: 200, Namespaces: 20, Admitted: 5, Scoped: true}} {
-		b, err := Request(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := &fnv1.RunFunctionRequest{}
-		if err := proto.Unmarshal(b, req); err != nil {
-			t.Fatal(err)
-		}
-		rsp, err := Function(s).RunFunction(t.Context(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		req, rsp := run(t, s)
 		for name := range rsp.GetRequirements().GetResources() {
 			if _, ok := req.GetRequiredResources()[name]; !ok {
 				t.Errorf("%s: requirement %s is not resolved in the request", s, name)
@@ -63,18 +52,7 @@ func TestSteadyStateRequest(t *testing.T) {
 func TestResponseBounded(t *testing.T) {
 	for _, mode := range []string{"http01", "dns01"} {
 		s := Scale{Mode: mode, Routes: 2000, Namespaces: 100, Hostnames: 16, Contested: true}
-		b, err := Request(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := &fnv1.RunFunctionRequest{}
-		if err := proto.Unmarshal(b, req); err != nil {
-			t.Fatal(err)
-		}
-		rsp, err := Function(s).RunFunction(t.Context(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, rsp := run(t, s)
 		const limit = 1 << 20 // a quarter of Crossplane's 4 MiB
 		if n := proto.Size(rsp); n > limit {
 			t.Errorf("%s: response of %d bytes, want at most %d", s, n, limit)
@@ -90,4 +68,22 @@ func TestResponseBounded(t *testing.T) {
 			t.Errorf("%s: %d results in one response", s, n)
 		}
 	}
+}
+
+// run builds the steady-state request of a scale and runs the function on it.
+func run(t *testing.T, s Scale) (*fnv1.RunFunctionRequest, *fnv1.RunFunctionResponse) {
+	t.Helper()
+	b, err := Request(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &fnv1.RunFunctionRequest{}
+	if err := proto.Unmarshal(b, req); err != nil {
+		t.Fatal(err)
+	}
+	rsp, err := Function(s).RunFunction(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req, rsp
 }
