@@ -57,13 +57,18 @@ func resolveConflicts(claims []*claim) []*contest {
 			sort.Strings(ct.loserNamespaces)
 			out = append(out, ct)
 		}
-		for _, c := range cs {
-			if c.state == "" && c.passthrough != "" {
-				c.state, c.message = v1alpha1.HostnamePassthrough, fmt.Sprintf("served by TLS passthrough listener %s; the backend holds the certificate, so no HTTPS listener or Certificate is made", c.passthrough)
-			}
+	}
+	judgePassthrough(claims)
+	return out
+}
+
+// judgePassthrough settles the passthrough hostnames that were not lost.
+func judgePassthrough(claims []*claim) {
+	for _, c := range claims {
+		if c.state == "" && c.passthrough != "" {
+			c.state, c.message = v1alpha1.HostnamePassthrough, fmt.Sprintf("served by TLS passthrough listener %s; the backend holds the certificate, so no HTTPS listener or Certificate is made", c.passthrough)
 		}
 	}
-	return out
 }
 
 // beats reports whether claim a wins a hostname over claim b.

@@ -30,14 +30,11 @@ func under(h, domain string) bool {
 // then c), longest first, until f returns true. Lookups by suffix keep the
 // cost per hostname proportional to its labels, not to the number of child
 // apexes or listeners.
-func eachDomain(d string, f func(string) bool) bool {
-	for {
-		if f(d) {
-			return true
-		}
+func eachDomain(d string, f func(string) bool) {
+	for !f(d) {
 		i := strings.IndexByte(d, '.')
 		if i < 0 {
-			return false
+			return
 		}
 		d = d[i+1:]
 	}

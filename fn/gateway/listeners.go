@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -46,7 +45,7 @@ func planHTTP01(in *Input, t *tenancy, claims []*claim, contests []*contest) *pl
 	placeSlots(in, t, slots, MaxListeners-1-len(pass), fixedNames(pass), func(listener string) string { return listenerCertificateName(in.Name, listener) })
 
 	p := &plan{}
-	p.add(httpListener(in, t), admission{kind: admitHTTP})
+	p.add(httpListener(t), admission{kind: admitHTTP})
 	for _, s := range slots {
 		if s.kept {
 			p.hostListeners = append(p.hostListeners, s)
@@ -80,8 +79,7 @@ func planHTTP01(in *Input, t *tenancy, claims []*claim, contests []*contest) *pl
 // hostname whose serving listener would not admit (only) its owner, then the
 // passthrough listeners.
 func planWildcard(in *Input, t *tenancy, claims []*claim, contests []*contest, children []*child) *plan {
-	mode := in.Spec.CertMode
-	edge := mode == v1alpha1.CertModeEdge
+	edge := in.Spec.CertMode == v1alpha1.CertModeEdge
 	wild, apex := ListenerHTTPS, ListenerHTTPSApex
 	if edge {
 		wild, apex = ListenerEdge, ListenerEdgeApex
@@ -99,47 +97,8 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, contests []*contest, c
 
 	c := newCoverage(fixed)
 	c.dropChildren(children)
-	var named []*slot
-	for _, ch := range listeningChildren(children) {
-		ch.slot = &slot{prefix: childPrefix(mode), subject: ch.apex, hostname: "*." + ch.apex, namespace: ch.namespace, admit: admission{kind: admitChild, value: ch.apex}}
-		named = append(named, ch.slot)
-		c.index(ch.slot)
-	}
-	owners := ownersOf(claims, contests)
-	// Wildcards first, the least specific first, so that a wildcard pin is
-	// in place when the names under it are judged: the most specific
-	// listener takes a request. The rest keep their byte order.
-	slices.SortStableFunc(owners, func(a, b owner) int {
-		wa, wb := isWildcard(a.hostname), isWildcard(b.hostname)
-		if wa && wb {
-			return cmp.Compare(strings.Count(a.hostname, "."), strings.Count(b.hostname, "."))
-		}
-		return cmp.Compare(boolRank(!wa), boolRank(!wb))
-	})
-	var pins []*slot
-	for _, o := range owners {
-		h := o.hostname
-		if s := c.exact[h]; s != nil {
-			if admitsAny(t, s.admit, o.losers) {
-				s.admit = pinTo(o.namespace)
-			}
-			continue
-		}
-		l, under := c.serving(h)
-		switch {
-		case l != nil && l.admit.admits(t, o.namespace) && !admitsAny(t, l.admit, o.losers):
-			continue // Served as it is, and no loser with it.
-		case under != "" && len(o.losers) == 0:
-			continue // Under a child apex left out of the certificate, which a pin on that certificate would not fix.
-		}
-		s := &slot{prefix: pinPrefix(mode), subject: h, hostname: h, namespace: o.namespace, admit: pinTo(o.namespace)}
-		pins = append(pins, s)
-		c.pins[h] = s
-		if isWildcard(h) {
-			c.wildcard[base(h)] = s
-		}
-	}
-	slices.SortFunc(pins, func(a, b *slot) int { return strings.Compare(a.hostname, b.hostname) })
+	named := c.childSlots(in, children)
+	pins := c.pinSlots(in, t, ownersOf(claims, contests))
 	named = append(named, pins...)
 	slices.SortStableFunc(named, func(a, b *slot) int { return strings.Compare(a.hostname, b.hostname) })
 	taken := fixedNames(pass)
@@ -149,15 +108,26 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, contests []*contest, c
 		budget-- // http
 	}
 	placeSlots(in, t, named, budget, taken, nil)
-	for _, ch := range listeningChildren(children) {
-		switch {
-		case ch.slot.invalid != "":
-			ch.state, ch.message = v1alpha1.ChildApexInvalid, ch.slot.invalid
-		case !ch.slot.kept:
-			ch.state, ch.message = v1alpha1.ChildApexOverListenerLimit, fmt.Sprintf("left out: the Gateway would exceed %d listeners; %s", MaxListeners, budgetAdvice(in))
-		}
+	judgeChildSlots(in, children)
+
+	p := wildcardListeners(in, t, fixed, children, pins)
+	for i := range pass {
+		p.add(pass[i], passAdmits[i])
 	}
 
+	c.dropChildren(children)
+	for _, cl := range unjudged(claims) {
+		cl.state, cl.message = c.cover(in, t, cl.hostname, cl.namespace)
+	}
+	c.unenforced(in, t, claims)
+	return p
+}
+
+// wildcardListeners are the listeners of a wildcard mode but passthrough, in
+// Gateway order: http (but in edge), the apex and its wildcard, the child
+// apexes, the pins.
+func wildcardListeners(in *Input, t *tenancy, fixed []*slot, children []*child, pins []*slot) *plan {
+	edge := in.Spec.CertMode == v1alpha1.CertModeEdge
 	p := &plan{}
 	add := func(s *slot) {
 		if edge {
@@ -167,7 +137,7 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, contests []*contest, c
 		p.add(httpsListener(s.name, s.hostname, certificateRef(in), withKinds443(in, gwapiv1.HTTPSProtocolType, s.admit.allowedRoutes(t))), s.admit)
 	}
 	if !edge {
-		p.add(httpListener(in, t), admission{kind: admitHTTP})
+		p.add(httpListener(t), admission{kind: admitHTTP})
 	}
 	for _, s := range fixed {
 		add(s)
@@ -184,149 +154,20 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, contests []*contest, c
 			p.droppedPins = append(p.droppedPins, s.hostname)
 		}
 	}
-	for i := range pass {
-		p.add(pass[i], passAdmits[i])
-	}
-
-	c.dropChildren(children)
-	for _, cl := range unjudged(claims) {
-		cl.state, cl.message = c.cover(in, t, cl.hostname, cl.namespace)
-	}
-	c.unenforced(in, t, claims)
 	return p
 }
 
-// A coverage indexes the listeners of a wildcard mode by the hostname they
-// serve exactly and by the domain a wildcard listener covers.
-type coverage struct {
-	exact    map[string]*slot
-	wildcard map[string]*slot
-	pins     map[string]*slot
-	// dropped are the child apexes left out, with the limit that did it.
-	dropped map[string]v1alpha1.ChildApexState
-}
-
-func newCoverage(fixed []*slot) *coverage {
-	c := &coverage{exact: map[string]*slot{}, wildcard: map[string]*slot{}, pins: map[string]*slot{}, dropped: map[string]v1alpha1.ChildApexState{}}
-	for _, s := range fixed {
-		c.index(s)
-	}
-	return c
-}
-
-func (c *coverage) index(s *slot) {
-	c.exact[s.hostname] = s
-	if isWildcard(s.hostname) {
-		c.wildcard[base(s.hostname)] = s
-	}
-}
-
-// dropChildren records the child apexes left out so far.
-func (c *coverage) dropChildren(children []*child) {
-	for _, ch := range children {
-		if ch.state != v1alpha1.ChildApexListening && ch.state != v1alpha1.ChildApexOutsideApex {
-			c.dropped[ch.apex] = ch.state
-		}
-	}
-}
-
-// serving is the wildcard listener that would serve h if it has no exact
-// one and every listening child apex kept its listener: the wildcard of the
-// longest domain above it (Gateway API wildcards match any number of labels,
-// but not the domain itself). under is a child apex left out that is more
-// specific than that wildcard, if any.
-func (c *coverage) serving(h string) (best *slot, under string) {
-	domain := ""
-	eachDomain(parent(base(h)), func(d string) bool {
-		best, domain = c.wildcard[d], d
-		return best != nil
-	})
-	eachDomain(base(h), func(d string) bool {
-		if len(d) > len(domain) && c.dropped[d] != "" {
-			under = d
-			return true
-		}
-		return false
-	})
-	return best, under
-}
-
-// cover judges a claim of h from namespace ns by the listener that serves
-// it.
-func (c *coverage) cover(in *Input, t *tenancy, h, ns string) (v1alpha1.HostnameState, string) {
-	if s := c.exact[h]; s != nil && s.kept {
-		return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", s.name, h)
-	}
-	_, under := c.serving(h)
-	note := ""
-	if s := c.pins[h]; s != nil {
+// judgeChildSlots reports the listening child apexes whose listener the
+// budget left out, or that could not be named.
+func judgeChildSlots(in *Input, children []*child) {
+	for _, ch := range listeningChildren(children) {
 		switch {
-		case s.invalid != "":
-			return v1alpha1.HostnameInvalid, s.invalid
-		case s.kept && c.dropped[under] == v1alpha1.ChildApexOverCertificateLimit:
-			return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s), but it is under child apex %s, left out of the wildcard certificate (the ACME CA issues at most %d names per certificate), so clients will see a name mismatch", s.name, h, under, maxCertificateDNSNames)
-		case s.kept:
-			return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", s.name, h)
-		}
-		// The pin was left out: what serves the hostname instead serves
-		// every namespace it admits.
-		note = fmt.Sprintf("; listener %s, which would admit only namespace %s for it, was left out: the Gateway would exceed %d listeners", s.name, s.namespace, MaxListeners)
-	}
-	var best *slot
-	var domain string
-	eachDomain(parent(base(h)), func(d string) bool {
-		if s := c.wildcard[d]; s != nil && s.kept {
-			best, domain = s, d
-			return true
-		}
-		return false
-	})
-	if best == nil || !best.admit.admits(t, ns) {
-		// The listener that would serve it leaves the namespace out: a
-		// child apex left out, more specific than that wildcard.
-		if c.dropped[under] == v1alpha1.ChildApexOverCertificateLimit {
-			return v1alpha1.HostnameOverCertificateLimit, fmt.Sprintf("%s is under a child apex left out of the wildcard certificate: the ACME CA issues at most %d names per certificate", h, maxCertificateDNSNames)
-		}
-		return overLimit(in, h)
-	}
-	msg := fmt.Sprintf("served by listener %s (*.%s)", best.name, domain)
-	if in.Spec.CertMode != v1alpha1.CertModeEdge && !oneLabelBelow(h, domain) {
-		msg += fmt.Sprintf("; the wildcard certificate for *.%s covers only names one label below %s, so clients will see a name mismatch", domain, domain)
-	}
-	return v1alpha1.HostnameCovered, msg + note
-}
-
-// unenforced re-judges the losers of a hostname whose pin the budget left
-// out: the listener that serves the hostname instead may admit them too, so
-// the conflict is not enforced, and status must not say they are refused.
-func (c *coverage) unenforced(in *Input, t *tenancy, claims []*claim) {
-	for _, cl := range claims {
-		if cl.state != v1alpha1.HostnameConflict {
-			continue
-		}
-		if s := c.pins[cl.hostname]; s == nil || s.kept || s.invalid != "" {
-			continue
-		}
-		if st, msg := c.cover(in, t, cl.hostname, cl.namespace); isServed(st) {
-			cl.state, cl.message = st, cl.route+" lost "+cl.hostname+", but "+msg
+		case ch.slot.invalid != "":
+			ch.state, ch.message = v1alpha1.ChildApexInvalid, ch.slot.invalid
+		case !ch.slot.kept:
+			ch.state, ch.message = v1alpha1.ChildApexOverListenerLimit, fmt.Sprintf("left out: the Gateway would exceed %d listeners; %s", MaxListeners, budgetAdvice(in))
 		}
 	}
-}
-
-func admitsAny(t *tenancy, a admission, namespaces []string) bool {
-	for _, ns := range namespaces {
-		if a.admits(t, ns) {
-			return true
-		}
-	}
-	return false
-}
-
-func boolRank(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // placeSlots decides which slots get a listener, then names those: first the
@@ -436,7 +277,7 @@ func certificateRef(in *Input) string {
 
 // httpListener is listener #1: port 80, any hostname, SEL-HTTP. It carries the
 // redirect route and the ACME HTTP-01 challenges.
-func httpListener(_ *Input, t *tenancy) gwapiv1.Listener {
+func httpListener(t *tenancy) gwapiv1.Listener {
 	return gwapiv1.Listener{
 		Name:          ListenerHTTP,
 		Port:          80,

@@ -63,22 +63,6 @@ func attaches(in *Input, r *Route) bool {
 	return false
 }
 
-// admittedNamespaces are the namespaces whose routes count: the
-// TenantGateway's own, the attached ones, and every namespace labelled as
-// publishing through this Gateway.
-func admittedNamespaces(in *Input) map[string]bool {
-	ns := map[string]bool{in.Namespace: true}
-	for _, a := range in.Spec.AttachedNamespaces {
-		ns[string(a)] = true
-	}
-	for _, n := range in.Namespaces {
-		if n.Labels[LabelNamespaceGateway] == in.Namespace {
-			ns[n.Name] = true
-		}
-	}
-	return ns
-}
-
 // isCozy reports whether a namespace belongs to the platform. Platform
 // services win hostname conflicts against tenants.
 func isCozy(ns string) bool { return strings.HasPrefix(ns, "cozy-") }

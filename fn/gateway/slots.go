@@ -56,13 +56,18 @@ func allocateNames(slots []*slot, served map[string]string, taken map[string]boo
 			}
 		}
 	}
+	claimNames(slots, taken)
+}
+
+// claimNames checks the allocated names: too long, or still taken. A long
+// form never equals a short one (a hex digit stands where the short form has
+// its dash), so what is still taken here is a collision of 64-bit hashes:
+// the later slot, in hostname order, loses.
+func claimNames(slots []*slot, taken map[string]bool) {
 	used := make(map[string]bool, len(taken)+len(slots))
 	for n := range taken {
 		used[n] = true
 	}
-	// A long form never equals a short one (a hex digit stands where the
-	// short form has its dash), so what is still taken here is a collision
-	// of 64-bit hashes: the later slot, in hostname order, loses.
 	for _, s := range slots {
 		switch {
 		case len(s.name) > maxListenerName:

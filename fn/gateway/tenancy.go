@@ -45,23 +45,7 @@ func newTenancy(in *Input) *tenancy {
 		}
 	}
 	for _, ns := range AttachedNamespaces(in) {
-		var labels map[string]string
-		if n := in.NamedNamespaces[ns]; n != nil {
-			labels = n.Labels
-		} else if l, ok := t.labels[ns]; ok {
-			labels = l
-		}
-		if g := labels[LabelNamespaceGateway]; g != "" && g != in.Namespace {
-			t.foreign = append(t.foreign, ns)
-			continue
-		}
-		l := maps.Clone(labels)
-		if l == nil {
-			l = map[string]string{}
-		}
-		l[LabelNamespaceGateway] = in.Namespace
-		t.labels[ns] = l
-		t.publisher[ns] = true
+		t.addPublisher(in, ns)
 	}
 	for _, ns := range slices.Sorted(maps.Keys(t.publisher)) {
 		if ns != in.Namespace {
@@ -78,6 +62,28 @@ func newTenancy(in *Input) *tenancy {
 	}
 	slices.Sort(t.apexZone)
 	return t
+}
+
+// addPublisher admits the owner or an attached namespace with the gateway
+// label the function writes on it, unless another owner's label is there.
+func (t *tenancy) addPublisher(in *Input, ns string) {
+	var labels map[string]string
+	if n := in.NamedNamespaces[ns]; n != nil {
+		labels = n.Labels
+	} else if l, ok := t.labels[ns]; ok {
+		labels = l
+	}
+	if g := labels[LabelNamespaceGateway]; g != "" && g != in.Namespace {
+		t.foreign = append(t.foreign, ns)
+		return
+	}
+	l := maps.Clone(labels)
+	if l == nil {
+		l = map[string]string{}
+	}
+	l[LabelNamespaceGateway] = in.Namespace
+	t.labels[ns] = l
+	t.publisher[ns] = true
 }
 
 // admitted reports whether routes of ns count at all.
