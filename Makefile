@@ -48,7 +48,14 @@ FUZZTIME     ?= 40000x
 # The package reference the Configuration depends on; `make xpkg` records it
 # in the Function package's runtime image.
 FUNCTION_REF ?= ghcr.io/cozystack/function-tenant-gateway
-VERSION      ?= v0.1.0
+# The version the packages are named and tagged with: the version tag on HEAD
+# when there is one (a release build), else v0.1.0. Only a tag on HEAD itself
+# counts (--exact-match): plain `git describe` would give v0.1.0-3-gabc1234,
+# which is no release. CI clones may carry no tags and a source tarball no
+# .git; both get the default. Computed once, so a run sees one value.
+ifeq ($(origin VERSION),undefined)
+VERSION := $(or $(shell git describe --tags --exact-match --match 'v[0-9]*' HEAD 2>/dev/null),v0.1.0)
+endif
 
 RENDER_ENV = CROSSPLANE=$(abspath $(CROSSPLANE)) CROSSPLANE_CORE=$(abspath $(CROSSPLANE_CORE)) FUNCTION_BIN=$(abspath $(FUNCTION_BIN))
 
@@ -208,11 +215,12 @@ xpkg: $(CROSSPLANE) $(RUNTIME_IMAGE)
 	cd $(OUT)/xpkg && sha256sum *.xpkg
 
 # Builds both packages twice into separate folders and fails unless the
-# digests are identical.
+# digests are identical. Both builds get this run's VERSION, so a tag made
+# in between cannot make them differ.
 xpkg-check:
 	rm -rf $(OUT)/xpkg-a $(OUT)/xpkg-b
-	$(MAKE) --no-print-directory xpkg OUT=$(OUT)/xpkg-a >/dev/null
-	$(MAKE) --no-print-directory xpkg OUT=$(OUT)/xpkg-b >/dev/null
+	$(MAKE) --no-print-directory xpkg OUT=$(OUT)/xpkg-a VERSION=$(VERSION) >/dev/null
+	$(MAKE) --no-print-directory xpkg OUT=$(OUT)/xpkg-b VERSION=$(VERSION) >/dev/null
 	cd $(OUT)/xpkg-a/xpkg && sha256sum *.xpkg > ../../xpkg-a.sha256
 	cd $(OUT)/xpkg-b/xpkg && sha256sum *.xpkg > ../../xpkg-b.sha256
 	cat $(OUT)/xpkg-a.sha256
