@@ -5,7 +5,8 @@
 #                 Envoy Gateway's translator on hand-written Gateways (test/envoy)
 #   make golden   rewrite examples/*/expected.yaml from the current function
 #   make generate regenerate deepcopy code, the XRD and the input CRD from apis/
-#   make xpkg     build the Function and Configuration packages (no Docker)
+#   make xpkg     build the Function package for linux/amd64 and linux/arm64
+#                 and the Configuration package (no Docker)
 #   make xpkg-check build them twice and check the digests are identical
 #   make lint     go vet and golangci-lint
 #   make bench    benchmarks of a full RunFunction against the do-nothing floor
@@ -26,6 +27,9 @@ export GOFLAGS ?= -buildvcs=false
 
 pin = $(shell awk '$$1=="$(1)"{print $$2} $$1=="require" && $$2=="$(1)"{print $$3}' $(2))
 sum = $(shell sha256sum $(1) | cut -c1-8)
+# One hash over several files, for tools built from our own sources: their
+# cached binary must change name when the sources do, not only go.sum.
+sums = $(shell cat $(sort $(1)) | sha256sum | cut -c1-8)
 
 CLI_MOD        := package/tools/cli
 CORE_MOD       := package/tools/core
@@ -33,7 +37,9 @@ CLI_VERSION    := $(call pin,github.com/crossplane/cli/v2,$(CLI_MOD)/go.mod)
 CORE_VERSION   := $(call pin,github.com/crossplane/crossplane/v2,$(CORE_MOD)/go.mod)
 CROSSPLANE      := $(CACHE)/bin/crossplane-$(CLI_VERSION)-$(call sum,$(CLI_MOD)/go.sum)
 CROSSPLANE_CORE := $(CACHE)/bin/crossplane-core-$(CORE_VERSION)-$(call sum,$(CORE_MOD)/go.sum)
-RUNTIME_IMAGE   := $(CACHE)/bin/runtime-image-$(call sum,$(CLI_MOD)/go.sum)
+CLI_SRC         := $(CLI_MOD)/go.sum $(wildcard $(CLI_MOD)/internal/*/*.go)
+RUNTIME_IMAGE   := $(CACHE)/bin/runtime-image-$(call sums,$(CLI_SRC) $(CLI_MOD)/cmd/runtime-image/main.go)
+XPKG_INDEX      := $(CACHE)/bin/xpkg-index-$(call sums,$(CLI_SRC) $(CLI_MOD)/cmd/xpkg-index/main.go)
 GOLANGCI_VERSION := v2.15.0
 GOLANGCI_LINT   := $(CACHE)/bin/golangci-lint-$(GOLANGCI_VERSION)
 VERSION_PKG     := github.com/crossplane/crossplane-runtime/v2/pkg/version.version
@@ -48,7 +54,18 @@ FUZZTIME     ?= 40000x
 # The package reference the Configuration depends on; `make xpkg` records it
 # in the Function package's runtime image.
 FUNCTION_REF ?= ghcr.io/cozystack/function-tenant-gateway
-VERSION      ?= v0.1.0
+# The version the packages are named and tagged with: the version tag on HEAD
+# when there is one (a release build), else v0.1.0. Only a tag on HEAD itself
+# counts (--exact-match): plain `git describe` would give v0.1.0-3-gabc1234,
+# which is no release. CI clones may carry no tags and a source tarball no
+# .git; both get the default. Computed once, so a run sees one value.
+ifeq ($(origin VERSION),undefined)
+VERSION := $(or $(shell git describe --tags --exact-match --match 'v[0-9]*' HEAD 2>/dev/null),v0.1.0)
+endif
+# The Function package is built once per architecture, each embedding a
+# runtime image of its own binary; `crossplane xpkg push -f` with the files
+# comma-separated publishes them as one multi-platform index (see the README).
+XPKG_ARCHS   ?= amd64 arm64
 
 RENDER_ENV = CROSSPLANE=$(abspath $(CROSSPLANE)) CROSSPLANE_CORE=$(abspath $(CROSSPLANE_CORE)) FUNCTION_BIN=$(abspath $(FUNCTION_BIN))
 
@@ -71,6 +88,11 @@ $(CROSSPLANE_CORE):
 $(RUNTIME_IMAGE):
 	@mkdir -p $(dir $@)
 	cd $(CLI_MOD) && go build -trimpath -o $@.tmp ./cmd/runtime-image
+	mv $@.tmp $@
+
+$(XPKG_INDEX):
+	@mkdir -p $(dir $@)
+	cd $(CLI_MOD) && go build -trimpath -o $@.tmp ./cmd/xpkg-index
 	mv $@.tmp $@
 
 $(GOLANGCI_LINT):
@@ -146,7 +168,7 @@ $(ENVOY_GATEWAY):
 
 envoy-tools: $(EGCTL) $(ENVOY_GATEWAY)
 
-e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) $(PROVIDER_KUBERNETES) $(REGISTRY)
+e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) $(PROVIDER_KUBERNETES) $(REGISTRY) $(XPKG_INDEX)
 
 # The end-to-end tests (test/e2e, build tag e2e) against a loopback control
 # plane: etcd, kube-apiserver, kube-controller-manager, a registry, Crossplane,
@@ -158,7 +180,7 @@ e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) $(PROVI
 E2E_ENV = E2E_DIR=$(E2E_DIR) KUBE_APISERVER=$(KUBE_APISERVER) KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER) KUBECTL=$(KUBECTL) \
 	CROSSPLANE_CORE=$(abspath $(CROSSPLANE_CORE)) CROSSPLANE=$(abspath $(CROSSPLANE)) REGISTRY=$(REGISTRY) \
 	PROVIDER_KUBERNETES=$(PROVIDER_KUBERNETES) FUNCTION_BIN=$(abspath $(FUNCTION_BIN)) \
-	XPKG_DIR=$(abspath $(OUT))/xpkg VERSION=$(VERSION)
+	XPKG_DIR=$(abspath $(OUT))/xpkg VERSION=$(VERSION) XPKG_ARCHS='$(XPKG_ARCHS)' XPKG_INDEX=$(XPKG_INDEX)
 E2E_RUN ?= .
 
 e2e: e2e-tools build xpkg
@@ -184,6 +206,7 @@ unit:
 test: tools build $(EGCTL)
 	go vet ./...
 	$(RENDER_ENV) EGCTL=$(EGCTL) FTG_REQUIRE_RENDER=1 go test -count=1 ./...
+	cd $(CLI_MOD) && go vet ./cmd/... ./internal/... && go test -count=1 ./cmd/... ./internal/...
 	go test -run '^$$' -fuzz '^FuzzRunFunction$$' -fuzztime $(FUZZTIME) ./fn
 	go test -run '^$$' -fuzz '^FuzzHostKey$$' -fuzztime $(FUZZTIME) ./fn/gateway
 	go test -run '^$$' -fuzz '^FuzzIsolation$$' -fuzztime $(FUZZTIME) ./fn/gateway
@@ -197,22 +220,31 @@ generate:
 
 # Reproducible packages: a static binary built with -trimpath, a runtime
 # layer with fixed metadata, and xpkg build, which adds no timestamps.
+# runtime-image reads each binary's architecture from its ELF header into the
+# image config, which is what `xpkg push` files each package under in the
+# index. Earlier packages are removed first so that the listing, and a push
+# of $(OUT)/xpkg, holds only this build's.
 xpkg: $(CROSSPLANE) $(RUNTIME_IMAGE)
 	@mkdir -p $(OUT)/xpkg
-	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags "-s -w" -o $(OUT)/xpkg/function ./fn/cmd/function
-	$(RUNTIME_IMAGE) --binary=$(OUT)/xpkg/function --out=$(OUT)/xpkg/runtime.tar --tag=$(FUNCTION_REF):$(VERSION)
-	$(CROSSPLANE) xpkg build --package-root=package/function --examples-root=package/function/examples \
-		--embed-runtime-image-tarball=$(OUT)/xpkg/runtime.tar --package-file=$(OUT)/xpkg/function-tenant-gateway-$(VERSION).xpkg
+	rm -f $(OUT)/xpkg/*.xpkg
+	for arch in $(XPKG_ARCHS); do \
+	  mkdir -p $(OUT)/xpkg/$$arch; \
+	  CGO_ENABLED=0 GOOS=linux GOARCH=$$arch go build -trimpath -ldflags "-s -w" -o $(OUT)/xpkg/$$arch/function ./fn/cmd/function; \
+	  $(RUNTIME_IMAGE) --binary=$(OUT)/xpkg/$$arch/function --arch=$$arch --out=$(OUT)/xpkg/$$arch/runtime.tar --tag=$(FUNCTION_REF):$(VERSION); \
+	  $(CROSSPLANE) xpkg build --package-root=package/function --examples-root=package/function/examples \
+	    --embed-runtime-image-tarball=$(OUT)/xpkg/$$arch/runtime.tar --package-file=$(OUT)/xpkg/function-tenant-gateway-$(VERSION)-$$arch.xpkg; \
+	done
 	$(CROSSPLANE) xpkg build --package-root=package/configuration --examples-root=package/configuration/examples \
 		--package-file=$(OUT)/xpkg/configuration-tenant-gateway-$(VERSION).xpkg
 	cd $(OUT)/xpkg && sha256sum *.xpkg
 
-# Builds both packages twice into separate folders and fails unless the
-# digests are identical.
+# Builds every package twice into separate folders and fails unless the
+# digests are identical. Both builds get this run's VERSION, so a tag made
+# in between cannot make them differ.
 xpkg-check:
 	rm -rf $(OUT)/xpkg-a $(OUT)/xpkg-b
-	$(MAKE) --no-print-directory xpkg OUT=$(OUT)/xpkg-a >/dev/null
-	$(MAKE) --no-print-directory xpkg OUT=$(OUT)/xpkg-b >/dev/null
+	$(MAKE) --no-print-directory xpkg OUT=$(OUT)/xpkg-a VERSION=$(VERSION) >/dev/null
+	$(MAKE) --no-print-directory xpkg OUT=$(OUT)/xpkg-b VERSION=$(VERSION) >/dev/null
 	cd $(OUT)/xpkg-a/xpkg && sha256sum *.xpkg > ../../xpkg-a.sha256
 	cd $(OUT)/xpkg-b/xpkg && sha256sum *.xpkg > ../../xpkg-b.sha256
 	cat $(OUT)/xpkg-a.sha256

@@ -26,7 +26,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 R=${E2E_DIR:?}
 : "${KUBE_APISERVER:?}" "${KUBE_CONTROLLER_MANAGER:?}" "${KUBECTL:?}" "${CROSSPLANE_CORE:?}" "${CROSSPLANE:?}" "${REGISTRY:?}"
-: "${PROVIDER_KUBERNETES:?}" "${FUNCTION_BIN:?}" "${XPKG_DIR:?}" "${VERSION:?}"
+: "${PROVIDER_KUBERNETES:?}" "${FUNCTION_BIN:?}" "${XPKG_DIR:?}" "${VERSION:?}" "${XPKG_ARCHS:?}" "${XPKG_INDEX:?}"
 P=$R/pki; S=$R/run; L=$R/logs
 export KUBECONFIG=$P/kubeconfig
 mkdir -p "$S/bin" "$L"
@@ -102,9 +102,20 @@ mkdir -p "$S/pkg"
   --package-file="$S/pkg/provider-kubernetes-$PKUBE_VERSION.xpkg" >> "$L/xpkg.log" 2>&1 || fail "cannot build the provider-kubernetes package (see xpkg.log)"
 push(){ "$CROSSPLANE" xpkg push -f "$1" "$2" >> "$L/xpkg.log" 2>&1 || fail "cannot push $2 (see xpkg.log)"; }
 push "$S/pkg/provider-kubernetes-$PKUBE_VERSION.xpkg" "127.0.0.1:5000/crossplane-contrib/provider-kubernetes:$PKUBE_VERSION"
-push "$XPKG_DIR/function-tenant-gateway-$VERSION.xpkg" "127.0.0.1:5000/cozystack/function-tenant-gateway:$VERSION"
+# The Function as a release publishes it: one package per architecture
+# pushed at once (-f with the files comma-separated), which xpkg push writes
+# as a multi-platform index under the tag. xpkg-index then checks that the
+# registry serves an index with one entry per architecture, each holding the
+# package layer and a /function built for it. Crossplane pulls the
+# linux/amd64 entry whatever the host (go-containerregistry's default
+# platform); a node's runtime would pull its own.
+fn_files=(); fn_platforms=()
+for a in $XPKG_ARCHS; do fn_files+=("$XPKG_DIR/function-tenant-gateway-$VERSION-$a.xpkg"); fn_platforms+=("linux/$a"); done
+push "$(IFS=,; echo "${fn_files[*]}")" "127.0.0.1:5000/cozystack/function-tenant-gateway:$VERSION"
+"$XPKG_INDEX" --ref="127.0.0.1:5000/cozystack/function-tenant-gateway:$VERSION" --platforms="$(IFS=,; echo "${fn_platforms[*]}")" >> "$L/xpkg.log" 2>&1 \
+  || fail "the pushed function index is wrong: $(tail -n 1 "$L/xpkg.log")"
 push "$XPKG_DIR/configuration-tenant-gateway-$VERSION.xpkg" "127.0.0.1:5000/cozystack/configuration-tenant-gateway:$VERSION"
-ts "registry: provider-kubernetes $PKUBE_VERSION, function and configuration $VERSION pushed"
+ts "registry: provider-kubernetes $PKUBE_VERSION, function ($(IFS=,; echo "${fn_platforms[*]}")) and configuration $VERSION pushed"
 
 # --- the CRDs a platform brings: Gateway API standard channel, cert-manager ---
 GW_DIR=$(go -C "$ROOT" list -m -f '{{.Dir}}' sigs.k8s.io/gateway-api)

@@ -6,6 +6,11 @@
 // The output is reproducible: file modes, owners and times in the layer and
 // the image's creation time are fixed, so the same binary gives the same
 // digest.
+//
+// The image config's architecture is what `crossplane xpkg push -f a,b`
+// copies into each entry of a multi-platform index, and what a node's
+// runtime picks by, so it is read from the binary's ELF header rather than
+// trusted to a flag: --arch, when given, must agree with it.
 package main
 
 import (
@@ -22,17 +27,19 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/cozystack/function-tenant-gateway/package/tools/cli/internal/binarch"
 )
 
 func main() {
 	bin := flag.String("binary", "", "static function binary to put at /function")
 	out := flag.String("out", "", "docker-save tarball to write")
 	tag := flag.String("tag", "", "image reference recorded in the tarball")
-	arch := flag.String("arch", "amd64", "image architecture")
+	arch := flag.String("arch", "", "expected image architecture (GOARCH); the binary's ELF header decides, this only checks it")
 	port := flag.String("port", "9443/tcp", "gRPC port the function serves")
 	flag.Parse()
 	if *bin == "" || *out == "" || *tag == "" {
-		fmt.Fprintln(os.Stderr, "usage: runtime-image --binary=PATH --out=PATH --tag=REF [--arch=amd64]")
+		fmt.Fprintln(os.Stderr, "usage: runtime-image --binary=PATH --out=PATH --tag=REF [--arch=GOARCH]")
 		os.Exit(2)
 	}
 	if err := run(*bin, *out, *tag, *arch, *port); err != nil {
@@ -41,7 +48,14 @@ func main() {
 	}
 }
 
-func run(bin, out, tag, arch, port string) error {
+func run(bin, out, tag, want, port string) error {
+	arch, err := binaryArch(bin)
+	if err != nil {
+		return err
+	}
+	if want != "" && want != arch {
+		return fmt.Errorf("%s is a linux/%s binary, not linux/%s", bin, arch, want)
+	}
 	layer, err := binaryLayer(bin)
 	if err != nil {
 		return err
@@ -73,9 +87,9 @@ func run(bin, out, tag, arch, port string) error {
 	}
 	d, err := img.Digest()
 	if err != nil {
-		return err
+		return fmt.Errorf("cannot compute the image digest: %w", err)
 	}
-	fmt.Printf("wrote %s (%s, image %s)\n", out, tag, d)
+	fmt.Printf("wrote %s (%s, linux/%s, image %s)\n", out, tag, arch, d)
 	return nil
 }
 
@@ -89,7 +103,7 @@ func binaryLayer(bin string) (v1.Layer, error) {
 	defer f.Close() //nolint:errcheck // Read-only.
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cannot stat %s: %w", bin, err)
 	}
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
@@ -101,14 +115,32 @@ func binaryLayer(bin string) (v1.Layer, error) {
 		Format:  tar.FormatPAX,
 	}
 	if err := tw.WriteHeader(hdr); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cannot write the layer's tar header: %w", err)
 	}
 	if _, err := io.Copy(tw, f); err != nil {
 		return nil, fmt.Errorf("cannot copy %s into the layer: %w", bin, err)
 	}
 	if err := tw.Close(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cannot finish the layer's tar: %w", err)
 	}
 	b := buf.Bytes()
-	return tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil })
+	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil })
+	if err != nil {
+		return nil, fmt.Errorf("cannot make a layer of %s: %w", bin, err)
+	}
+	return l, nil
+}
+
+// binaryArch is the OCI architecture of a static linux binary.
+func binaryArch(bin string) (string, error) {
+	f, err := os.Open(bin) //nolint:gosec // The caller names the binary.
+	if err != nil {
+		return "", fmt.Errorf("cannot open %s: %w", bin, err)
+	}
+	defer f.Close() //nolint:errcheck // Read-only.
+	arch, err := binarch.Of(f)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", bin, err)
+	}
+	return arch, nil
 }
