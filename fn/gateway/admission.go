@@ -30,7 +30,7 @@ const (
 	// admitPin is one hostname's listener: the one namespace that owns it.
 	admitPin
 	// admitPublishers is a passthrough listener: the TenantGateway's
-	// namespace and its attached namespaces.
+	// namespace and its attached namespaces that are delegated the apex.
 	admitPublishers
 )
 
@@ -49,7 +49,7 @@ func (a admission) admits(t *tenancy, ns string) bool {
 	case admitPin:
 		return t.admitted(ns) && ns == a.value
 	case admitPublishers:
-		return t.publisher[ns]
+		return t.publisher[ns] && (t.host(ns) == "" || t.host(ns) == t.apex)
 	}
 	return false
 }
@@ -74,9 +74,8 @@ func (a admission) allowedRoutes(t *tenancy) *gwapiv1.AllowedRoutes {
 		s.MatchLabels = gateway
 		names := t.apexZone
 		if len(names) == 0 {
-			// In needs a value; the owner is not admitted here, so its
-			// name matches nothing the gateway label does not exclude.
-			names = []string{t.owner}
+			// In needs a value, and no namespace is named "".
+			names = []string{""}
 		}
 		s.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: LabelNamespaceName, Operator: metav1.LabelSelectorOpIn, Values: names}}
 	case admitChild:
@@ -85,7 +84,7 @@ func (a admission) allowedRoutes(t *tenancy) *gwapiv1.AllowedRoutes {
 		s.MatchLabels = map[string]string{LabelNamespaceGateway: t.owner, LabelNamespaceName: a.value}
 	case admitPublishers:
 		s.MatchLabels = gateway
-		s.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: LabelNamespaceName, Operator: metav1.LabelSelectorOpIn, Values: t.publishers}}
+		s.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: LabelNamespaceName, Operator: metav1.LabelSelectorOpIn, Values: t.apexPublishers()}}
 	}
 	from := gwapiv1.NamespacesFromSelector
 	return &gwapiv1.AllowedRoutes{Namespaces: &gwapiv1.RouteNamespaces{From: &from, Selector: s}}

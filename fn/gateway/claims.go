@@ -102,9 +102,9 @@ func judgeShape(in *Input, t *tenancy, claims []*claim, children []*child) {
 		d, _ := t.delegation(c.namespace)
 		c.specificity = strings.Count(d, ".") + 1
 		c.passthrough = passthrough[h]
-		if c.kind == KindTLSRoute && in.Spec.CertMode == v1alpha1.CertModeEdge {
+		if msg := noParent(in, c); msg != "" {
 			c.noParent = true
-			c.state, c.message = v1alpha1.HostnameInvalid, "an edge Gateway has only plain-HTTP listeners on port 80, which a TLSRoute cannot attach to: this route matches no listener (NoMatchingParent)"
+			c.state, c.message = v1alpha1.HostnameInvalid, msg
 		}
 	}
 }
@@ -137,6 +137,23 @@ func notDelegated(t *tenancy, c *claim, zones map[string]*child, passthrough map
 	}
 	if l := passthrough[h]; l != "" && !t.publisher[ns] {
 		return fmt.Sprintf("%s is the TLS passthrough listener %s, delegated only to the TenantGateway's namespace and its attachedNamespaces", h, l)
+	}
+	return ""
+}
+
+// noParent says why no listener of this Gateway can take the claim's kind of
+// route for its hostname, or "" (see Claims in docs/design.md): a TLSRoute
+// attaches only to a TLS passthrough listener (an edge Gateway has none),
+// and an HTTPRoute cannot be served on a passthrough hostname, whose TLS
+// listener takes the connection.
+func noParent(in *Input, c *claim) string {
+	switch {
+	case c.kind == KindTLSRoute && in.Spec.CertMode == v1alpha1.CertModeEdge:
+		return "an edge Gateway has only plain-HTTP listeners on port 80, which a TLSRoute cannot attach to: this route matches no listener (NoMatchingParent)"
+	case c.kind == KindTLSRoute && c.passthrough == "":
+		return fmt.Sprintf("a TLSRoute attaches only to a TLS passthrough listener (tls-<service> for <service>.%s), and this Gateway has none for %s: this route matches no listener (NoMatchingParent)", in.Spec.Apex, c.hostname)
+	case c.kind != KindTLSRoute && c.passthrough != "":
+		return fmt.Sprintf("%s is taken by TLS passthrough listener %s, which serves TLSRoutes only: this route matches no listener for it (NoMatchingParent)", c.hostname, c.passthrough)
 	}
 	return ""
 }

@@ -121,9 +121,9 @@ func listenersReady(in *Input, l LeftOut) Condition {
 	return c
 }
 
-// routesAccepted is RoutesAccepted: False on hostname conflicts, on TLSRoutes
-// an edge Gateway cannot serve, or on attached namespaces another Gateway's
-// owner marked. When status.hostnames is cut short, its message says so.
+// routesAccepted is RoutesAccepted: False on hostname conflicts, on routes
+// no listener can take (NoMatchingParent), or on attached namespaces another
+// Gateway's owner marked. When status.hostnames is cut short, its message says so.
 func routesAccepted(claims []*claim, listed int, contests []*contest, foreign []string) Condition {
 	c := routeAcceptance(claims, contests, foreign)
 	if len(claims) > listed {
@@ -153,7 +153,7 @@ func routeAcceptance(claims []*claim, contests []*contest, foreign []string) Con
 	}
 	if len(orphans) > 0 {
 		c.Reason = ReasonNoMatchingParent
-		c.Message = BoundedList("TLSRoutes target this edge Gateway but match none of its plain-HTTP listeners: ", orphans, ", ", "")
+		c.Message = BoundedList("routes target this Gateway but match no listener for these hostnames (a TLSRoute needs a TLS passthrough listener; an HTTPRoute cannot take a passthrough hostname): ", orphans, ", ", "")
 		return c
 	}
 	if len(foreign) > 0 {

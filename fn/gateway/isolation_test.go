@@ -59,6 +59,7 @@ func attackP(t *testing.T, in *Input) *Output {
 	}
 	checkIsolation(t, in, out)
 	checkServed(t, in, out)
+	checkStatusKinds(t, in, out)
 	return out
 }
 
@@ -720,4 +721,75 @@ func TestAttackStatusBytes(t *testing.T) {
 			t.Errorf("%s: status %d bytes, response about %d bytes; want at most 768 KiB and 1 MiB", spec.CertMode, len(status), total)
 		}
 	}
+}
+
+// TestAttackSecondReview holds the findings of the second attack review.
+func TestAttackSecondReview(t *testing.T) {
+	existing := v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeExistingSecret, WildcardSecretRef: &v1alpha1.LocalSecretReference{Name: "w"}}
+	edge := v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeEdge}
+	t.Run("PassthroughToAHostLabelledPublisher", func(t *testing.T) {
+		// An attached namespace with a host label was delegated that
+		// label, not api.<apex>: tls-api must not admit it.
+		spec := v1alpha1.TenantGatewaySpec{Apex: "example.org", TLSPassthroughServices: []v1alpha1.DNSLabel{"api"}, AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-b"}}
+		nss := append(platform(), Namespace{Name: "cozy-b", Labels: map[string]string{LabelNamespaceHost: "b.example.org"}})
+		r := routeTo("cozy-b", "grab", "api.example.org")
+		r.Kind = KindTLSRoute
+		out := attack(t, Input{Spec: spec, Namespaces: nss, Routes: []Route{r}})
+		if s := hostnameStates(out)["api.example.org TLSRoute/cozy-b/grab"]; s != "NotDelegated" {
+			t.Errorf("state %s, want NotDelegated", s)
+		}
+	})
+	t.Run("NobodyDelegatedTheApex", func(t *testing.T) {
+		// The owner's host label is not the apex: the apex listeners
+		// admit nobody, the owner included.
+		for _, spec := range []v1alpha1.TenantGatewaySpec{existing, edge} {
+			nss := []Namespace{labelled("tenant-root", "root.example.org"), labelled("tenant-bob", "bob.example.org")}
+			attack(t, Input{Spec: spec, Namespaces: nss, Routes: []Route{routeTo("tenant-root", "catchall"), routeTo("tenant-root", "grab", "www.example.org")}})
+		}
+	})
+	t.Run("RouteKindsTheListenerTakes", func(t *testing.T) {
+		// A TLSRoute off the passthrough hostnames, and an HTTPRoute on
+		// one, match no listener: status must not call them served.
+		tls := routeTo("tenant-alice", "t", "db.alice.example.org")
+		tls.Kind = KindTLSRoute
+		for _, spec := range []v1alpha1.TenantGatewaySpec{
+			{Apex: "example.org", TLSPassthroughServices: []v1alpha1.DNSLabel{"api"}},
+			{Apex: "example.org", CertMode: v1alpha1.CertModeExistingSecret, WildcardSecretRef: &v1alpha1.LocalSecretReference{Name: "w"}, TLSPassthroughServices: []v1alpha1.DNSLabel{"api"}},
+		} {
+			out := attack(t, Input{Spec: spec, Namespaces: platform(), Routes: []Route{tls, routeTo("tenant-root", "web", "api.example.org")}})
+			want := map[string]string{"db.alice.example.org TLSRoute/tenant-alice/t": "Invalid", "api.example.org HTTPRoute/tenant-root/web": "Invalid"}
+			if diff := cmp.Diff(want, hostnameStates(out)); diff != "" {
+				t.Errorf("%s: -want, +got:\n%s", spec.CertMode, diff)
+			}
+			if c := condition(out, ConditionRoutesAccepted); c.Reason != ReasonNoMatchingParent {
+				t.Errorf("%s: RoutesAccepted %s, want %s", spec.CertMode, c.Reason, ReasonNoMatchingParent)
+			}
+		}
+	})
+	t.Run("DroppedPinCountedOnce", func(t *testing.T) {
+		out := attack(t, Input{Spec: existing, Namespaces: platform(), Routes: []Route{routeTo("tenant-root", "r", hosts(70, "h%02d.alice.example.org")...)}})
+		left := 0
+		for _, h := range out.Hostnames {
+			if !isServed(h.State) {
+				left++
+			}
+		}
+		if out.LeftOut.Listeners != left {
+			t.Errorf("%d hostnames left out, LeftOut.Listeners=%d; ListenersReady: %s", left, out.LeftOut.Listeners, condition(out, ConditionListenersReady).Message)
+		}
+	})
+	t.Run("ConflictUnderADroppedChild", func(t *testing.T) {
+		// The child's listener admitted only the winner, so no pin was
+		// made; the budget drops that listener, and *.example.org takes
+		// the request for every namespace it admits: the loser's route
+		// answers, and status must say so.
+		for _, spec := range []v1alpha1.TenantGatewaySpec{existing, edge} {
+			nss := platform()
+			for i := range 70 {
+				nss = append(nss, labelled(sprintf("tenant-c%02d", i), sprintf("c%02d.example.org", i)))
+			}
+			nss = append(nss, labelled("tenant-zz", "zz.example.org"))
+			attack(t, Input{Spec: spec, Namespaces: nss, Routes: []Route{routeTo("tenant-zz", "shop", "shop.zz.example.org"), routeTo("tenant-root", "grab", "shop.zz.example.org")}})
+		}
+	})
 }

@@ -213,3 +213,48 @@ func checkServed(t *testing.T, in *Input, out *Output, ports ...gwapiv1.PortNumb
 		}
 	}
 }
+
+// servedOn443 reports whether a TLS client reaching h on port 443 gets the
+// route id of the given kind, by SNI: the most specific 443 listener takes
+// the connection; a TLSRoute is served only on a listener whose protocol is
+// TLS and whose kinds list TLSRoute, an HTTPRoute only on an HTTPS listener.
+func servedOn443(t *testing.T, in *Input, out *Output, kind, h, id string) bool {
+	gw := composedGateway(out)
+	var best *int
+	score := -1
+	for i := range gw.Spec.Listeners {
+		l := gw.Spec.Listeners[i]
+		if l.Port != 443 {
+			continue
+		}
+		if m, s := hostMatch(hostOf(l), h); m && s > score {
+			j := i
+			best, score = &j, s
+		}
+	}
+	if best == nil {
+		return false
+	}
+	l := gw.Spec.Listeners[*best]
+	if !kindAllowed(l, kind) {
+		return false
+	}
+	_, rs := answer(t, in, out, 443, h)
+	return slices.Contains(rs, id)
+}
+
+// checkStatusKinds is checkServed for what the HTTP oracle does not play:
+// every hostname status says is served on port 443 is served to its route's
+// kind by the listener that takes its SNI.
+func checkStatusKinds(t *testing.T, in *Input, out *Output) {
+	t.Helper()
+	if in.Spec.CertMode == v1alpha1.CertModeEdge || composedGateway(out) == nil {
+		return
+	}
+	for _, h := range out.Hostnames {
+		kind, _, _ := strings.Cut(h.Route, "/")
+		if isServed(h.State) && validHostname(h.Hostname) && !strings.HasPrefix(h.Hostname, "*.") && !servedOn443(t, in, out, kind, h.Hostname, h.Route) {
+			t.Errorf("status says %s %s is %s (%s), but the 443 listener that takes %s does not serve it a %s", h.Hostname, h.Route, h.State, h.Message, h.Hostname, kind)
+		}
+	}
+}

@@ -51,10 +51,10 @@ func TestAttachment(t *testing.T) {
 		},
 		"ExplicitGroupKindSectionPort": {
 			reason: "Group, kind and namespace may be explicit; sectionName does not change whether a route counts",
-			route: Route{Kind: KindTLSRoute, Namespace: "cozy-dashboard", Name: "a", ParentRefs: []ParentRef{
+			route: Route{Kind: KindHTTPRoute, Namespace: "cozy-dashboard", Name: "a", ParentRefs: []ParentRef{
 				{Group: "gateway.networking.k8s.io", Kind: "Gateway", Namespace: "tenant-root", Name: "cozystack"},
 			}, Hostnames: []string{"a.example.org"}},
-			want: []string{"a.example.org TLSRoute/cozy-dashboard/a Listening"},
+			want: []string{"a.example.org HTTPRoute/cozy-dashboard/a Listening"},
 		},
 		"OtherGateway": {
 			reason: "A route on another Gateway is ignored",
@@ -117,7 +117,9 @@ func TestHTTP01(t *testing.T) {
 		Certificates: []string{"cozystack-harbor-760d5a8a-tls secret=cozystack-harbor-760d5a8a-tls harbor.foo.example.com"},
 		Hostnames: []string{
 			"*.foo.example.com HTTPRoute/tenant-root/harbor Invalid",
-			"api.foo.example.com HTTPRoute/tenant-root/harbor Passthrough",
+			// The TLS passthrough listener takes api.foo.example.com; an
+			// HTTPRoute cannot be served there.
+			"api.foo.example.com HTTPRoute/tenant-root/harbor Invalid",
 			"harbor.foo.example.com HTTPRoute/tenant-root/harbor Listening",
 			"shop.example.net HTTPRoute/tenant-root/harbor OutsideApex",
 		},
@@ -231,22 +233,22 @@ func TestConflicts(t *testing.T) {
 			},
 		},
 		"SmallestNamespaceNameAndSameNamespaceNeverLoses": {
-			reason: "Between tenants the smallest namespace/name wins, kind aside; every route of the winner's namespace keeps the hostname",
+			reason: "Between tenants equally delegated the smallest namespace/name wins; every route of the winner's namespace keeps the hostname",
 			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org"},
 			routes: []Route{
 				routeTo("tenant-foo", "b", "x.example.org"),
 				routeTo("tenant-foo", "c", "x.example.org"),
-				{Kind: KindTLSRoute, Namespace: "tenant-bar", Name: "z", ParentRefs: []ParentRef{{Namespace: "tenant-root", Name: "cozystack"}}, Hostnames: []string{"x.example.org"}},
+				routeTo("tenant-bar", "z", "x.example.org"),
 			},
 			want: view{
 				Listeners:    []string{httpLine, "https-x-" + Hex8("x.example.org") + " 443/HTTPS x.example.org pin=tenant-bar " + k443 + " cert=cozystack-x-" + Hex8("x.example.org") + "-tls"},
 				Certificates: []string{"cozystack-x-" + Hex8("x.example.org") + "-tls secret=cozystack-x-" + Hex8("x.example.org") + "-tls x.example.org"},
 				Hostnames: []string{
+					"x.example.org HTTPRoute/tenant-bar/z Listening",
 					"x.example.org HTTPRoute/tenant-foo/b Conflict",
 					"x.example.org HTTPRoute/tenant-foo/c Conflict",
-					"x.example.org TLSRoute/tenant-bar/z Listening",
 				},
-				Conflicts: []string{"x.example.org winner=TLSRoute/tenant-bar/z losers=HTTPRoute/tenant-foo/b,HTTPRoute/tenant-foo/c"},
+				Conflicts: []string{"x.example.org winner=HTTPRoute/tenant-bar/z losers=HTTPRoute/tenant-foo/b,HTTPRoute/tenant-foo/c"},
 				Keys:      []string{"gateway", "issuer", "certificate-https-x-" + Hex8("x.example.org"), "redirect"},
 			},
 		},

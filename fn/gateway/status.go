@@ -158,7 +158,7 @@ type LeftOut struct {
 func (l LeftOut) Total() int { return l.Listeners + l.Certificate }
 
 func leftOut(claims []*claim, children []*child, droppedPins []string) LeftOut {
-	l := LeftOut{Listeners: len(droppedPins)}
+	l := LeftOut{Listeners: len(pinsOnly(claims, droppedPins))}
 	prev := ""
 	for _, c := range claims {
 		if c.hostname == prev && prev != "" {
@@ -183,6 +183,30 @@ func leftOut(claims []*claim, children []*child, droppedPins []string) LeftOut {
 		}
 	}
 	return l
+}
+
+// pinsOnly are the dropped pins whose hostname is not itself left out (so
+// counted once): those still served by a wildcard.
+func pinsOnly(claims []*claim, droppedPins []string) []string {
+	if len(droppedPins) == 0 {
+		return nil
+	}
+	pins := make(map[string]bool, len(droppedPins))
+	for _, p := range droppedPins {
+		pins[p] = true
+	}
+	for _, c := range claims {
+		if pins[c.hostname] && (c.state == v1alpha1.HostnameOverListenerLimit || c.state == v1alpha1.HostnameOverCertificateLimit) {
+			pins[c.hostname] = false
+		}
+	}
+	out := make([]string, 0, len(droppedPins))
+	for _, p := range droppedPins {
+		if pins[p] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // maxLeftOutNamed bounds how many left-out names a warning is given to
@@ -212,7 +236,7 @@ func leftOutOf(claims []*claim, children []*child, droppedPins []string) leftOut
 			s.first = append(s.first, line)
 		}
 	}
-	for _, p := range droppedPins {
+	for _, p := range pinsOnly(claims, droppedPins) {
 		add("the pin of " + p + " (" + string(v1alpha1.HostnameOverListenerLimit) + ")")
 	}
 	prev := ""

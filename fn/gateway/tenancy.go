@@ -127,3 +127,18 @@ func (t *tenancy) turn(ns string) (int, string) {
 	// The apex itself, or outside it: the namespace alone.
 	return 2, "=" + ns
 }
+
+// apexPublishers are the publishers delegated the apex (no host label, or
+// the apex): the only ones a passthrough <svc>.<apex> is delegated to.
+func (t *tenancy) apexPublishers() []string {
+	var out []string
+	for _, ns := range t.publishers {
+		if h := t.host(ns); h == "" || h == t.apex {
+			out = append(out, ns)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{""}
+	}
+	return out
+}

@@ -126,11 +126,16 @@ func (c *coverage) unenforced(in *Input, t *tenancy, claims []*claim) {
 		if cl.state != v1alpha1.HostnameConflict {
 			continue
 		}
-		if s := c.pins[cl.hostname]; s == nil || s.kept || s.invalid != "" {
+		if s := c.pins[cl.hostname]; s != nil && (s.kept || s.invalid != "") {
 			continue
 		}
-		if st, msg := c.cover(in, t, cl.hostname, cl.namespace); isServed(st) {
-			cl.state, cl.message = st, cl.route+" lost "+cl.hostname+", but "+msg
+		if s := c.exact[cl.hostname]; s != nil && s.kept {
+			continue // narrowed to the winner
+		}
+		if l := c.takes(cl.hostname); l != nil && l.admit.admits(t, cl.namespace) {
+			if st, msg := c.cover(in, t, cl.hostname, cl.namespace); isServed(st) {
+				cl.state, cl.message = st, cl.route+" lost "+cl.hostname+", but "+msg
+			}
 		}
 	}
 }
@@ -212,4 +217,18 @@ func (c *coverage) needsPin(t *tenancy, o owner) bool {
 		return false
 	}
 	return true
+}
+
+// takes is the kept wildcard listener that takes a request for h when no
+// exact listener or pin of h is kept.
+func (c *coverage) takes(h string) *slot {
+	var best *slot
+	eachDomain(parent(base(h)), func(d string) bool {
+		if s := c.wildcard[d]; s != nil && s.kept {
+			best = s
+			return true
+		}
+		return false
+	})
+	return best
 }
