@@ -50,6 +50,10 @@ const (
 	// under an owner's wildcard), which it serves in plain HTTP (see "The
 	// owner on port 80" in docs/design.md).
 	CheckPort80 = "Port80"
+	// CheckRouteTable: no route table of the Gateway lists a domain in two
+	// virtual hosts: Envoy rejects such a table whole ("Only unique values
+	// for domains are permitted"), so nothing on its port is updated.
+	CheckRouteTable = "RouteTable"
 	// CheckHostnameless: a route without hostnames is served only on
 	// listeners status.hostnamelessRoutes lists for it (those that admit
 	// its namespace; its sectionName or kind may narrow them further).
@@ -151,6 +155,7 @@ func Judge(s *Scenario, r *Result) (*Verdict, error) {
 	}
 	j.index()
 	j.gateway()
+	j.routeTables()
 	j.claims()
 	j.routesRefused()
 	j.port80()
@@ -269,6 +274,28 @@ func (j *judging) gateway() {
 		}
 		if len(bad) > 0 {
 			j.add(CheckListenerHealthy, string(l.Name), "%s: %+v", strings.Join(bad, ", "), st.Conditions)
+		}
+	}
+}
+
+// routeTables: every route table of the Gateway lists each domain in one
+// virtual host only.
+func (j *judging) routeTables() {
+	for _, rc := range j.r.XDS.RouteConfigs {
+		if j.listenerOf(rc.Name) == "" {
+			continue // Envoy Gateway's own readiness table.
+		}
+		j.judged[CheckRouteTable]++
+		first := map[string]string{}
+		for _, vh := range rc.VirtualHosts {
+			for _, d := range vh.Domains {
+				d = strings.ToLower(d)
+				if other, dup := first[d]; dup {
+					j.add(CheckRouteTable, rc.Name, "virtual hosts %s and %s both list domain %s: Envoy rejects the whole table", other, vh.Name, d)
+					continue
+				}
+				first[d] = vh.Name
+			}
 		}
 	}
 }
@@ -506,7 +533,10 @@ func (j *judging) passthrough(subject string, rt route, h string) {
 
 // refused: a claim the function does not serve reaches none of the
 // claimant's backends on the serving port (port 80 of a Gateway with an
-// http listener is judged by port80).
+// http listener is judged by port80): not through the filter chain a TLS
+// client asking for h gets, nor through any other chain of the port with
+// Host: h (a client reusing a connection made for another name, as HTTP/2
+// coalescing does, or one sending another SNI on purpose).
 func (j *judging) refused(subject string, rt route, h string) {
 	j.judged[CheckRefused]++
 	allowed := sets.New[string]()
@@ -514,23 +544,35 @@ func (j *judging) refused(subject string, rt route, h string) {
 		allowed.Insert(j.routes[key].backends...)
 	}
 	forbidden := sets.New(rt.backends...).Difference(allowed)
-	var got []string
-	where := ""
 	if rt.kind == kindTLSRoute {
-		p, err := j.r.Presents(portHTTPS, h)
-		if err != nil {
-			return
+		if p, err := j.r.Presents(portHTTPS, h); err == nil {
+			if leak := forbidden.Intersection(sets.New(p.Backends...)); leak.Len() > 0 {
+				j.add(CheckRefused, subject, "status says it is refused, but filter chain %s forwards to its backends %v", p.FilterChain, sets.List(leak))
+			}
 		}
-		got, where = p.Backends, "filter chain "+p.FilterChain
-	} else {
-		vh, b, err := j.virtualHostBackends(j.servingPort(), h)
-		if err != nil {
-			return
-		}
-		got, where = b, fmt.Sprintf("port %d, virtual host %s", j.servingPort(), vh.Name)
+		return
 	}
-	if leak := forbidden.Intersection(sets.New(got...)); leak.Len() > 0 {
-		j.add(CheckRefused, subject, "status says it is refused, but %s routes to its backends %v", where, sets.List(leak))
+	port := j.servingPort()
+	l, ok := j.r.XDS.Listener(port)
+	if !ok {
+		return
+	}
+	for _, fc := range l.FilterChains {
+		rc, ok := j.r.XDS.RouteConfig(fc.RouteConfig)
+		if !ok {
+			continue
+		}
+		vh := pickVirtualHost(rc.VirtualHosts, h)
+		if vh == nil {
+			continue
+		}
+		var clusters []string
+		for _, r := range vh.Routes {
+			clusters = append(clusters, r.Clusters...)
+		}
+		if leak := forbidden.Intersection(sets.New(j.r.backendsOf(clusters)...)); leak.Len() > 0 {
+			j.add(CheckRefused, subject, "status says it is refused, but on port %d, filter chain %s, virtual host %s routes Host: %s to its backends %v", port, fc.Name, vh.Name, h, sets.List(leak))
+		}
 	}
 }
 

@@ -145,7 +145,7 @@ func admitByName(l *gwapiv1.Listener, namespaces ...string) {
 }
 
 // hostnamelessRoute is an HTTPRoute of tenant-alice without hostnames, on
-// the Gateway of the dns01-children scenario.
+// the Gateway of the existing-secret scenario.
 const hostnamelessRoute = `
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -188,7 +188,7 @@ func TestJudgeFails(t *testing.T) {
 				"Refused HTTPRoute/tenant-root/harbor harbor.example.org",
 				"ServedRouting HTTPRoute/cozy-harbor/harbor harbor.example.org",
 			},
-			detail: `routes to its backends [tenant-root/harbor:80]`,
+			detail: `routes Host: harbor.example.org to its backends [tenant-root/harbor:80]`,
 		},
 		"PinRemoved": {
 			reason:   "dns01 without the pin for a contested hostname: the wildcard listener, which admits the loser, serves it.",
@@ -217,29 +217,29 @@ func TestJudgeFails(t *testing.T) {
 				"Refused HTTPRoute/tenant-foo/harbor harbor.example.org",
 				"ServedRouting HTTPRoute/cozy-harbor/harbor harbor.example.org",
 			},
-			detail: `routes to its backends [tenant-foo/harbor:80]`,
+			detail: `routes Host: harbor.example.org to its backends [tenant-foo/harbor:80]`,
 		},
 		"WrongCertificateRef": {
 			reason:   "A listener refers to a Secret other than the one its Certificate writes (status.listeners' certificateName).",
-			scenario: "conflict",
+			scenario: "status-ready",
 			mutate: func(t *testing.T, g *golden) {
 				g.gateway(t, func(gw *gwapiv1.Gateway) {
-					listener(t, gw, "https-registry-1153ebb2").TLS.CertificateRefs[0].Name = "cozystack-registry-wrong-tls"
+					listener(t, gw, "https-www-8a59b0a3").TLS.CertificateRefs[0].Name = "cozystack-www-wrong-tls"
 				})
 			},
-			want:   []string{"ServedCertificate HTTPRoute/tenant-foo/registry registry.foo.example.org"},
-			detail: `Envoy presents Secret "tenant-root/cozystack-registry-wrong-tls"`,
+			want:   []string{"ServedCertificate HTTPRoute/tenant-root/www www.example.org"},
+			detail: `Envoy presents Secret "tenant-root/cozystack-www-wrong-tls"`,
 		},
 		"CertificateWithoutItsHostname": {
 			reason:   "The Certificate of a listener names another hostname: clients see a name mismatch the status does not warn of.",
-			scenario: "conflict",
+			scenario: "status-ready",
 			mutate: func(t *testing.T, g *golden) {
-				g.certificate(t, "cozystack-registry-1153ebb2-tls", func(c *cmv1.Certificate) {
-					c.Spec.DNSNames = []string{"other.foo.example.org"}
+				g.certificate(t, "cozystack-www-8a59b0a3-tls", func(c *cmv1.Certificate) {
+					c.Spec.DNSNames = []string{"shop.example.org"}
 				})
 			},
-			want:   []string{"ServedCertificate HTTPRoute/tenant-foo/registry registry.foo.example.org"},
-			detail: `SANs [other.foo.example.org]) does not cover it`,
+			want:   []string{"ServedCertificate HTTPRoute/tenant-root/www www.example.org"},
+			detail: `SANs [shop.example.org]) does not cover it`,
 		},
 		"Port80AdmitsEveryNamespace": {
 			reason:   "The http listener admits every namespace: a tenant's hostname is served in plain HTTP on port 80 instead of redirected.",
@@ -266,6 +266,18 @@ func TestJudgeFails(t *testing.T) {
 				"ServedRouting HTTPRoute/tenant-alice/harbor harbor.alice.example.org",
 			},
 			detail: `NotAllowedByListeners`,
+		},
+		"EdgeWildcardAdmitsAChild": {
+			reason: "edge, with the apex's wildcard listener admitting the child too: both port-80 listeners give the child's name a virtual host, " +
+				"in the one route table of the port, which Envoy rejects.",
+			scenario: "edge-child",
+			mutate: func(t *testing.T, g *golden) {
+				g.gateway(t, func(gw *gwapiv1.Gateway) {
+					admitByName(listener(t, gw, "edge"), "default", "tenant-alice", "tenant-root")
+				})
+			},
+			want:   []string{"RouteTable tenant-root/cozystack/edge"},
+			detail: `both list domain harbor.alice.example.org`,
 		},
 		"StatusCallsALoserServed": {
 			reason:   "The status reports a conflict loser's claim Listening: the Gateway does not serve it to the loser.",
@@ -313,7 +325,7 @@ func TestJudgeFails(t *testing.T) {
 		},
 		"HostnamelessRouteUnlisted": {
 			reason:   "A hostname-less route the status does not list is served on the child's listener.",
-			scenario: "dns01-children",
+			scenario: "existing-secret",
 			mutate: func(t *testing.T, g *golden) {
 				g.addToCluster(t, hostnamelessRoute)
 			},
@@ -325,7 +337,7 @@ func TestJudgeFails(t *testing.T) {
 		},
 		"HostnamelessRouteListed": {
 			reason:   "The control for the case above: listed with the listener it reaches, the route is no disagreement.",
-			scenario: "dns01-children",
+			scenario: "existing-secret",
 			mutate: func(t *testing.T, g *golden) {
 				g.addToCluster(t, hostnamelessRoute)
 				g.status(t, func(st *tgwv1alpha1.TenantGatewayStatus) {
