@@ -37,75 +37,75 @@ var judged = map[string]struct {
 }{
 	"class-without-tlsroute": {
 		shows:  "a passthrough listener on a class whose features lack TLSRoute (the function reports it); for Envoy Gateway's class, which serves TLSRoutes, the Gateway is healthy and port 80 redirects",
-		counts: map[string]int{CheckRouteTable: 1, CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckPort80: 1},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckRouteTable: 1, CheckPort80: 1},
 	},
 	"conflict": {
 		shows: "http01 conflict: the winner served on its pinned listener with its own Certificate; the owner's losing route refused on 443, " +
 			"and served on port 80 by the owner's right; a child's hostname served to the child",
-		counts: map[string]int{CheckRouteTable: 3, CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckPort80: 3, CheckRefused: 1, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckPort80: 3, CheckRefused: 1, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
 	},
 	"conflict-dns01": {
 		shows: "dns01 pins: a contested name and the contested apex pinned to the cozy-* winners, the loser refused on both; the parent's name under a child apex served by its own pin; " +
 			"one wildcard Certificate on every HTTPS listener",
-		counts: map[string]int{CheckRouteTable: 6, CheckGatewayAccepted: 1, CheckListenerHealthy: 6, overlappingTLS: 5, CheckPort80: 4, CheckRefused: 2, CheckServedAccepted: 3, CheckServedCertificate: 3, CheckServedRouting: 3},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 6, CheckRouteTable: 6, overlappingTLS: 5, CheckPort80: 4, CheckRefused: 2, CheckServedAccepted: 3, CheckServedCertificate: 3, CheckServedRouting: 3},
 	},
 	"delegation": {
 		shows:  "a child's claim on its parent's name refused (NotDelegated); the child's own name, claimed by the parent too, served to the child only",
-		counts: map[string]int{CheckRouteTable: 3, CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckPort80: 3, CheckRefused: 2, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckPort80: 3, CheckRefused: 2, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
 	},
 	"dns01-children": {
 		shows: "dns01 child listeners admitting only their child; the wildcard certificate covering one label down and a name two labels down that the status warns of; " +
 			"a route of a tenant outside the apex refused",
-		counts: map[string]int{CheckRouteTable: 5, CheckGatewayAccepted: 1, CheckListenerHealthy: 5, overlappingTLS: 4, CheckPort80: 6, CheckRefused: 1, CheckRouteRefused: 1, CheckServedAccepted: 4, CheckServedCertificate: 4, CheckServedRouting: 4},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 5, overlappingTLS: 4, CheckPort80: 6, CheckRefused: 1, CheckRouteRefused: 1, CheckServedAccepted: 4, CheckServedCertificate: 4, CheckServedRouting: 4},
 	},
 	"edge-child": {
 		shows:  "edge: the apex's and the child's names served on port 80 in plain HTTP, nothing on 443; the TLSRoute refused",
-		counts: map[string]int{CheckRouteTable: 1, CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRefused: 1, CheckRouteRefused: 1, CheckServedAccepted: 2, CheckServedRouting: 2},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 1, CheckRefused: 1, CheckRouteRefused: 1, CheckServedAccepted: 2, CheckServedRouting: 2},
 	},
 	"envoy-gateway": {
 		shows: "Envoy Gateway's own class, judged as composed: an HTTPS listener of [HTTPRoute], passthrough listeners of [TLSRoute]; the TLSRoute's name passed through with no certificate, " +
 			"the HTTPRoute that lost it to the TLSRoute refused on 443",
-		counts: map[string]int{CheckRouteTable: 2, CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckPort80: 3, CheckRefused: 1, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 2, CheckPort80: 3, CheckRefused: 1, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
 	},
 	"existing-secret": {
 		shows:  "existingSecret: every HTTPS listener presents the operator's Secret (its SANs are made from the listeners' hostnames: coverage is not judged against a real certificate)",
-		counts: map[string]int{CheckRouteTable: 4, CheckGatewayAccepted: 1, CheckListenerHealthy: 4, overlappingTLS: 3, CheckPort80: 3, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 4, CheckRouteTable: 4, overlappingTLS: 3, CheckPort80: 3, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
 	},
 	"http01-basic": {
 		shows:  "the http listener alone; port 80 redirects",
-		counts: map[string]int{CheckRouteTable: 1, CheckGatewayAccepted: 1, CheckListenerHealthy: 1, CheckPort80: 1},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 1, CheckRouteTable: 1, CheckPort80: 1},
 	},
 	"http01-routes": {
 		shows:  "http01: a listener and a Certificate per name, for the owner, an attached namespace and a child; an unadmitted namespace's route refused",
-		counts: map[string]int{CheckRouteTable: 5, CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckPort80: 6, CheckRouteRefused: 1, CheckServedAccepted: 4, CheckServedCertificate: 4, CheckServedRouting: 4},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 5, CheckPort80: 6, CheckRouteRefused: 1, CheckServedAccepted: 4, CheckServedCertificate: 4, CheckServedRouting: 4},
 	},
 	"invalid-hostnames": {
 		shows:  "invalid and out-of-apex names get nothing on 443; the owner's route serves them all on port 80, its *.example.org every name under the apex",
-		counts: map[string]int{CheckRouteTable: 3, CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckPort80: 6, CheckRefused: 3, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckPort80: 6, CheckRefused: 3, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
 	},
 	"listener-limit": {
 		shows:  "64 listeners: 63 names served with their own Certificates, the 7 OverListenerLimit refused on 443 (the owner's routes serve all 70 on port 80)",
-		counts: map[string]int{CheckRouteTable: 64, CheckGatewayAccepted: 1, CheckListenerHealthy: 64, CheckPort80: 71, CheckRefused: 7, CheckServedAccepted: 63, CheckServedCertificate: 63, CheckServedRouting: 63},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 64, CheckRouteTable: 64, CheckPort80: 71, CheckRefused: 7, CheckServedAccepted: 63, CheckServedCertificate: 63, CheckServedRouting: 63},
 	},
 	"namespace-patches": {
 		shows:  "the http listener alone; port 80 redirects",
-		counts: map[string]int{CheckRouteTable: 1, CheckGatewayAccepted: 1, CheckListenerHealthy: 1, CheckPort80: 1},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 1, CheckRouteTable: 1, CheckPort80: 1},
 	},
 	"passthrough": {
 		shows:  "as envoy-gateway, composed for a Cilium class and judged with the kinds the function gives Envoy Gateway's",
-		counts: map[string]int{CheckRouteTable: 2, CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckPort80: 3, CheckRefused: 1, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 2, CheckPort80: 3, CheckRefused: 1, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
 	},
 	"status-listener-not-programmed": {
 		shows:  "scenarios of the observed Gateway's status; what they compose is plain http01, judged so",
-		counts: map[string]int{CheckRouteTable: 3, CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckPort80: 3, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckPort80: 3, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
 	},
 	"status-not-accepted": {
 		shows:  "as status-listener-not-programmed",
-		counts: map[string]int{CheckRouteTable: 2, CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckPort80: 2, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckRouteTable: 2, CheckPort80: 2, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
 	},
 	"status-ready": {
 		shows:  "as status-listener-not-programmed",
-		counts: map[string]int{CheckRouteTable: 2, CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckPort80: 2, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckRouteTable: 2, CheckPort80: 2, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
 	},
 }
 

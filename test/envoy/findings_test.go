@@ -19,9 +19,8 @@ import (
 // wildcard listener (*.foo.example.org) admits only the child, so the
 // function makes no pin. The apex's wildcard listener (*.example.org)
 // still admits the loser, and Envoy Gateway drops from a listener only
-// the route hostnames another listener of the port names exactly
-// (computeHosts in its gatewayapi package): the loser keeps a virtual host
-// for the name on the apex's listener.
+// the route hostnames another listener of the port names exactly: the
+// loser keeps a virtual host for the name on the apex's listener.
 const contestedUnderChild = `
 apiVersion: v1
 kind: Namespace
