@@ -2,7 +2,8 @@
 #
 #   make render   render every examples/<scenario> against the function (no cluster)
 #   make test     unit tests, golden render tests, offline schema validation,
-#                 Envoy Gateway's translator on hand-written Gateways (test/envoy)
+#                 Envoy Gateway's translator judging every render scenario's
+#                 Gateway and hand-written ones (test/envoy)
 #   make golden   rewrite examples/*/expected.yaml from the current function
 #   make generate regenerate deepcopy code, the XRD and the input CRD from apis/
 #   make xpkg     build the Function package for linux/amd64 and linux/arm64

@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	tgwv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/test/render"
 )
 
@@ -34,6 +35,7 @@ const (
 	groupGateway     = "gateway.networking.k8s.io"
 	groupCertManager = "cert-manager.io"
 	groupK8sObject   = "kubernetes.m.crossplane.io"
+	groupCozyGateway = "gateway.cozystack.io"
 
 	kindGateway     = "Gateway"
 	kindHTTPRoute   = "HTTPRoute"
@@ -43,6 +45,8 @@ const (
 	kindObject      = "Object"
 	kindService     = "Service"
 	kindSecret      = "Secret"
+	kindClass       = "GatewayClass"
+	kindTGW         = "TenantGateway"
 )
 
 // labelMetadataName is the label the API server sets on every namespace to
@@ -69,6 +73,14 @@ type Scenario struct {
 	// Secret a listener references is made with the DNS names of the one
 	// that writes it.
 	Certificates []cmv1.Certificate
+	// ClassController is the controllerName of the GatewayClass the
+	// function observed under the Gateway's class name; empty when it
+	// observed none.
+	ClassController string
+	// TenantGateway is the rendered XR with the status the function
+	// wrote (what it says is served, refused, conflicting); nil when the
+	// render holds none (hand-written scenarios).
+	TenantGateway *tgwv1alpha1.TenantGateway
 }
 
 // LoadScenario reads one rendered scenario: dir is its folder under
@@ -118,27 +130,18 @@ func readDocs(path string) ([]map[string]any, error) {
 // way provider-kubernetes applies it.
 func NewScenario(cluster, observed, composed []map[string]any) (*Scenario, error) {
 	s := &Scenario{}
-	gateways := 0
-	for _, o := range composed {
-		switch groupKind(o) {
-		case groupGateway + "/" + kindGateway:
-			gateways++
-			if err := convert(o, &s.Gateway); err != nil {
-				return nil, err
-			}
-		case groupCertManager + "/" + kindCertificate:
-			var c cmv1.Certificate
-			if err := convert(o, &c); err != nil {
-				return nil, err
-			}
-			s.Certificates = append(s.Certificates, c)
-		}
+	gateways, err := s.addComposed(composed)
+	if err != nil {
+		return nil, err
 	}
 	switch {
 	case gateways == 0:
 		return nil, ErrNoGateway
 	case gateways > 1:
 		return nil, fmt.Errorf("cannot judge a render that composed %d Gateways", gateways)
+	}
+	if s.ClassController, err = classController(cluster, string(s.Gateway.Spec.GatewayClassName)); err != nil {
+		return nil, err
 	}
 	if err := s.addRoutes(cluster, composed); err != nil {
 		return nil, err
@@ -147,6 +150,51 @@ func NewScenario(cluster, observed, composed []map[string]any) (*Scenario, error
 		return nil, err
 	}
 	return s, nil
+}
+
+// addComposed reads the composed Gateway, Certificates and the XR, and
+// counts the Gateways.
+func (s *Scenario) addComposed(composed []map[string]any) (int, error) {
+	gateways := 0
+	for _, o := range composed {
+		switch groupKind(o) {
+		case groupGateway + "/" + kindGateway:
+			gateways++
+			if err := convert(o, &s.Gateway); err != nil {
+				return 0, err
+			}
+		case groupCertManager + "/" + kindCertificate:
+			var c cmv1.Certificate
+			if err := convert(o, &c); err != nil {
+				return 0, err
+			}
+			s.Certificates = append(s.Certificates, c)
+		case groupCozyGateway + "/" + kindTGW:
+			s.TenantGateway = &tgwv1alpha1.TenantGateway{}
+			if err := convert(o, s.TenantGateway); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return gateways, nil
+}
+
+// classController is the controllerName of the GatewayClass of that name
+// the function read, empty when it read none.
+func classController(cluster []map[string]any, name string) (string, error) {
+	for _, o := range cluster {
+		var gc gwapiv1.GatewayClass
+		if groupKind(o) != groupGateway+"/"+kindClass {
+			continue
+		}
+		if err := convert(o, &gc); err != nil {
+			return "", err
+		}
+		if gc.Name == name {
+			return string(gc.Spec.ControllerName), nil
+		}
+	}
+	return "", nil
 }
 
 // addRoutes collects HTTPRoutes and TLSRoutes, the composed ones last so
@@ -312,4 +360,46 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// ciliumController is Cilium's GatewayClass controllerName: for a class of
+// it, and only then, the function lists [HTTPRoute, TLSRoute] on every
+// port-443 listener (see "Who may attach" in docs/design.md).
+const ciliumController = "io.cilium/gateway-controller"
+
+// AsForEnvoyGateway turns the scenario's Gateway into the one the function
+// composes for a class that is not Cilium's, and returns the names of the
+// listeners it changed. Most scenarios observe a Cilium class, so their
+// port-443 listeners carry the [HTTPRoute, TLSRoute] pair, which Envoy
+// Gateway refuses on an HTTPS listener (InvalidRouteKinds: nothing
+// attaches). The translator moves every Gateway to Envoy Gateway's class,
+// and for that class the function lists the kinds each protocol serves:
+// HTTPS [HTTPRoute], TLS [TLSRoute] ("Who may attach" in docs/design.md).
+// So the judge rewrites those kinds, and only those: it judges the Gateway
+// the function would compose for an Envoy Gateway class. A scenario that
+// observes a class of another controller is left as composed.
+func (s *Scenario) AsForEnvoyGateway() []string {
+	if s.ClassController != ciliumController {
+		return nil
+	}
+	var changed []string
+	for i := range s.Gateway.Spec.Listeners {
+		l := &s.Gateway.Spec.Listeners[i]
+		if l.Port != 443 || l.AllowedRoutes == nil || len(l.AllowedRoutes.Kinds) == 0 {
+			continue
+		}
+		var kind gwapiv1.Kind
+		switch l.Protocol {
+		case gwapiv1.HTTPSProtocolType:
+			kind = kindHTTPRoute
+		case gwapiv1.TLSProtocolType:
+			kind = kindTLSRoute
+		default:
+			continue
+		}
+		group := gwapiv1.Group(groupGateway)
+		l.AllowedRoutes.Kinds = []gwapiv1.RouteGroupKind{{Group: &group, Kind: kind}}
+		changed = append(changed, string(l.Name))
+	}
+	return changed
 }

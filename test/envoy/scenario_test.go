@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/apimachinery/pkg/util/sets"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
@@ -484,5 +486,159 @@ func TestMerge(t *testing.T) {
 	}
 	if d := cmp.Diff(want, a); d != "" {
 		t.Errorf("merged (-want +got):\n%s", d)
+	}
+}
+
+// TestAsForEnvoyGateway checks the kinds rewrite: only for a Cilium class
+// the function observed, only port-443 listeners, each to its protocol's
+// kind.
+func TestAsForEnvoyGateway(t *testing.T) {
+	gateway := func(class string) string {
+		return `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: tenant-root}
+spec:
+  gatewayClassName: ` + class + `
+  listeners:
+  - {name: http, port: 80, protocol: HTTP}
+  - name: edge
+    port: 80
+    protocol: HTTP
+    allowedRoutes: {kinds: [{kind: HTTPRoute}]}
+  - name: https
+    port: 443
+    protocol: HTTPS
+    allowedRoutes: {kinds: [{group: gateway.networking.k8s.io, kind: HTTPRoute}, {group: gateway.networking.k8s.io, kind: TLSRoute}]}
+  - name: tls-api
+    port: 443
+    protocol: TLS
+    allowedRoutes: {kinds: [{group: gateway.networking.k8s.io, kind: HTTPRoute}, {group: gateway.networking.k8s.io, kind: TLSRoute}]}
+`
+	}
+	const classes = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: cilium}
+spec: {controllerName: io.cilium/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: envoy}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+`
+	type result struct {
+		Controller string
+		Rewritten  []string
+		Kinds      map[string][]string
+	}
+	pair := []string{"HTTPRoute", "TLSRoute"}
+	cases := map[string]struct {
+		reason  string
+		cluster string
+		class   string
+		want    result
+	}{
+		"Cilium": {
+			reason:  "A Cilium class: the port-443 listeners get their protocol's kind, port 80 is left alone.",
+			cluster: classes, class: "cilium",
+			want: result{
+				Controller: "io.cilium/gateway-controller",
+				Rewritten:  []string{"https", "tls-api"},
+				Kinds:      map[string][]string{"http": nil, "edge": {"HTTPRoute"}, "https": {"HTTPRoute"}, "tls-api": {"TLSRoute"}},
+			},
+		},
+		"EnvoyGateway": {
+			reason:  "Envoy Gateway's class: judged as composed.",
+			cluster: classes, class: "envoy",
+			want: result{
+				Controller: "gateway.envoyproxy.io/gatewayclass-controller",
+				Kinds:      map[string][]string{"http": nil, "edge": {"HTTPRoute"}, "https": pair, "tls-api": pair},
+			},
+		},
+		"ClassNotObserved": {
+			reason: "No class observed: judged as composed.",
+			class:  "cilium",
+			want:   result{Kinds: map[string][]string{"http": nil, "edge": {"HTTPRoute"}, "https": pair, "tls-api": pair}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s, err := NewScenario(docs(t, tc.cluster), nil, docs(t, gateway(tc.class)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := result{Controller: s.ClassController, Rewritten: s.AsForEnvoyGateway(), Kinds: map[string][]string{}}
+			for _, l := range s.Gateway.Spec.Listeners {
+				var kinds []string
+				if l.AllowedRoutes != nil {
+					for _, k := range l.AllowedRoutes.Kinds {
+						kinds = append(kinds, string(k.Kind))
+					}
+				}
+				got.Kinds[string(l.Name)] = kinds
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("%s\n-want +got:\n%s", tc.reason, d)
+			}
+		})
+	}
+}
+
+func TestHostnameMatches(t *testing.T) {
+	cases := []struct {
+		listener string // "" for a listener without hostname
+		host     string
+		want     bool
+	}{
+		{"", "a.example.org", true},
+		{"a.example.org", "a.example.org", true},
+		{"a.example.org", "b.example.org", false},
+		{"*.example.org", "a.example.org", true},
+		{"*.example.org", "a.b.example.org", true},
+		{"*.example.org", "example.org", false},
+		{"a.example.org", "*.example.org", true},
+		{"example.org", "*.example.org", false},
+		{"*.example.org", "*.b.example.org", true},
+	}
+	for _, tc := range cases {
+		var l *gwapiv1.Hostname
+		if tc.listener != "" {
+			h := gwapiv1.Hostname(tc.listener)
+			l = &h
+		}
+		if got := hostnameMatches(l, tc.host); got != tc.want {
+			t.Errorf("hostnameMatches(%q, %q): want %t, got %t", tc.listener, tc.host, tc.want, got)
+		}
+	}
+}
+
+// TestOwnerAnswers checks which of the owner's port-80 routes answer a
+// host: those naming it, else the most specific wildcard above it.
+func TestOwnerAnswers(t *testing.T) {
+	byHost := map[string]sets.Set[string]{
+		"www.example.org":   sets.New("tenant-root/www:80"),
+		"*.example.org":     sets.New("tenant-root/any:80"),
+		"*.foo.example.org": sets.New("tenant-root/foo:80"),
+	}
+	cases := map[string][]string{
+		"www.example.org":     {"tenant-root/www:80"},
+		"shop.example.org":    {"tenant-root/any:80"},
+		"a.foo.example.org":   {"tenant-root/foo:80"},
+		"a.b.foo.example.org": {"tenant-root/foo:80"},
+		"foo.example.org":     {"tenant-root/any:80"},
+		"*.example.org":       {"tenant-root/any:80"},
+		"example.org":         nil,
+		"www.example.net":     nil,
+	}
+	for host, want := range cases {
+		b, ok := ownerAnswers(byHost, host)
+		if ok != (want != nil) {
+			t.Errorf("ownerAnswers(%q): want found %t, got %t", host, want != nil, ok)
+			continue
+		}
+		if d := cmp.Diff(want, sets.List(b), cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("ownerAnswers(%q) (-want +got):\n%s", host, d)
+		}
 	}
 }
