@@ -793,3 +793,26 @@ func TestAttackSecondReview(t *testing.T) {
 		}
 	})
 }
+
+// TestAttackLoserOnAWiderListener: an attached namespace (delegated the apex)
+// loses a name under a child apex to the child. The child's listener admits
+// only the child, but the apex's wildcard admits the loser, and a route
+// attaches to every listener whose hostname intersects its own: the name
+// needs a pin, so that implementations strip it from the wider listener
+// (found by the Envoy Gateway judge: on an edge Gateway the shared port-80
+// route table listed the domain twice, and Envoy refuses such a table).
+func TestAttackLoserOnAWiderListener(t *testing.T) {
+	for _, spec := range []v1alpha1.TenantGatewaySpec{dns01Spec, {Apex: "example.org", CertMode: v1alpha1.CertModeEdge, AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-dashboard"}}} {
+		nss := append(platform(), labelled("tenant-foo", "foo.example.org"))
+		out := attack(t, Input{Spec: spec, Namespaces: nss, Routes: []Route{routeTo("cozy-dashboard", "foo", "a.foo.example.org"), routeTo("tenant-foo", "app", "a.foo.example.org")}})
+		pinned := false
+		for _, l := range composedGateway(out).Spec.Listeners {
+			if hostOf(l) == "a.foo.example.org" && l.AllowedRoutes.Namespaces.Selector.MatchLabels[LabelNamespaceName] == "tenant-foo" {
+				pinned = true
+			}
+		}
+		if !pinned {
+			t.Errorf("%s: no listener pins a.foo.example.org to tenant-foo: %v", spec.CertMode, listenerNames(out))
+		}
+	}
+}

@@ -205,13 +205,21 @@ func (c *coverage) pinSlots(in *Input, t *tenancy, owners []owner) []*slot {
 }
 
 // needsPin reports whether a hostname without an exact listener needs one:
-// the listener that would serve it leaves its owner out or lets a loser in.
-// A hostname under a child apex left out of the certificate gets none unless
-// contested: a pin on that certificate would not fix its name.
+// the listener that would serve it leaves its owner out, or any listener
+// whose wildcard matches it lets a loser in. A route attaches to every
+// listener whose hostname intersects its own, and an implementation strips
+// a hostname from the wider listeners only where another listener has
+// exactly that hostname: without a pin the loser stays attached to the wider
+// one (served on a connection made for another name, and, where listeners
+// share a port's route table, a domain listed twice, which Envoy refuses
+// whole). A hostname under a child apex left out of the certificate gets
+// none unless contested: a pin on that certificate would not fix its name.
 func (c *coverage) needsPin(t *tenancy, o owner) bool {
 	l, under := c.serving(o.hostname)
 	switch {
-	case l != nil && l.admit.admits(t, o.namespace) && !admitsAny(t, l.admit, o.losers):
+	case c.anyAdmits(t, o.hostname, o.losers):
+		return true
+	case l != nil && l.admit.admits(t, o.namespace):
 		return false
 	case under != "" && len(o.losers) == 0:
 		return false
@@ -219,6 +227,21 @@ func (c *coverage) needsPin(t *tenancy, o owner) bool {
 	return true
 }
 
+// anyAdmits reports whether any wildcard listener above h admits one of the
+// namespaces.
+func (c *coverage) anyAdmits(t *tenancy, h string, namespaces []string) bool {
+	if len(namespaces) == 0 {
+		return false
+	}
+	found := false
+	eachDomain(parent(base(h)), func(d string) bool {
+		if s := c.wildcard[d]; s != nil && admitsAny(t, s.admit, namespaces) {
+			found = true
+		}
+		return found
+	})
+	return found
+}
 // takes is the kept wildcard listener that takes a request for h when no
 // exact listener or pin of h is kept.
 func (c *coverage) takes(h string) *slot {

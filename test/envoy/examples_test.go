@@ -49,6 +49,14 @@ var judged = map[string]struct {
 			"one wildcard Certificate on every HTTPS listener",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 6, CheckRouteTable: 6, overlappingTLS: 5, CheckPort80: 4, CheckRefused: 2, CheckServedAccepted: 3, CheckServedCertificate: 3, CheckServedRouting: 3},
 	},
+	"conflict-under-child": {
+		shows:  "dns01: a name under a child apex contested by an attached namespace; the child wins and gets a pin, so the apex's wildcard no longer carries the loser",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, overlappingTLS: 4, CheckPort80: 2, CheckRefused: 1, CheckRouteRefused: 1, CheckRouteTable: 5, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
+	},
+	"conflict-under-child-edge": {
+		shows:  "edge: the same contest; the pin keeps the name out of the apex listener, so the shared port-80 route table lists it once",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 4, CheckRefused: 1, CheckRouteRefused: 1, CheckRouteTable: 1, CheckServedAccepted: 1, CheckServedRouting: 1},
+	},
 	"delegation": {
 		shows:  "a child's claim on its parent's name refused (NotDelegated); the child's own name, claimed by the parent too, served to the child only",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckPort80: 3, CheckRefused: 2, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
