@@ -43,13 +43,13 @@ func (a admission) admits(t *tenancy, ns string) bool {
 	case admitHTTP:
 		return ns == t.owner || ns == t.certManager
 	case admitApex:
-		return t.admitted(ns) && (t.host(ns) == t.apex || t.host(ns) == "" && t.publisher[ns])
+		return t.inApexZone(ns)
 	case admitChild:
 		return t.admitted(ns) && t.host(ns) == a.value
 	case admitPin:
 		return t.admitted(ns) && ns == a.value
 	case admitPublishers:
-		return t.publisher[ns] && (t.host(ns) == "" || t.host(ns) == t.apex)
+		return t.publisher[ns] && t.inApexZone(ns)
 	}
 	return false
 }

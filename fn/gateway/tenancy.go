@@ -55,8 +55,8 @@ func newTenancy(in *Input) *tenancy {
 	if t.publisher[in.Namespace] {
 		t.publishers = append([]string{in.Namespace}, t.publishers...)
 	}
-	for ns, l := range t.labels {
-		if h := l[LabelNamespaceHost]; h == t.apex || h == "" && t.publisher[ns] {
+	for ns := range t.labels {
+		if t.inApexZone(ns) {
 			t.apexZone = append(t.apexZone, ns)
 		}
 	}
@@ -84,6 +84,13 @@ func (t *tenancy) addPublisher(in *Input, ns string) {
 	l[LabelNamespaceGateway] = in.Namespace
 	t.labels[ns] = l
 	t.publisher[ns] = true
+}
+
+// inApexZone reports whether ns was delegated the apex itself: an admitted
+// namespace whose host label is the apex, or a publisher without one.
+func (t *tenancy) inApexZone(ns string) bool {
+	h := t.host(ns)
+	return t.admitted(ns) && (h == t.apex || h == "" && t.publisher[ns])
 }
 
 // admitted reports whether routes of ns count at all.
@@ -133,7 +140,7 @@ func (t *tenancy) turn(ns string) (int, string) {
 func (t *tenancy) apexPublishers() []string {
 	var out []string
 	for _, ns := range t.publishers {
-		if h := t.host(ns); h == "" || h == t.apex {
+		if t.inApexZone(ns) {
 			out = append(out, ns)
 		}
 	}

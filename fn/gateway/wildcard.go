@@ -242,6 +242,7 @@ func (c *coverage) anyAdmits(t *tenancy, h string, namespaces []string) bool {
 	})
 	return found
 }
+
 // takes is the kept wildcard listener that takes a request for h when no
 // exact listener or pin of h is kept.
 func (c *coverage) takes(h string) *slot {
