@@ -275,7 +275,8 @@ func certificateRef(in *Input) string {
 	}
 }
 
-// httpListener is listener #1: port 80, any hostname, SEL-HTTP. It carries the
+// httpListener is listener #1: port 80, any hostname, admitting the owner and
+// cert-manager (see Who may attach in docs/design.md). It carries the
 // redirect route and the ACME HTTP-01 challenges.
 func httpListener(t *tenancy) gwapiv1.Listener {
 	return gwapiv1.Listener{

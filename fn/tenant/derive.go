@@ -253,7 +253,8 @@ func namespaceResource(ns string, labels map[string]string, root bool) (gateway.
 	return gateway.Resource{Key: KeyNamespace, Object: o}, err
 }
 
-// gatewaySpec derives the TenantGateway of an owning tenant (SPEC §7).
+// gatewaySpec derives the TenantGateway of an owning tenant (see Tenants in
+// docs/design.md).
 func gatewaySpec(in Input, ns, apex string) (v1alpha1.TenantGatewaySpec, error) {
 	p := in.Platform
 	if apex == "" {

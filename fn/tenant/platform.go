@@ -8,7 +8,8 @@ import (
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 )
 
-// Platform is the cluster-wide settings of SPEC §2.3, defaults applied.
+// Platform is the cluster-wide settings (see Tenants in docs/design.md and the
+// README), defaults applied.
 type Platform struct {
 	Host            string
 	IngressName     string
