@@ -110,7 +110,7 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		if c.Status {
 			set = response.ConditionTrue
 		}
-		set(rsp, c.Type, c.Reason).WithMessage(c.Message).TargetComposite()
+		set(rsp, string(c.Type), string(c.Reason)).WithMessage(c.Message).TargetComposite()
 	}
 	if err := setDesired(req, rsp, out); err != nil {
 		response.Fatal(rsp, err)

@@ -9,36 +9,59 @@ import (
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
 
-// Custom condition types. Crossplane owns Ready and Synced on the XR, so the
-// function reports its own findings under these.
+// A ConditionType is a condition the function sets on a TenantGateway.
+// Crossplane owns Ready and Synced on the XR, so the function reports its
+// own findings under these (see Status and conditions in docs/design.md).
+type ConditionType string
+
+// Condition types.
 const (
-	ConditionGatewayReady   = "GatewayReady"
-	ConditionListenersReady = "ListenersReady"
-	ConditionRoutesAccepted = "RoutesAccepted"
+	// ConditionGatewayReady is True when the Gateway is accepted,
+	// programmed and every listener ready.
+	ConditionGatewayReady ConditionType = "GatewayReady"
+	// ConditionListenersReady is False when a limit (64 listeners, 100
+	// certificate names) left hostnames or child apexes out.
+	ConditionListenersReady ConditionType = "ListenersReady"
+	// ConditionRoutesAccepted is False when routes lost a hostname, match
+	// no listener, or come from a namespace that is not admitted.
+	ConditionRoutesAccepted ConditionType = "RoutesAccepted"
 )
 
-// Condition reasons.
+// A ConditionReason says why a condition has its status.
+type ConditionReason string
+
+// Reasons of GatewayReady, in the order the first problem found is
+// reported.
 const (
-	ReasonReconciled                   = "Reconciled"
-	ReasonReconcileError               = "ReconcileError"
-	ReasonGatewayClassUnsupported      = "GatewayClassUnsupported"
-	ReasonGatewayNotAccepted           = "GatewayNotAccepted"
-	ReasonGatewayNotProgrammed         = "GatewayNotProgrammed"
-	ReasonListenersNotReady            = "ListenersNotReady"
-	ReasonListenerLimitExceeded        = "ListenerLimitExceeded"
-	ReasonCertificateNameLimitExceeded = "CertificateNameLimitExceeded"
-	ReasonNamespaceNotAdmitted         = "NamespaceNotAdmitted"
-	ReasonListenersFit                 = "ListenersFit"
-	ReasonHostnameConflict             = "HostnameConflict"
-	ReasonNoMatchingParent             = "NoMatchingParent"
-	ReasonAccepted                     = "Accepted"
+	ReasonReconcileError          ConditionReason = "ReconcileError"
+	ReasonGatewayClassUnsupported ConditionReason = "GatewayClassUnsupported"
+	ReasonGatewayNotAccepted      ConditionReason = "GatewayNotAccepted"
+	ReasonGatewayNotProgrammed    ConditionReason = "GatewayNotProgrammed"
+	ReasonListenersNotReady       ConditionReason = "ListenersNotReady"
+	ReasonReconciled              ConditionReason = "Reconciled"
+)
+
+// Reasons of ListenersReady.
+const (
+	ReasonListenerLimitExceeded        ConditionReason = "ListenerLimitExceeded"
+	ReasonCertificateNameLimitExceeded ConditionReason = "CertificateNameLimitExceeded"
+	ReasonListenersFit                 ConditionReason = "ListenersFit"
+)
+
+// Reasons of RoutesAccepted, in the order the first problem found is
+// reported.
+const (
+	ReasonHostnameConflict     ConditionReason = "HostnameConflict"
+	ReasonNoMatchingParent     ConditionReason = "NoMatchingParent"
+	ReasonNamespaceNotAdmitted ConditionReason = "NamespaceNotAdmitted"
+	ReasonAccepted             ConditionReason = "Accepted"
 )
 
 // A Condition the function sets on the XR.
 type Condition struct {
-	Type    string
+	Type    ConditionType
 	Status  bool
-	Reason  string
+	Reason  ConditionReason
 	Message string
 }
 

@@ -35,7 +35,7 @@ func run(t *testing.T, in Input) *Output {
 	return out
 }
 
-func condition(out *Output, typ string) Condition {
+func condition(out *Output, typ ConditionType) Condition {
 	for _, c := range out.Conditions {
 		if c.Type == typ {
 			return c
