@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"strings"
 )
 
@@ -65,16 +66,25 @@ func truncate(s string) string {
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
-// digest is a short, stable digest of a set of lines, so that status can
-// remember a list it does not hold.
-func digest(lines []string) string {
-	if len(lines) == 0 {
+// A lineDigest is a short, stable digest of a list of lines, written as a
+// stream, so that status can remember a list it does not hold.
+type lineDigest struct {
+	h hash.Hash
+	n int
+}
+
+func newLineDigest() *lineDigest { return &lineDigest{h: sha256.New()} }
+
+func (d *lineDigest) add(line string) {
+	d.n++
+	d.h.Write([]byte(line))
+	d.h.Write([]byte{'\n'})
+}
+
+// sum is the first 16 hex digits of the digest; "" for no lines.
+func (d *lineDigest) sum() string {
+	if d.n == 0 {
 		return ""
 	}
-	h := sha256.New()
-	for _, l := range lines {
-		h.Write([]byte(l))
-		h.Write([]byte{'\n'})
-	}
-	return hex.EncodeToString(h.Sum(nil)[:8])
+	return hex.EncodeToString(d.h.Sum(nil)[:8])
 }

@@ -15,19 +15,19 @@ const WarnListeners = 56
 // (per-host, child apex or pin) or a child apex's names on the dns01
 // certificate.
 type budgeted struct {
-	key       string
 	hostname  string
 	namespace string
 	// served marks what is being served now: it keeps its place.
 	served bool
 }
 
-// fairShare returns the keys of the candidates that fit in n places. What is
-// served now comes first, so nothing new takes a place away from an
-// application being served; then new candidates round-robin (the owner, the
-// attached namespaces, then each branch of the delegation tree: one per
-// turn per round; hostname order within a turn), so that no tenant can
-// crowd out the others by asking for more, or by creating nested tenants.
+// fairShare returns the hostnames (or apexes, unique among the candidates)
+// of the candidates that fit in n places. What is served now comes first,
+// so nothing new takes a place away from an application being served; then
+// new candidates round-robin (the owner, the attached namespaces, then each
+// branch of the delegation tree: one per turn per round; hostname order
+// within a turn), so that no tenant can crowd out the others by asking for
+// more, or by creating nested tenants.
 func fairShare(cands []budgeted, n int, t *tenancy) map[string]bool {
 	kept := make(map[string]bool, min(n, len(cands)))
 	var served, fresh []budgeted
@@ -38,10 +38,10 @@ func fairShare(cands []budgeted, n int, t *tenancy) map[string]bool {
 			fresh = append(fresh, c)
 		}
 	}
-	slices.SortFunc(served, func(a, b budgeted) int { return cmp.Or(cmp.Compare(a.hostname, b.hostname), cmp.Compare(a.key, b.key)) })
+	slices.SortFunc(served, func(a, b budgeted) int { return cmp.Compare(a.hostname, b.hostname) })
 	for _, c := range served {
 		if len(kept) < n {
-			kept[c.key] = true
+			kept[c.hostname] = true
 		}
 	}
 
@@ -65,7 +65,7 @@ func fairShare(cands []budgeted, n int, t *tenancy) map[string]bool {
 	}
 	slices.SortFunc(idx, func(a, b int) int {
 		return cmp.Or(cmp.Compare(turns[a].rank, turns[b].rank), cmp.Compare(turns[a].name, turns[b].name),
-			cmp.Compare(fresh[a].hostname, fresh[b].hostname), cmp.Compare(fresh[a].key, fresh[b].key))
+			cmp.Compare(fresh[a].hostname, fresh[b].hostname))
 	})
 	// Number each candidate by its place within its turn: round r takes
 	// every turn's r-th candidate, in turn order.
@@ -80,7 +80,7 @@ func fairShare(cands []budgeted, n int, t *tenancy) map[string]bool {
 		if len(kept) >= n {
 			break
 		}
-		kept[fresh[i].key] = true
+		kept[fresh[i].hostname] = true
 	}
 	return kept
 }

@@ -54,8 +54,7 @@ func TestListenerBudgetHTTP01(t *testing.T) {
 		}
 	})
 	t.Run("ServedHostnamesKeepTheirListeners", func(t *testing.T) {
-		served := []string{HostListenerName("app65.example.org"), HostListenerName("app69.example.org")}
-		got := compose(t, spec, routes, nil, served...)
+		got := compose(t, spec, routes, nil, "app65.example.org", "app69.example.org")
 		for _, h := range []string{"app65.example.org", "app69.example.org"} {
 			want := h + " HTTPRoute/tenant-root/apps Listening"
 			if !slices.Contains(got.Hostnames, want) {

@@ -74,7 +74,7 @@ func capCertificateNames(in *Input, t *tenancy, children []*child) {
 	var cands []budgeted
 	for _, c := range children {
 		if c.state == v1alpha1.ChildApexListening {
-			cands = append(cands, budgeted{key: c.apex, hostname: c.apex, namespace: c.namespace, served: onCert[c.apex]})
+			cands = append(cands, budgeted{hostname: c.apex, namespace: c.namespace, served: onCert[c.apex]})
 		}
 	}
 	kept := fairShare(cands, (maxCertificateDNSNames-2)/2, t)

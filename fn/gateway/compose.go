@@ -150,7 +150,7 @@ func Compose(in Input) (*Output, error) {
 		HostnamelessRoutes: hostnamelessStatus(t, p, hostless),
 		Digests:            digests(contests, left),
 		Listeners:          len(p.listeners),
-		LeftOut:            leftOut(claims, children, p.droppedPins),
+		LeftOut:            left.counts,
 	}
 	var err error
 	if out.planned, err = planResources(&in, p, children); err != nil {

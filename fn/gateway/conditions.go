@@ -200,7 +200,7 @@ func warnings(in *Input, contests []*contest, leftOut leftOutSet, out *Output) [
 		w = append(w, BoundedList(fmt.Sprintf("hostname conflicts changed; %d contested now: ", len(contests)), conflictLines(contests), "; ", ""))
 	}
 	if d := out.Digests.LeftOut; d != "" && d != in.Previous.Digests.LeftOut {
-		w = append(w, boundedListOf(fmt.Sprintf("hostnames and child apexes left out changed; %d left out now: ", leftOut.count), leftOut.first, leftOut.count, ", ", ""))
+		w = append(w, boundedListOf(fmt.Sprintf("hostnames and child apexes left out changed; %d left out now: ", leftOut.counts.Total()), leftOut.first, leftOut.counts.Total(), ", ", ""))
 	}
 	if out.Listeners > WarnListeners && len(in.served) <= WarnListeners {
 		w = append(w, fmt.Sprintf("Gateway %s/%s now has %d listeners, close to the limit of %d; %s", in.Namespace, in.Name, out.Listeners, MaxListeners, budgetAdvice(in)))

@@ -68,7 +68,7 @@ func planHTTP01(in *Input, t *tenancy, claims []*claim, contests []*contest) *pl
 		case s.kept:
 			c.state, c.message = v1alpha1.HostnameListening, "listener "+s.name
 		default:
-			c.state, c.message = overLimit(in, c.hostname)
+			c.state, c.message = overLimit()
 		}
 	}
 	return p
@@ -209,22 +209,16 @@ func placeSlots(in *Input, t *tenancy, slots []*slot, n int, taken map[string]bo
 
 // keepSlots applies the listener budget to the slots, by hostname. A slot is
 // served when the observed Gateway (or the status) has a listener of its
-// hostname; one known by name alone counts when the slot's short name is it.
+// hostname.
 func keepSlots(slots []*slot, n int, in *Input, t *tenancy) {
 	hosts := make(map[string]bool, len(in.served))
-	names := map[string]bool{}
-	for name, h := range in.served {
-		if h != "" {
-			hosts[h] = true
-		} else {
-			names[name] = true
-		}
+	for _, h := range in.served {
+		hosts[h] = true
 	}
 	cands := make([]budgeted, 0, len(slots))
 	for _, s := range slots {
 		if s.invalid == "" {
-			served := hosts[s.hostname] || len(names) > 0 && names[s.prefix+HostKey(s.subject)]
-			cands = append(cands, budgeted{key: s.hostname, hostname: s.hostname, namespace: s.namespace, served: served})
+			cands = append(cands, budgeted{hostname: s.hostname, namespace: s.namespace, served: hosts[s.hostname]})
 		}
 	}
 	kept := fairShare(cands, n, t)
@@ -236,7 +230,7 @@ func keepSlots(slots []*slot, n int, in *Input, t *tenancy) {
 // overLimit judges a hostname left out by the listener budget. Its message
 // is written only for the claims status.hostnames lists (see
 // hostnameStatus): a Gateway can leave hundreds of thousands out.
-func overLimit(_ *Input, _ string) (v1alpha1.HostnameState, string) {
+func overLimit() (v1alpha1.HostnameState, string) {
 	return v1alpha1.HostnameOverListenerLimit, ""
 }
 

@@ -55,19 +55,10 @@ const (
 // CertificateKey is the composition resource name of a listener's Certificate.
 func CertificateKey(listener string) string { return keyCertificatePrefix + listener }
 
-// ChildListenerName is the listener of an inheriting child apex, unless
-// another listener's name collides with it (see allocateNames).
-func ChildListenerName(mode v1alpha1.CertMode, child string) string {
-	return childPrefix(mode) + HostKey(child)
-}
-
-// PinListenerName is the listener that pins a hostname to the namespace that
-// owns it, unless another listener's name collides with it. In http01 it is
-// the hostname's own listener.
-func PinListenerName(mode v1alpha1.CertMode, hostname string) string {
-	return pinPrefix(mode) + HostKey(hostname)
-}
-
+// childPrefix and pinPrefix start the names of child apex listeners and of
+// pins (in http01, every hostname's own listener): <prefix><label>-<hex8>,
+// or the long form when another listener holds that (see Names in
+// docs/design.md).
 func childPrefix(mode v1alpha1.CertMode) string {
 	if mode == v1alpha1.CertModeEdge {
 		return prefixEdgeChild

@@ -19,7 +19,7 @@ type ObservedResource struct {
 	// ListenerNames are a Gateway's spec listener names, as last composed.
 	ListenerNames []string
 	// ListenerHostnames maps a Gateway's spec listener names to their
-	// hostnames ("" for none, or when not known).
+	// hostnames ("" for a listener without one).
 	ListenerHostnames map[string]string
 	// DNSNames are a Certificate's spec dnsNames.
 	DNSNames []string

@@ -18,11 +18,18 @@ const (
 	httpLine = "http 80/HTTP " + selHTTP
 )
 
-func compose(t *testing.T, spec v1alpha1.TenantGatewaySpec, routes []Route, nss []Namespace, observed ...string) view {
+// compose composes tenant-root's Gateway; served are hostnames whose http01
+// listener is on the observed Gateway.
+func compose(t *testing.T, spec v1alpha1.TenantGatewaySpec, routes []Route, nss []Namespace, served ...string) view {
 	t.Helper()
 	var obs map[string]*ObservedResource
-	if len(observed) > 0 {
-		obs = map[string]*ObservedResource{KeyGateway: {ListenerNames: observed}}
+	if len(served) > 0 {
+		gw := &ObservedResource{ListenerHostnames: map[string]string{}}
+		for _, h := range served {
+			gw.ListenerNames = append(gw.ListenerNames, HostListenerName(h))
+			gw.ListenerHostnames[HostListenerName(h)] = h
+		}
+		obs = map[string]*ObservedResource{KeyGateway: gw}
 	}
 	// The edge looks up the owner and attached namespaces by name.
 	named := map[string]*Namespace{}

@@ -1,8 +1,6 @@
 package gateway
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
@@ -157,34 +155,6 @@ type LeftOut struct {
 // Total is every hostname and child apex left out.
 func (l LeftOut) Total() int { return l.Listeners + l.Certificate }
 
-func leftOut(claims []*claim, children []*child, droppedPins []string) LeftOut {
-	l := LeftOut{Listeners: len(pinsOnly(claims, droppedPins))}
-	prev := ""
-	for _, c := range claims {
-		if c.hostname == prev && prev != "" {
-			continue
-		}
-		switch c.state {
-		case v1alpha1.HostnameOverListenerLimit:
-			l.Listeners++
-		case v1alpha1.HostnameOverCertificateLimit:
-			l.Certificate++
-		default:
-			continue
-		}
-		prev = c.hostname
-	}
-	for _, c := range children {
-		switch c.state {
-		case v1alpha1.ChildApexOverListenerLimit:
-			l.Listeners++
-		case v1alpha1.ChildApexOverCertificateLimit:
-			l.Certificate++
-		}
-	}
-	return l
-}
-
 // pinsOnly are the dropped pins whose hostname is not itself left out (so
 // counted once): those still served by a wildcard.
 func pinsOnly(claims []*claim, droppedPins []string) []string {
@@ -213,10 +183,10 @@ func pinsOnly(claims []*claim, droppedPins []string) []string {
 // say; BoundedList cuts the message shorter still.
 const maxLeftOutNamed = 100
 
-// A leftOutSet is what a run left out: how many, a digest of all of them
-// (status remembers it), and the first names, for the warning.
+// A leftOutSet is what a run left out: how many by each limit, a digest of
+// all of them (status remembers it), and the first names, for the warning.
 type leftOutSet struct {
-	count  int
+	counts LeftOut
 	digest string
 	first  []string
 }
@@ -227,33 +197,34 @@ type leftOutSet struct {
 // thousands out.
 func leftOutOf(claims []*claim, children []*child, droppedPins []string) leftOutSet {
 	var s leftOutSet
-	h := sha256.New()
-	add := func(line string) {
-		s.count++
-		h.Write([]byte(line))
-		h.Write([]byte{'\n'})
+	d := newLineDigest()
+	add := func(line string, byCertificate bool) {
+		if byCertificate {
+			s.counts.Certificate++
+		} else {
+			s.counts.Listeners++
+		}
+		d.add(line)
 		if len(s.first) < maxLeftOutNamed {
 			s.first = append(s.first, line)
 		}
 	}
 	for _, p := range pinsOnly(claims, droppedPins) {
-		add("the pin of " + p + " (" + string(v1alpha1.HostnameOverListenerLimit) + ")")
+		add("the pin of "+p+" ("+string(v1alpha1.HostnameOverListenerLimit)+")", false)
 	}
 	prev := ""
 	for _, c := range claims {
 		if (c.state == v1alpha1.HostnameOverListenerLimit || c.state == v1alpha1.HostnameOverCertificateLimit) && c.hostname != prev {
 			prev = c.hostname
-			add(c.hostname + " (" + string(c.state) + ")")
+			add(c.hostname+" ("+string(c.state)+")", c.state == v1alpha1.HostnameOverCertificateLimit)
 		}
 	}
 	for _, c := range children {
 		if c.state == v1alpha1.ChildApexOverListenerLimit || c.state == v1alpha1.ChildApexOverCertificateLimit {
-			add("child apex " + c.apex + " (" + string(c.state) + ")")
+			add("child apex "+c.apex+" ("+string(c.state)+")", c.state == v1alpha1.ChildApexOverCertificateLimit)
 		}
 	}
-	if s.count > 0 {
-		s.digest = hex.EncodeToString(h.Sum(nil)[:8])
-	}
+	s.digest = d.sum()
 	return s
 }
 
@@ -278,9 +249,9 @@ func commaJoin(items []string) string { return strings.Join(items, ", ") }
 
 // digests are what status remembers of this run's warnings.
 func digests(contests []*contest, leftOut leftOutSet) v1alpha1.StatusDigests {
-	lines := make([]string, 0, len(contests))
+	d := newLineDigest()
 	for _, ct := range contests {
-		lines = append(lines, ct.hostname+" "+ct.winner.route+" "+commaJoin(ct.losers))
+		d.add(ct.hostname + " " + ct.winner.route + " " + commaJoin(ct.losers))
 	}
-	return v1alpha1.StatusDigests{Conflicts: digest(lines), LeftOut: leftOut.digest}
+	return v1alpha1.StatusDigests{Conflicts: d.sum(), LeftOut: leftOut.digest}
 }

@@ -80,22 +80,14 @@ func (c *coverage) cover(in *Input, t *tenancy, h, ns string) (v1alpha1.Hostname
 		// every namespace it admits.
 		note = fmt.Sprintf("; listener %s, which would admit only namespace %s for it, was left out: the Gateway would exceed %d listeners", s.name, s.namespace, MaxListeners)
 	}
-	var best *slot
-	var domain string
-	eachDomain(parent(base(h)), func(d string) bool {
-		if s := c.wildcard[d]; s != nil && s.kept {
-			best, domain = s, d
-			return true
-		}
-		return false
-	})
+	best, domain := c.takes(h)
 	if best == nil || !best.admit.admits(t, ns) {
 		// The listener that would serve it leaves the namespace out: a
 		// child apex left out, more specific than that wildcard.
 		if c.dropped[under] == v1alpha1.ChildApexOverCertificateLimit {
 			return v1alpha1.HostnameOverCertificateLimit, fmt.Sprintf("%s is under a child apex left out of the wildcard certificate: the ACME CA issues at most %d names per certificate", h, maxCertificateDNSNames)
 		}
-		return overLimit(in, h)
+		return overLimit()
 	}
 	msg := fmt.Sprintf("served by listener %s (*.%s)", best.name, domain)
 	if in.Spec.CertMode != v1alpha1.CertModeEdge && !oneLabelBelow(h, domain) {
@@ -132,7 +124,7 @@ func (c *coverage) unenforced(in *Input, t *tenancy, claims []*claim) {
 		if s := c.exact[cl.hostname]; s != nil && s.kept {
 			continue // narrowed to the winner
 		}
-		if l := c.takes(cl.hostname); l != nil && l.admit.admits(t, cl.namespace) {
+		if l, _ := c.takes(cl.hostname); l != nil && l.admit.admits(t, cl.namespace) {
 			if st, msg := c.cover(in, t, cl.hostname, cl.namespace); isServed(st) {
 				cl.state, cl.message = st, cl.route+" lost "+cl.hostname+", but "+msg
 			}
@@ -244,15 +236,16 @@ func (c *coverage) anyAdmits(t *tenancy, h string, namespaces []string) bool {
 }
 
 // takes is the kept wildcard listener that takes a request for h when no
-// exact listener or pin of h is kept.
-func (c *coverage) takes(h string) *slot {
-	var best *slot
+// exact listener or pin of h is kept, with the domain it covers: the
+// wildcard of the longest domain above h (Gateway API wildcards match any
+// number of labels, but not the domain itself).
+func (c *coverage) takes(h string) (best *slot, domain string) {
 	eachDomain(parent(base(h)), func(d string) bool {
 		if s := c.wildcard[d]; s != nil && s.kept {
-			best = s
+			best, domain = s, d
 			return true
 		}
 		return false
 	})
-	return best
+	return best, domain
 }
