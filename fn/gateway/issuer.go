@@ -65,33 +65,3 @@ func http01Solver(in *Input) cmacme.ACMEChallengeSolver {
 		},
 	}}
 }
-
-// dns01Solver copies the provider block of the spec; Validate has checked
-// that the block named by the provider is present.
-func dns01Solver(d *v1alpha1.DNS01) cmacme.ACMEChallengeSolver {
-	s := &cmacme.ACMEChallengeSolverDNS01{}
-	switch d.Provider {
-	case v1alpha1.DNS01Cloudflare:
-		s.Cloudflare = &cmacme.ACMEIssuerDNS01ProviderCloudflare{APIToken: secretKey(&d.Cloudflare.APITokenSecretRef)}
-	case v1alpha1.DNS01Route53:
-		r := &cmacme.ACMEIssuerDNS01ProviderRoute53{Region: d.Route53.Region, AccessKeyID: d.Route53.AccessKeyID}
-		if d.Route53.SecretAccessKeySecretRef != nil {
-			r.SecretAccessKey = *secretKey(d.Route53.SecretAccessKeySecretRef)
-		}
-		s.Route53 = r
-	case v1alpha1.DNS01DigitalOcean:
-		s.DigitalOcean = &cmacme.ACMEIssuerDNS01ProviderDigitalOcean{Token: *secretKey(&d.DigitalOcean.TokenSecretRef)}
-	case v1alpha1.DNS01RFC2136:
-		s.RFC2136 = &cmacme.ACMEIssuerDNS01ProviderRFC2136{
-			Nameserver:    d.RFC2136.Nameserver,
-			TSIGKeyName:   d.RFC2136.TSIGKeyName,
-			TSIGAlgorithm: d.RFC2136.TSIGAlgorithm,
-			TSIGSecret:    *secretKey(&d.RFC2136.TSIGSecretSecretRef),
-		}
-	}
-	return cmacme.ACMEChallengeSolver{DNS01: s}
-}
-
-func secretKey(s *v1alpha1.SecretKeySelector) *cmmeta.SecretKeySelector {
-	return &cmmeta.SecretKeySelector{LocalObjectReference: cmmeta.LocalObjectReference{Name: s.Name}, Key: s.Key}
-}

@@ -102,57 +102,11 @@ func validateIssuerName(p *field.Path, n v1alpha1.IssuerName) field.ErrorList {
 	return field.ErrorList{field.NotSupported(p, n, v1alpha1.IssuerNames)}
 }
 
-// providerValidators check the block of each DNS-01 provider; a nil block is
-// reported before they run.
-var providerValidators = map[v1alpha1.DNS01ProviderName]struct {
-	present  func(*v1alpha1.DNS01) bool
-	validate func(*field.Path, *v1alpha1.DNS01) field.ErrorList
-}{
-	v1alpha1.DNS01Cloudflare: {
-		present: func(d *v1alpha1.DNS01) bool { return d.Cloudflare != nil },
-		validate: func(p *field.Path, d *v1alpha1.DNS01) field.ErrorList {
-			return validateSecretKey(p.Child("apiTokenSecretRef"), &d.Cloudflare.APITokenSecretRef)
-		},
-	},
-	v1alpha1.DNS01Route53: {
-		present: func(d *v1alpha1.DNS01) bool { return d.Route53 != nil },
-		validate: func(p *field.Path, d *v1alpha1.DNS01) field.ErrorList {
-			var errs field.ErrorList
-			if d.Route53.Region == "" {
-				errs = append(errs, field.Required(p.Child("region"), "the AWS region of the Route53 API"))
-			}
-			if d.Route53.SecretAccessKeySecretRef != nil {
-				errs = append(errs, validateSecretKey(p.Child("secretAccessKeySecretRef"), d.Route53.SecretAccessKeySecretRef)...)
-			}
-			return errs
-		},
-	},
-	v1alpha1.DNS01DigitalOcean: {
-		present: func(d *v1alpha1.DNS01) bool { return d.DigitalOcean != nil },
-		validate: func(p *field.Path, d *v1alpha1.DNS01) field.ErrorList {
-			return validateSecretKey(p.Child("tokenSecretRef"), &d.DigitalOcean.TokenSecretRef)
-		},
-	},
-	v1alpha1.DNS01RFC2136: {
-		present: func(d *v1alpha1.DNS01) bool { return d.RFC2136 != nil },
-		validate: func(p *field.Path, d *v1alpha1.DNS01) field.ErrorList {
-			var errs field.ErrorList
-			if d.RFC2136.Nameserver == "" {
-				errs = append(errs, field.Required(p.Child("nameserver"), "host:port of the authoritative DNS server"))
-			}
-			if d.RFC2136.TSIGKeyName == "" {
-				errs = append(errs, field.Required(p.Child("tsigKeyName"), "the name of the TSIG key"))
-			}
-			return append(errs, validateSecretKey(p.Child("tsigSecretSecretRef"), &d.RFC2136.TSIGSecretSecretRef)...)
-		},
-	},
-}
-
 func validateDNS01(p *field.Path, d *v1alpha1.DNS01) field.ErrorList {
 	if d == nil {
 		return field.ErrorList{field.Required(p, fmt.Sprintf("the DNS-01 provider is required when spec.certMode is dns01 (spec.dns01.provider: one of %s, with the block of that name)", quoted(v1alpha1.DNS01ProviderNames)))}
 	}
-	v, ok := providerValidators[d.Provider]
+	v, ok := dns01Providers[d.Provider]
 	switch {
 	case !ok:
 		return field.ErrorList{field.NotSupported(p.Child("provider"), d.Provider, v1alpha1.DNS01ProviderNames)}

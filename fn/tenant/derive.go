@@ -326,29 +326,10 @@ func acmeSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
 	if spec.CertMode != v1alpha1.CertModeDNS01 {
 		return nil
 	}
-	d := &v1alpha1.DNS01{}
-	if p.DNS01 != nil {
-		d = p.DNS01.DeepCopy()
+	spec.DNS01 = gateway.PlatformDNS01(p.DNS01)
+	if !slices.Contains(v1alpha1.DNS01ProviderNames, spec.DNS01.Provider) {
+		return refuse("publishing.certificates.dns01.provider %q is not supported: use %s", spec.DNS01.Provider, quoted(v1alpha1.DNS01ProviderNames))
 	}
-	if d.Provider == "" {
-		d.Provider = v1alpha1.DNS01Cloudflare
-	}
-	if !slices.Contains(v1alpha1.DNS01ProviderNames, d.Provider) {
-		return refuse("publishing.certificates.dns01.provider %q is not supported: use %s", d.Provider, quoted(v1alpha1.DNS01ProviderNames))
-	}
-	// Keep only the block of the selected provider.
-	only := &v1alpha1.DNS01{Provider: d.Provider}
-	switch d.Provider {
-	case v1alpha1.DNS01Cloudflare:
-		only.Cloudflare = d.Cloudflare
-	case v1alpha1.DNS01Route53:
-		only.Route53 = d.Route53
-	case v1alpha1.DNS01DigitalOcean:
-		only.DigitalOcean = d.DigitalOcean
-	case v1alpha1.DNS01RFC2136:
-		only.RFC2136 = d.RFC2136
-	}
-	spec.DNS01 = only
 	if errs := gateway.Validate(gateway.Defaulted(*spec)); len(errs) > 0 {
 		return refuse("publishing.certificates.dns01 does not make a valid TenantGateway: %s", strings.ReplaceAll(errs.ToAggregate().Error(), "spec.dns01", "publishing.certificates.dns01"))
 	}

@@ -202,6 +202,17 @@ func TestDerive(t *testing.T) {
 				Quota:   `{"hard":{"count/certificates.cert-manager.io":"10"}}`,
 			},
 		},
+		"DNS01ChartDefaults": {
+			reason: "platform values brought over from the reference chart name only the solver: cloudflare with the chart's token Secret, as that chart derives it",
+			in: Input{Name: "frank", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(platform(), func(p *Platform) {
+				p.Solver = "dns01"
+			})},
+			want: view{
+				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-frank", Apex: "frank.example.org", GatewayNamespace: "tenant-frank", GatewayClassName: "cilium", CertMode: "dns01"},
+				Labels:  map[string]string{gateway.LabelNamespaceHost: "frank.example.org", gateway.LabelNamespaceGateway: "tenant-frank"},
+				Gateway: `{"apex":"frank.example.org","certMode":"dns01","dns01":{"cloudflare":{"apiTokenSecretRef":{"key":"api-token","name":"cloudflare-api-token-secret"}},"provider":"cloudflare"},"gatewayClassName":"cilium","issuerName":"letsencrypt-prod"}`,
+			},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -301,10 +312,11 @@ func TestRefusals(t *testing.T) {
 			want: `publishing.certificates.dns01.provider "gandi" is not supported: use ["cloudflare", "route53", "digitalocean", "rfc2136"]`,
 		},
 		"ProviderBlockMissing": {
+			reason: "route53's region has no default, so a missing block is refused naming it",
 			in: Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(func(p *Platform) {
-				p.Solver, p.DNS01 = "dns01", &v1alpha1.DNS01{Provider: "digitalocean"}
+				p.Solver, p.DNS01 = "dns01", &v1alpha1.DNS01{Provider: "route53"}
 			})},
-			want: "publishing.certificates.dns01 does not make a valid TenantGateway: publishing.certificates.dns01.digitalocean: Required value: publishing.certificates.dns01.provider is digitalocean, so the digitalocean block is required",
+			want: "publishing.certificates.dns01 does not make a valid TenantGateway: publishing.certificates.dns01.route53: Required value: publishing.certificates.dns01.provider is route53, so the route53 block is required",
 		},
 	}
 	for name, tc := range cases {
