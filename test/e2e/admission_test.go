@@ -46,6 +46,9 @@ rules:
 - apiGroups: [kubernetes.m.crossplane.io, kubernetes.crossplane.io]
   resources: [objects]
   verbs: [get, create, update, patch]
+- apiGroups: [gateway.cozystack.io]
+  resources: [tenantgateways]
+  verbs: [get, create, update, patch]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRoleBinding
@@ -140,6 +143,7 @@ spec:
 		}
 		return fmt.Sprintf("apiVersion: apps.cozystack.io/v1alpha1\nkind: Tenant\nmetadata: {name: probe, namespace: tenant-adm}\nspec: %s\n", spec)
 	}
+	tgw := "apiVersion: gateway.cozystack.io/v1alpha1\nkind: TenantGateway\nmetadata: {name: probe, namespace: tenant-adm}\nspec: {apex: adm.example.org}\n"
 	ns := func(host string) string {
 		return fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: tenant-adm\n  labels: {namespace.cozystack.io/host: %q, e2e: probe}\n", host)
 	}
@@ -147,6 +151,7 @@ spec:
 		l2 = "Gateway listener hostname must equal the namespace's namespace.cozystack.io/host label or be a subdomain of it"
 		l3 = "tenant.spec.host can only be set by cluster administrators and the platform's service accounts; leave it empty to derive the host from the parent tenant"
 		l4 = "namespace label namespace.cozystack.io/host is immutable once set"
+		tw = "TenantGateways in tenant namespaces are written by the platform (from the Tenant's spec.gateway), Crossplane and cluster administrators only; change your Tenant instead"
 		pc = "provider-kubernetes Objects may use the provider config function-tenant-gateway only when Crossplane, provider-kubernetes, cluster administrators or the platform's service accounts create or change them; reference a ProviderConfig of your own instead"
 	)
 	outside := func(kind string) string {
@@ -185,6 +190,10 @@ spec:
 		{"object-provider-config-policy", user, "tenant user", object("", "function-tenant-gateway"), pc},
 		{"object-provider-config-policy", crossplane, "Crossplane", object("ClusterProviderConfig", "function-tenant-gateway"), ""},
 		{"object-provider-config-policy", user, "tenant user", object("ProviderConfig", "function-tenant-gateway"), ""},
+		{"tenantgateway-writer-policy", user, "tenant user", tgw, tw},
+		{"tenantgateway-writer-policy", function, other, tgw, tw},
+		{"tenantgateway-writer-policy", crossplane, "Crossplane", tgw, ""},
+		{"tenantgateway-writer-policy", admin, "admin", tgw, ""},
 	}
 	// The API server loads new policies asynchronously (TestMain applied them
 	// moments ago on a fresh cluster): each denial is awaited, and the

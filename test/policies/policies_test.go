@@ -131,7 +131,7 @@ func admit(t *testing.T, p *admissionv1.ValidatingAdmissionPolicy, in map[string
 
 func TestExpressionsCompile(t *testing.T) {
 	policies := load(t)
-	want := []string{"gateway-hostname-policy", "namespace-host-label-policy", "object-provider-config-policy", "route-hostname-policy", "route-hostname-policy-grpc", "route-hostname-policy-tls", "tenant-host-policy"}
+	want := []string{"gateway-hostname-policy", "namespace-host-label-policy", "object-provider-config-policy", "route-hostname-policy", "route-hostname-policy-grpc", "route-hostname-policy-tls", "tenant-host-policy", "tenantgateway-writer-policy"}
 	var got []string
 	for name, p := range policies {
 		got = append(got, name)
@@ -221,6 +221,7 @@ func TestPolicies(t *testing.T) {
 		return map[string]any{"spec": map[string]any{"hostnames": hs}}
 	}
 	hostless := map[string]any{"spec": map[string]any{"rules": []any{}}}
+	tgw := map[string]any{"spec": map[string]any{"apex": "example.net", "attachedNamespaces": []any{"tenant-bob"}}}
 	tenant := func(host string) map[string]any {
 		spec := map[string]any{}
 		if host != "" {
@@ -255,6 +256,7 @@ func TestPolicies(t *testing.T) {
 		l5tn = "TLSRoute without spec.hostnames is allowed only to cluster administrators and the platform's service accounts, since it would attach to every listener that admits its namespace; list its hostnames, equal to or under the namespace's namespace.cozystack.io/host label"
 		l5gn = "GRPCRoute without spec.hostnames is allowed only to cluster administrators and the platform's service accounts, since it would attach to every listener that admits its namespace; list its hostnames, equal to or under the namespace's namespace.cozystack.io/host label"
 		pc   = "provider-kubernetes Objects may use the provider config function-tenant-gateway only when Crossplane, provider-kubernetes, cluster administrators or the platform's service accounts create or change them; reference a ProviderConfig of your own instead"
+		tw   = "TenantGateways in tenant namespaces are written by the platform (from the Tenant's spec.gateway), Crossplane and cluster administrators only; change your Tenant instead"
 		none = ""
 	)
 	cases := map[string]struct {
@@ -314,6 +316,16 @@ func TestPolicies(t *testing.T) {
 		"ObjectOtherClusterProviderConfig": {"object-provider-config-policy", map[string]any{"object": object("ClusterProviderConfig", "tenant-alice"), "request": user}, none},
 		"ClusterObjectOurConfigFromUser":   {"object-provider-config-policy", map[string]any{"object": object("", "function-tenant-gateway"), "request": req("CREATE", "", "alice@example.com", "system:authenticated")}, pc},
 		"ClusterObjectDefaultFromUser":     {"object-provider-config-policy", map[string]any{"object": object("", "default"), "request": req("CREATE", "", "alice@example.com", "system:authenticated")}, none},
+
+		"TGWCreatedByTenant":         {"tenantgateway-writer-policy", map[string]any{"object": tgw, "request": user}, tw},
+		"TGWUpdatedByTenant":         {"tenantgateway-writer-policy", map[string]any{"object": tgw, "oldObject": tgw, "request": req("UPDATE", "tenant-alice", "alice@example.com", "system:authenticated")}, tw},
+		"TGWDeletedByTenant":         {"tenantgateway-writer-policy", map[string]any{"oldObject": tgw, "request": req("DELETE", "tenant-alice", "alice@example.com", "system:authenticated")}, tw},
+		"TGWFromOtherFunction":       {"tenantgateway-writer-policy", map[string]any{"object": tgw, "request": function}, tw},
+		"TGWFromProviderKubernetes":  {"tenantgateway-writer-policy", map[string]any{"object": tgw, "request": as("CREATE", "tenant-alice", "provider-kubernetes")}, none},
+		"TGWUpdatedByCrossplane":     {"tenantgateway-writer-policy", map[string]any{"object": tgw, "oldObject": tgw, "request": as("UPDATE", "tenant-alice", "crossplane")}, none},
+		"TGWDeletedByNamespaceCtrl":  {"tenantgateway-writer-policy", map[string]any{"oldObject": tgw, "request": req("DELETE", "tenant-alice", "system:serviceaccount:kube-system:namespace-controller", "system:serviceaccounts", "system:serviceaccounts:kube-system")}, none},
+		"TGWFromAdmin":               {"tenantgateway-writer-policy", map[string]any{"object": tgw, "request": req("CREATE", "tenant-alice", "kube-admin", "system:masters")}, none},
+		"TGWOutsideTenantNamespaces": {"tenantgateway-writer-policy", map[string]any{"object": tgw, "request": req("CREATE", "cozy-system", "alice@example.com")}, "not matched"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
