@@ -28,10 +28,6 @@ const (
 	labelClaimNamespace = "crossplane.io/claim-namespace"
 )
 
-// ConditionTenantGatewayReady mirrors the Ready condition of the tenant's
-// TenantGateway on the Tenant.
-const ConditionTenantGatewayReady = "TenantGatewayReady"
-
 // runTenant composes one Tenant claim's XTenant.
 func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr *resource.Composite, settings fnv1beta1.Input) {
 	name, parent := xr.Resource.GetLabels()[labelClaimName], xr.Resource.GetLabels()[labelClaimNamespace]
@@ -74,9 +70,17 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 	}
 
 	out, err := tenant.Derive(tenant.Input{Name: name, Parent: parent, Spec: x.Spec, ParentLabels: parentLabels, Platform: platform})
+	if c, ok := tenant.Acceptance(name, parent, err); ok {
+		setTenantCondition(rsp, c)
+	}
 	if err != nil {
 		var refused *tenant.RefusedError
 		if errors.As(err, &refused) {
+			// The tenant reads its claim, not the XTenant: the warning
+			// goes to both, before the Fatal result that stops the
+			// pipeline (Crossplane still records earlier results and the
+			// conditions of a response that ends fatally).
+			response.Warning(rsp, err).TargetCompositeAndClaim()
 			response.Fatal(rsp, fmt.Errorf("Tenant %s/%s: %w", parent, name, err)) //nolint:staticcheck // The kind starts the sentence the operator reads.
 			return
 		}
@@ -134,9 +138,18 @@ func mirrorGatewayReady(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespo
 		if str(cs, "status") == "True" {
 			set = response.ConditionTrue
 		}
-		set(rsp, ConditionTenantGatewayReady, str(cs, "reason")).WithMessage(str(cs, "message")).TargetCompositeAndClaim()
+		set(rsp, string(tenant.ConditionTenantGatewayReady), str(cs, "reason")).WithMessage(str(cs, "message")).TargetCompositeAndClaim()
 		return
 	}
-	response.ConditionFalse(rsp, ConditionTenantGatewayReady, "Creating").
-		WithMessage(fmt.Sprintf("TenantGateway %s/%s has not reported readiness yet", out.Status.Namespace, tenant.TenantGateway)).TargetCompositeAndClaim()
+	setTenantCondition(rsp, tenant.Condition{Type: tenant.ConditionTenantGatewayReady, Reason: tenant.ReasonCreating,
+		Message: fmt.Sprintf("TenantGateway %s/%s has not reported readiness yet", out.Status.Namespace, tenant.TenantGateway)})
+}
+
+// setTenantCondition writes a Tenant condition for the XTenant and its claim.
+func setTenantCondition(rsp *fnv1.RunFunctionResponse, c tenant.Condition) {
+	set := response.ConditionFalse
+	if c.Status {
+		set = response.ConditionTrue
+	}
+	set(rsp, string(c.Type), string(c.Reason)).WithMessage(c.Message).TargetCompositeAndClaim()
 }

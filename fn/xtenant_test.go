@@ -47,7 +47,7 @@ func TestTenantEdge(t *testing.T) {
 			want: want{
 				Objects:    map[string]string{"namespace": "v1 Namespace tenant-bob READY_FALSE", "tenantgateway": "kubernetes.crossplane.io/v1alpha2 Object tenant-bob-tenantgateway READY_TRUE"},
 				Status:     map[string]any{"namespace": "tenant-bob", "apex": "bob.example.org", "gatewayNamespace": "tenant-bob", "gatewayClassName": "cilium", "certMode": "http01"},
-				Conditions: []string{"TenantGatewayReady True Available"},
+				Conditions: []string{"Accepted True Derived (CompositeAndClaim)", "TenantGatewayReady True Available (CompositeAndClaim)"},
 			},
 		},
 		"MissingPlatformConfig": {
@@ -56,9 +56,24 @@ func TestTenantEdge(t *testing.T) {
 			spec:    `{}`,
 			cluster: []string{rootNamespace},
 			want: want{
-				Results: []string{"SEVERITY_WARNING: EnvironmentConfig tenant-gateway-platform not found: deriving the tenant from the default platform settings"},
+				Results: []string{"SEVERITY_WARNING: EnvironmentConfig tenant-gateway-platform not found: deriving the tenant from the default platform settings (CompositeAndClaim)"},
 				Objects: map[string]string{"namespace": "v1 Namespace tenant-bob READY_FALSE"},
-				Status:  map[string]any{"namespace": "tenant-bob", "apex": "bob.example.org", "gatewayNamespace": "tenant-root"},
+				Status:     map[string]any{"namespace": "tenant-bob", "apex": "bob.example.org", "gatewayNamespace": "tenant-root"},
+				Conditions: []string{"Accepted True Derived (CompositeAndClaim)"},
+			},
+		},
+		"Refused": {
+			reason:  "a refusal reaches the tenant, who reads only the claim: a condition and a warning for composite and claim, then the Fatal result that keeps what was composed",
+			labels:  claimBob,
+			spec:    `{"gateway":true,"gatewayClass":"envoy"}`,
+			cluster: []string{platformConfig, rootNamespace},
+			want: want{
+				Results: []string{
+					`SEVERITY_WARNING: gatewayClass "envoy" is not allowed for tenants: allowed classes are ["cilium"] (gateway.className and gateway.tenantSelectableClasses) (CompositeAndClaim)`,
+					`SEVERITY_FATAL: Tenant tenant-root/bob: gatewayClass "envoy" is not allowed for tenants: allowed classes are ["cilium"] (gateway.className and gateway.tenantSelectableClasses)`,
+				},
+				Objects:    map[string]string{},
+				Conditions: []string{"Accepted False Refused (CompositeAndClaim): gatewayClass \"envoy\" is not allowed for tenants: allowed classes are [\"cilium\"] (gateway.className and gateway.tenantSelectableClasses)"},
 			},
 		},
 		"NoClaim": {
@@ -78,7 +93,7 @@ func TestTenantEdge(t *testing.T) {
 			rsp, _ := fakeCluster{objects: tc.cluster}.run(t, NewFunction(), req)
 			got := want{Objects: map[string]string{}}
 			for _, r := range rsp.GetResults() {
-				got.Results = append(got.Results, r.GetSeverity().String()+": "+r.GetMessage())
+				got.Results = append(got.Results, r.GetSeverity().String()+": "+r.GetMessage()+target(r.GetTarget()))
 			}
 			for k, r := range rsp.GetDesired().GetResources() {
 				m := r.GetResource().GetFields()
@@ -88,11 +103,23 @@ func TestTenantEdge(t *testing.T) {
 				got.Status, _ = xr.AsMap()["status"].(map[string]any)
 			}
 			for _, c := range rsp.GetConditions() {
-				got.Conditions = append(got.Conditions, c.GetType()+" "+map[fnv1.Status]string{fnv1.Status_STATUS_CONDITION_TRUE: "True", fnv1.Status_STATUS_CONDITION_FALSE: "False"}[c.GetStatus()]+" "+c.GetReason())
+				line := c.GetType() + " " + map[fnv1.Status]string{fnv1.Status_STATUS_CONDITION_TRUE: "True", fnv1.Status_STATUS_CONDITION_FALSE: "False"}[c.GetStatus()] + " " + c.GetReason() + target(c.GetTarget())
+				if c.GetStatus() == fnv1.Status_STATUS_CONDITION_FALSE {
+					line += ": " + c.GetMessage()
+				}
+				got.Conditions = append(got.Conditions, line)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
+}
+
+// target names a result's or condition's target when it reaches the claim.
+func target(t fnv1.Target) string {
+	if t == fnv1.Target_TARGET_COMPOSITE_AND_CLAIM {
+		return " (CompositeAndClaim)"
+	}
+	return ""
 }

@@ -50,6 +50,10 @@ func boundedListOf(prefix string, items []string, total int, sep, suffix string)
 	return truncate(b.String())
 }
 
+// Truncate cuts a message at MaxMessage bytes, on a rune boundary: for
+// messages that are not lists, such as a refusal quoting its input.
+func Truncate(s string) string { return truncate(s) }
+
 // truncate cuts a message that is still too long (a long prefix) at
 // MaxMessage bytes, on a rune boundary.
 func truncate(s string) string {

@@ -46,12 +46,16 @@ type Output struct {
 	Resources []gateway.Resource
 }
 
-// A RefusedError is a derivation failure of this tenant only.
+// A RefusedError is a derivation failure of this tenant only: its cause is
+// in the Tenant's spec or in the platform settings, and its message, bounded
+// like every message the function writes, says which and how to fix it.
 type RefusedError struct{ Reason string }
 
 func (e *RefusedError) Error() string { return e.Reason }
 
-func refuse(format string, a ...any) error { return &RefusedError{Reason: fmt.Sprintf(format, a...)} }
+func refuse(format string, a ...any) error {
+	return &RefusedError{Reason: gateway.Truncate(fmt.Sprintf(format, a...))}
+}
 
 // Derive computes a tenant's namespace, labels and TenantGateway.
 func Derive(in Input) (*Output, error) {

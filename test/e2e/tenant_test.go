@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // TestTenantClaims: Tenant claims, derived from the platform settings (the
@@ -93,5 +95,65 @@ spec: {}
 			}
 		}
 		return false
+	})
+}
+
+// TestTenantRefusalOnClaim: a refused Tenant tells its tenant why, on the
+// claim, to a user who can read only the claim's namespace (the XTenant is
+// cluster-scoped and out of its reach): the claim's Accepted condition is
+// False with reason Refused and the message naming the class and the
+// allowed set, and a Warning event on the claim says the same.
+func TestTenantRefusalOnClaim(t *testing.T) {
+	t.Parallel()
+	apply(t, readFile("examples", "cluster", "platform.yaml"))
+	namespace(t, "tenant-refusal", map[string]string{"namespace.cozystack.io/host": "refusal.example.org", labelGateway: "tenant-refusal"})
+	apply(t, `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: claim-reader, namespace: tenant-refusal}
+rules:
+- apiGroups: [apps.cozystack.io]
+  resources: [tenants]
+  verbs: [get, list, watch]
+- apiGroups: [""]
+  resources: [events]
+  verbs: [get, list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: claim-reader, namespace: tenant-refusal}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: claim-reader}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: carol@example.com}
+---
+apiVersion: apps.cozystack.io/v1alpha1
+kind: Tenant
+metadata: {name: carl, namespace: tenant-refusal}
+spec: {gateway: true, gatewayClass: envoy}
+`)
+	const want = `gatewayClass "envoy" is not allowed for tenants: allowed classes are ["cilium"] (gateway.className and gateway.tenantSelectableClasses)`
+	carol := as(t, "carol@example.com", "system:authenticated")
+	eventually(t, oneTTL+settle, "the claim says Accepted=False/Refused: "+want, func() (bool, string) {
+		c := &unstructured.Unstructured{}
+		c.SetGroupVersionKind(gvkTenant)
+		if err := carol.Get(t.Context(), client.ObjectKey{Namespace: "tenant-refusal", Name: "carl"}, c); err != nil {
+			return false, err.Error()
+		}
+		s, r, m := condition(c, "Accepted")
+		return s == "False" && r == "Refused" && m == want, show(c)
+	})
+	eventually(t, oneTTL+settle, "a Warning event on the claim with the refusal", func() (bool, string) {
+		l := &corev1.EventList{}
+		if err := carol.List(t.Context(), l, client.InNamespace("tenant-refusal")); err != nil {
+			return false, err.Error()
+		}
+		var saw []string
+		for _, e := range l.Items {
+			if e.InvolvedObject.Kind == gvkTenant.Kind && e.InvolvedObject.Name == "carl" && e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, want) {
+				return true, ""
+			}
+			saw = append(saw, e.InvolvedObject.Kind+"/"+e.InvolvedObject.Name+" "+e.Type+": "+e.Message)
+		}
+		return false, strings.Join(saw, "\n")
 	})
 }

@@ -1,0 +1,61 @@
+package tenant
+
+import (
+	"errors"
+	"fmt"
+)
+
+// A ConditionType is a condition the function sets on an XTenant and, since
+// every one targets the composite and its claim, on the Tenant claim, where
+// a tenant who can read only its own namespace reads it (see "Tenants" in
+// docs/design.md).
+type ConditionType string
+
+const (
+	// ConditionAccepted is True when the tenant was derived from its spec
+	// and the platform settings, and False with reason Refused when it was
+	// not: the message names the field or setting at fault and the allowed
+	// values. A refused tenant composes nothing new and keeps what it had.
+	ConditionAccepted ConditionType = "Accepted"
+	// ConditionTenantGatewayReady mirrors the Ready condition of the
+	// tenant's own TenantGateway, as provider-kubernetes observed it, with
+	// its reason and message.
+	ConditionTenantGatewayReady ConditionType = "TenantGatewayReady"
+)
+
+// A ConditionReason is the reason of a Tenant condition.
+type ConditionReason string
+
+const (
+	// ReasonDerived: Accepted is True.
+	ReasonDerived ConditionReason = "Derived"
+	// ReasonRefused: Accepted is False; the message says why.
+	ReasonRefused ConditionReason = "Refused"
+	// ReasonCreating: TenantGatewayReady is False because the TenantGateway
+	// has not reported readiness yet.
+	ReasonCreating ConditionReason = "Creating"
+)
+
+// Condition is one Tenant condition as the edge writes it.
+type Condition struct {
+	Type    ConditionType
+	Status  bool
+	Reason  ConditionReason
+	Message string
+}
+
+// Acceptance is the Accepted condition for the outcome of Derive: True, or
+// False with the refusal's message when err is a RefusedError. Any other
+// error is the function's own failure, not the tenant's, and has none.
+func Acceptance(name, parent string, err error) (Condition, bool) {
+	var refused *RefusedError
+	switch {
+	case err == nil:
+		return Condition{Type: ConditionAccepted, Status: true, Reason: ReasonDerived,
+			Message: fmt.Sprintf("Tenant %s/%s was derived from its spec and the platform settings", parent, name)}, true
+	case errors.As(err, &refused):
+		return Condition{Type: ConditionAccepted, Reason: ReasonRefused, Message: refused.Reason}, true
+	default:
+		return Condition{}, false
+	}
+}
