@@ -56,8 +56,8 @@ func TestTenantEdge(t *testing.T) {
 			spec:    `{}`,
 			cluster: []string{rootNamespace},
 			want: want{
-				Results: []string{"SEVERITY_WARNING: EnvironmentConfig tenant-gateway-platform not found: deriving the tenant from the default platform settings (CompositeAndClaim)"},
-				Objects: map[string]string{"namespace": "v1 Namespace tenant-bob READY_FALSE"},
+				Results:    []string{"SEVERITY_WARNING: EnvironmentConfig tenant-gateway-platform not found: deriving the tenant from the default platform settings (CompositeAndClaim)"},
+				Objects:    map[string]string{"namespace": "v1 Namespace tenant-bob READY_FALSE"},
 				Status:     map[string]any{"namespace": "tenant-bob", "apex": "bob.example.org", "gatewayNamespace": "tenant-root"},
 				Conditions: []string{"Accepted True Derived (CompositeAndClaim)"},
 			},
