@@ -69,7 +69,8 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 		parentLabels = stringMap(field(items[0].GetResource(), "metadata", "labels"))
 	}
 
-	out, err := tenant.Derive(tenant.Input{Name: name, Parent: parent, Spec: x.Spec, ParentLabels: parentLabels, Platform: platform})
+	replica := observedReplica(req)
+	out, err := tenant.Derive(tenant.Input{Name: name, Parent: parent, Spec: x.Spec, ParentLabels: parentLabels, Platform: platform, WildcardSecret: replica})
 	if c, ok := tenant.Acceptance(name, parent, err); ok {
 		setTenantCondition(rsp, c)
 	}
@@ -87,18 +88,29 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 		response.Fatal(rsp, fmt.Errorf("cannot derive Tenant %s/%s: %w", parent, name, err))
 		return
 	}
-	if err := setTenantDesired(req, rsp, out); err != nil {
+	if err := setTenantDesired(req, rsp, out, replica != nil); err != nil {
 		response.Fatal(rsp, err)
 		return
+	}
+	for _, w := range out.Warnings {
+		response.Warning(rsp, errors.New(w)).TargetCompositeAndClaim()
 	}
 	mirrorGatewayReady(req, rsp, out)
 	log.Debug("derived Tenant", "namespace", out.Status.Namespace, "apex", out.Status.Apex, "gateway-namespace", out.Status.GatewayNamespace)
 }
 
 // setTenantDesired composes the tenant's resources and writes its status.
-func setTenantDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *tenant.Output) error {
+// The replica holder is ready once it has observed the Secret, the replica
+// or someone else's, which the listeners then use as it is.
+func setTenantDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *tenant.Output, replicaObserved bool) error {
 	observed := observeComposed(req)
-	if err := setComposed(req, rsp, out.Resources, func(key string) bool { return tenantReady(key, observed[key]) }); err != nil {
+	ready := func(key string) bool {
+		if key == tenant.KeyReplica {
+			return replicaObserved
+		}
+		return tenantReady(key, observed[key])
+	}
+	if err := setComposed(req, rsp, out.Resources, ready); err != nil {
 		return err
 	}
 	return writeStatus(req, rsp, &out.Status)
@@ -116,6 +128,18 @@ func tenantReady(key string, o *gateway.ObservedResource) bool {
 	default:
 		return o.Conditions["Ready"] == "True" && o.Conditions["Synced"] == "True"
 	}
+}
+
+// observedReplica is the Secret of the listeners' name in the tenant
+// namespace as the replica holder Object observed it, nil until it has. The
+// provider redacts the Secret's data in that status (--sanitize-secrets);
+// only the labels are read.
+func observedReplica(req *fnv1.RunFunctionRequest) *tenant.ObservedSecret {
+	m := field(req.GetObserved().GetResources()[tenant.KeyReplica].GetResource(), "status", "atProvider", "manifest").GetStructValue()
+	if m == nil {
+		return nil
+	}
+	return &tenant.ObservedSecret{Labels: stringMap(field(m, "metadata", "labels"))}
 }
 
 // mirrorGatewayReady copies the Ready condition of the tenant's TenantGateway,

@@ -38,12 +38,17 @@ type Input struct {
 	// ParentLabels are the parent namespace's labels (nil: not found).
 	ParentLabels map[string]string
 	Platform     Platform
+	// WildcardSecret is the Secret of the listeners' name in the tenant
+	// namespace as the replica Object observed it (nil: not observed).
+	WildcardSecret *ObservedSecret
 }
 
 // Output is what one Tenant composes and reports.
 type Output struct {
 	Status    appsv1alpha1.TenantStatus
 	Resources []gateway.Resource
+	// Warnings are for the tenant and the operator, each bounded.
+	Warnings []string
 }
 
 // A RefusedError is a derivation failure of this tenant only: its cause is
@@ -87,12 +92,9 @@ func Derive(in Input) (*Output, error) {
 	}
 	out.Resources = append(out.Resources, nsObj)
 	if owning {
-		r, spec, err := gatewayResource(in, ns, apex)
-		if err != nil {
+		if err := owningResources(in, ns, apex, out); err != nil {
 			return nil, err
 		}
-		out.Status.GatewayClassName, out.Status.CertMode = spec.GatewayClassName, string(spec.CertMode)
-		out.Resources = append(out.Resources, r)
 	}
 	if len(in.Spec.ResourceQuotas) > 0 {
 		r, err := quotaResource(in, ns)
@@ -181,6 +183,29 @@ func checkValue(what, value, from, fix string, limit int, errs []string) error {
 	default:
 		return refuse("%s %q (from %s, %d characters, at most %d) is invalid: %s", what, value, from, len(value), limit, strings.Join(errs, "; "))
 	}
+}
+
+// owningResources are what a Gateway-owning tenant adds: its TenantGateway
+// and, in existingSecret mode, the replica of the operator's Secret.
+func owningResources(in Input, ns, apex string, out *Output) error {
+	r, spec, err := gatewayResource(in, ns, apex)
+	if err != nil {
+		return err
+	}
+	out.Status.GatewayClassName, out.Status.CertMode = spec.GatewayClassName, string(spec.CertMode)
+	out.Resources = append(out.Resources, r)
+	if !replicaWanted(in.Platform, ns, spec) {
+		return nil
+	}
+	rs, warning, err := replicaResources(in, ns)
+	if err != nil {
+		return err
+	}
+	out.Resources = append(out.Resources, rs...)
+	if warning != "" {
+		out.Warnings = append(out.Warnings, gateway.Truncate(warning))
+	}
+	return nil
 }
 
 // gatewayResource is the owning tenant's TenantGateway, named cozystack, in
