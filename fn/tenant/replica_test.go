@@ -45,7 +45,7 @@ func replicas(t *testing.T, out *Output) []replicaView {
 				ManagementPolicies []string `json:"managementPolicies"`
 				References         []struct {
 					PatchesFrom struct{ APIVersion, Kind, Namespace, Name, FieldPath string } `json:"patchesFrom"`
-					ToFieldPath string                                                       `json:"toFieldPath"`
+					ToFieldPath string                                                        `json:"toFieldPath"`
 				} `json:"references"`
 				ForProvider struct {
 					Manifest struct {
@@ -120,9 +120,9 @@ func TestReplica(t *testing.T) {
 			want:   []replicaView{holder("tenant-acme", []string{"Observe", "Create", "Delete"}), data("tenant-acme")},
 		},
 		"SomeoneElsesSecret": {
-			reason: "a Secret of that name without the mark is not overwritten nor deleted: no data Object, the holder can neither update nor delete; the tenant is told",
-			in:     Input{Name: "acme", Parent: "tenant-root", Spec: acme, ParentLabels: rootLabels, Platform: wildcard(nil), WildcardSecret: &ObservedSecret{Labels: map[string]string{"app": "mine"}}},
-			want:   []replicaView{holder("tenant-acme", create)},
+			reason:   "a Secret of that name without the mark is not overwritten nor deleted: no data Object, the holder can neither update nor delete; the tenant is told",
+			in:       Input{Name: "acme", Parent: "tenant-root", Spec: acme, ParentLabels: rootLabels, Platform: wildcard(nil), WildcardSecret: &ObservedSecret{Labels: map[string]string{"app": "mine"}}},
+			want:     []replicaView{holder("tenant-acme", create)},
 			warnings: []string{foreign},
 		},
 		"MarkOfAnotherSource": {

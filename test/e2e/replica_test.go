@@ -1,0 +1,189 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+var (
+	gvkSecret        = schema.GroupVersionKind{Version: "v1", Kind: "Secret"}
+	gvkClusterObject = schema.GroupVersionKind{Group: "kubernetes.crossplane.io", Version: "v1alpha2", Kind: "Object"}
+	gvkXTenant       = schema.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "XTenant"}
+)
+
+// replicaPlatform is examples/cluster/platform.yaml in existingSecret mode,
+// publishing from the namespace replica-root (so that this test shares no
+// namespace with the others), with an edge class a tenant may select.
+func replicaPlatform(t *testing.T) string {
+	t.Helper()
+	p := readFile("examples", "cluster", "platform.yaml")
+	for old, new := range map[string]string{
+		"ingressName: tenant-root":    "ingressName: replica-root",
+		`wildcardSecretName: ""`:      "wildcardSecretName: wildcard-tls",
+		"tenantSelectableClasses: []": "tenantSelectableClasses: [edge-tunnel]",
+		"edgeTerminatedClasses: []":   "edgeTerminatedClasses: [edge-tunnel]",
+	} {
+		if !strings.Contains(p, old) {
+			t.Fatalf("examples/cluster/platform.yaml has no %q", old)
+		}
+		p = strings.ReplaceAll(p, old, new)
+	}
+	return p
+}
+
+// TestWildcardReplica: in existingSecret mode a Gateway-owning tenant gets
+// the operator's Secret copied into its namespace by provider-kubernetes; the
+// replica follows a change of the source (the provider polls every 15s here,
+// 10 minutes by default); the key never appears in the XR, the claim or any
+// Object, which is everything of the replica Crossplane sends the function;
+// a move to an edge class removes the replica; a Secret of that name that
+// someone else made is left as it is. Not parallel: it changes the platform
+// settings every Tenant is derived from, and puts them back at the end.
+func TestWildcardReplica(t *testing.T) {
+	t.Cleanup(func() { _ = applyDocs(t.Context(), k8s, readFile("examples", "cluster", "platform.yaml")) })
+	if err := applyDocs(t.Context(), k8s, replicaPlatform(t)); err != nil {
+		t.Fatal(err)
+	}
+	namespace(t, "replica-root", map[string]string{"namespace.cozystack.io/host": "replica.example"})
+	key := fmt.Sprintf("e2e-key-%d", time.Now().UnixNano())
+	source := func(cert, key string) string {
+		return fmt.Sprintf(`
+apiVersion: v1
+kind: Secret
+metadata: {name: wildcard-tls, namespace: replica-root}
+type: kubernetes.io/tls
+stringData: {tls.crt: %q, tls.key: %q}
+`, cert, key)
+	}
+	apply(t, source("cert-1", key))
+	claim := `
+apiVersion: apps.cozystack.io/v1alpha1
+kind: Tenant
+metadata: {name: replica, namespace: replica-root}
+spec: {gateway: true%s}
+`
+	apply(t, fmt.Sprintf(claim, ""))
+
+	replicaHas := func(cert, key string) {
+		t.Helper()
+		eventually(t, oneTTL+settle+time.Minute, fmt.Sprintf("Secret tenant-replica/wildcard-tls with the source's data (tls.crt %s), marked as the replica", cert), func() (bool, string) {
+			s, found := get(t, gvkSecret, "tenant-replica", "wildcard-tls")
+			if !found {
+				return false, "no replica"
+			}
+			return secretData(s, "tls.crt") == cert && secretData(s, "tls.key") == key && s.GetLabels()["cozystack.io/wildcard-replica-of"] == "replica-root" && str(s, "type") == string(corev1.SecretTypeTLS), show(s)
+		})
+	}
+	replicaHas("cert-1", key)
+	noKeyInRequests(t, key)
+
+	// Renewal: the source changes, the replica follows within a poll.
+	renewed := key + "-renewed"
+	if err := applyDocs(t.Context(), k8s, source("cert-2", renewed)); err != nil {
+		t.Fatal(err)
+	}
+	replicaHas("cert-2", renewed)
+	noKeyInRequests(t, renewed)
+
+	// A move to an edge class: the replica leaves desired state and the
+	// holder, which observed it as the replica, deletes it.
+	if err := applyDocs(t.Context(), k8s, fmt.Sprintf(claim, ", gatewayClass: edge-tunnel")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, oneTTL+settle, "no Secret tenant-replica/wildcard-tls and no replica Objects after the move to edge-tunnel", func() (bool, string) {
+		s, found := get(t, gvkSecret, "tenant-replica", "wildcard-tls")
+		_, holder := get(t, gvkClusterObject, "", "tenant-replica-wildcard-secret")
+		_, data := get(t, gvkClusterObject, "", "tenant-replica-wildcard-secret-data")
+		return !found && !holder && !data, fmt.Sprintf("secret %v, holder %v, data %v: %s", found, holder, data, show(s))
+	})
+
+	// Someone else's Secret of that name: back on the default class, the
+	// holder observes it unmarked and nothing overwrites or deletes it.
+	apply(t, `
+apiVersion: v1
+kind: Secret
+metadata: {name: wildcard-tls, namespace: tenant-replica}
+type: kubernetes.io/tls
+stringData: {tls.crt: mine, tls.key: mine}
+`)
+	if err := applyDocs(t.Context(), k8s, fmt.Sprintf(claim, "")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, oneTTL+settle, "the holder observes the unmarked Secret and the claim warns about it", func() (bool, string) {
+		h, found := get(t, gvkClusterObject, "", "tenant-replica-wildcard-secret")
+		if !found {
+			return false, "no holder"
+		}
+		labels, _, _ := unstructured.NestedStringMap(h.Object, "status", "atProvider", "manifest", "metadata", "labels")
+		return labels != nil && labels["cozystack.io/wildcard-replica-of"] == "" && strings.Contains(events(t, "replica-root", "replica"), "is not the wildcard replica"), show(h)
+	})
+	time.Sleep(20 * time.Second) // one provider poll (15s here)
+	s, _ := get(t, gvkSecret, "tenant-replica", "wildcard-tls")
+	if secretData(s, "tls.key") != "mine" || s.GetLabels()["cozystack.io/wildcard-replica-of"] != "" {
+		t.Errorf("someone else's Secret was overwritten: %s", show(s))
+	}
+	if _, found := get(t, gvkClusterObject, "", "tenant-replica-wildcard-secret-data"); found {
+		t.Error("a data Object was composed for someone else's Secret")
+	}
+	noKeyInRequests(t, renewed)
+}
+
+// secretData is one decoded value of a Secret's data.
+func secretData(s *unstructured.Unstructured, k string) string {
+	v, _, _ := unstructured.NestedString(s.Object, "data", k)
+	b, _ := base64.StdEncoding.DecodeString(v)
+	return string(b)
+}
+
+// noKeyInRequests fails when the key, raw or base64, appears in what
+// Crossplane sends the function about a Tenant: the XR (observed and
+// desired), and every cluster-scoped Object, composed resources being sent
+// whole, spec and status. The claim is checked too, as the tenant reads it.
+func noKeyInRequests(t *testing.T, key string) {
+	t.Helper()
+	var objs []unstructured.Unstructured
+	objs = append(objs, list(t, gvkClusterObject, "")...)
+	objs = append(objs, list(t, gvkXTenant, "")...)
+	objs = append(objs, list(t, gvkTenant, "replica-root")...)
+	if len(objs) < 3 {
+		t.Fatalf("expected Objects, XTenants and the claim, found %d objects", len(objs))
+	}
+	for _, needle := range []string{key, base64.StdEncoding.EncodeToString([]byte(key))} {
+		for _, o := range objs {
+			b, err := json.Marshal(o.Object)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(b), needle) {
+				t.Errorf("%s %s holds the key (%q): %s", o.GetKind(), o.GetName(), needle, b)
+			}
+		}
+	}
+}
+
+// events are the messages of the events on an object, one a line.
+func events(t *testing.T, ns, name string) string {
+	t.Helper()
+	l := &corev1.EventList{}
+	if err := k8s.List(t.Context(), l, client.InNamespace(ns)); err != nil {
+		t.Fatalf("cannot list events in %s: %v", ns, err)
+	}
+	var out []string
+	for _, e := range l.Items {
+		if e.InvolvedObject.Name == name {
+			out = append(out, e.Message)
+		}
+	}
+	return strings.Join(out, "\n")
+}
