@@ -53,15 +53,8 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 		return
 	}
 
-	data := map[string]any{}
-	if items := req.GetRequiredResources()[reqPlatform].GetItems(); len(items) > 0 {
-		data, _ = items[0].GetResource().AsMap()["data"].(map[string]any)
-	} else {
-		response.Warning(rsp, fmt.Errorf("EnvironmentConfig %s not found: deriving the tenant from the default platform settings", settings.PlatformConfigName)).TargetCompositeAndClaim()
-	}
-	platform, err := tenant.ParsePlatform(data)
-	if err != nil {
-		response.Fatal(rsp, fmt.Errorf("cannot read the platform settings in EnvironmentConfig %s: %w", settings.PlatformConfigName, err))
+	platform, ok := platformSettings(req, rsp, settings)
+	if !ok {
 		return
 	}
 	var parentLabels map[string]string
@@ -92,16 +85,31 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 		response.Fatal(rsp, err)
 		return
 	}
-	for _, w := range out.Warnings {
-		response.Warning(rsp, errors.New(w)).TargetCompositeAndClaim()
-	}
 	mirrorGatewayReady(req, rsp, out)
 	log.Debug("derived Tenant", "namespace", out.Status.Namespace, "apex", out.Status.Apex, "gateway-namespace", out.Status.GatewayNamespace)
 }
 
-// setTenantDesired composes the tenant's resources and writes its status.
-// The replica holder is ready once it has observed the Secret, the replica
-// or someone else's, which the listeners then use as it is.
+// platformSettings reads the platform EnvironmentConfig, or the defaults
+// with a warning when it does not exist; false after a Fatal result.
+func platformSettings(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, settings fnv1beta1.Input) (tenant.Platform, bool) {
+	data := map[string]any{}
+	if items := req.GetRequiredResources()[reqPlatform].GetItems(); len(items) > 0 {
+		data, _ = items[0].GetResource().AsMap()["data"].(map[string]any)
+	} else {
+		response.Warning(rsp, fmt.Errorf("EnvironmentConfig %s not found: deriving the tenant from the default platform settings", settings.PlatformConfigName)).TargetCompositeAndClaim()
+	}
+	platform, err := tenant.ParsePlatform(data)
+	if err != nil {
+		response.Fatal(rsp, fmt.Errorf("cannot read the platform settings in EnvironmentConfig %s: %w", settings.PlatformConfigName, err))
+		return platform, false
+	}
+	return platform, true
+}
+
+// setTenantDesired composes the tenant's resources and writes its status;
+// its warnings target the XTenant and the claim. The replica holder is ready
+// once it has observed the Secret, the replica or someone else's, which the
+// listeners then use as it is.
 func setTenantDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *tenant.Output, replicaObserved bool) error {
 	observed := observeComposed(req)
 	ready := func(key string) bool {
@@ -112,6 +120,9 @@ func setTenantDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 	}
 	if err := setComposed(req, rsp, out.Resources, ready); err != nil {
 		return err
+	}
+	for _, w := range out.Warnings {
+		response.Warning(rsp, errors.New(w)).TargetCompositeAndClaim()
 	}
 	return writeStatus(req, rsp, &out.Status)
 }

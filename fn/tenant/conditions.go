@@ -27,12 +27,12 @@ const (
 type ConditionReason string
 
 const (
-	// ReasonDerived: Accepted is True.
+	// ReasonDerived is Accepted's reason when it is True.
 	ReasonDerived ConditionReason = "Derived"
-	// ReasonRefused: Accepted is False; the message says why.
+	// ReasonRefused is Accepted's reason when it is False; the message says why.
 	ReasonRefused ConditionReason = "Refused"
-	// ReasonCreating: TenantGatewayReady is False because the TenantGateway
-	// has not reported readiness yet.
+	// ReasonCreating is TenantGatewayReady's reason when it is False because
+	// the TenantGateway has not reported readiness yet.
 	ReasonCreating ConditionReason = "Creating"
 )
 

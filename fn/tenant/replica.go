@@ -62,7 +62,8 @@ func replicaResources(in Input, ns string) ([]gateway.Resource, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	out := []gateway.Resource{{Key: KeyReplica, Object: holder}}
+	out := make([]gateway.Resource, 0, 2)
+	out = append(out, gateway.Resource{Key: KeyReplica, Object: holder})
 	if !ours {
 		warning := ""
 		if in.WildcardSecret != nil {

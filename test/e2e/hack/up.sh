@@ -263,11 +263,11 @@ metadata: {name: default}
 spec:
   credentials: {source: Filesystem, fs: {path: "$S/provider-kubernetes.kubeconfig"}}
 PC
-# --sanitize-secrets and --enable-server-side-apply=true: the args of the
+# --sanitize-secrets and --enable-server-side-apply: the args of the
 # example's DeploymentRuntimeConfig (the wildcard replica's), until the
 # provider is started with the args of the Deployment derived from it.
 TLS_SERVER_CERTS_DIR="$S/provider-certs" HEALTH_PROBE_BIND_ADDRESS=127.0.0.1:18082 \
-  bg provider-kubernetes "$PROVIDER_KUBERNETES" --debug --poll=15s --sync=1m --sanitize-secrets --enable-server-side-apply=true
+  bg provider-kubernetes "$PROVIDER_KUBERNETES" --debug --poll=15s --sync=1m --sanitize-secrets --enable-server-side-apply
 waitfor 60 curl -sf http://127.0.0.1:18082/readyz || fail "provider-kubernetes did not become ready"
 # What a Deployment runtime reports once the pod is up: without it the
 # packages stay HEALTHY=False ("Package runtime health is Unknown").
