@@ -117,6 +117,7 @@ metadata: {name: wildcard-tls, namespace: tenant-replica}
 type: kubernetes.io/tls
 stringData: {tls.crt: mine, tls.key: mine}
 `)
+	mine, _ := get(t, gvkSecret, "tenant-replica", "wildcard-tls")
 	if err := applyDocs(t.Context(), k8s, fmt.Sprintf(claim, "")); err != nil {
 		t.Fatal(err)
 	}
@@ -125,8 +126,10 @@ stringData: {tls.crt: mine, tls.key: mine}
 		if !found {
 			return false, "no holder"
 		}
+		observed := str(h, "status", "atProvider", "manifest", "metadata", "uid")
 		labels, _, _ := unstructured.NestedStringMap(h.Object, "status", "atProvider", "manifest", "metadata", "labels")
-		return labels != nil && labels["cozystack.io/wildcard-replica-of"] == "" && strings.Contains(events(t, "replica-root", "replica"), "is not the wildcard replica"), show(h)
+		ev := events(t, "replica-root", "replica")
+		return observed == str(mine, "metadata", "uid") && labels["cozystack.io/wildcard-replica-of"] == "" && strings.Contains(ev, "is not the wildcard replica"), fmt.Sprintf("events on the claim: %s\nholder: %s", ev, show(h))
 	})
 	time.Sleep(20 * time.Second) // one provider poll (15s here)
 	s, _ := get(t, gvkSecret, "tenant-replica", "wildcard-tls")
