@@ -16,9 +16,10 @@ func tenantRequest(t *testing.T, labels, spec string) *fnv1.RunFunctionRequest {
 }
 
 const (
-	claimBob       = `{"crossplane.io/claim-name":"bob","crossplane.io/claim-namespace":"tenant-root"}`
-	platformConfig = `{"apiVersion":"apiextensions.crossplane.io/v1beta1","kind":"EnvironmentConfig","metadata":{"name":"tenant-gateway-platform"},"data":{"publishing":{"host":"example.org"}}}`
-	rootNamespace  = `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-root","labels":{"namespace.cozystack.io/gateway":"tenant-root","namespace.cozystack.io/host":"example.org"}}}`
+	claimBob         = `{"crossplane.io/claim-name":"bob","crossplane.io/claim-namespace":"tenant-root"}`
+	platformConfig   = `{"apiVersion":"apiextensions.crossplane.io/v1beta1","kind":"EnvironmentConfig","metadata":{"name":"tenant-gateway-platform"},"data":{"publishing":{"host":"example.org"}}}`
+	wildcardPlatform = `{"apiVersion":"apiextensions.crossplane.io/v1beta1","kind":"EnvironmentConfig","metadata":{"name":"tenant-gateway-platform"},"data":{"publishing":{"host":"example.org","certificates":{"wildcardSecretName":"wildcard-tls"}}}}`
+	rootNamespace    = `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-root","labels":{"namespace.cozystack.io/gateway":"tenant-root","namespace.cozystack.io/host":"example.org"}}}`
 )
 
 func TestTenantEdge(t *testing.T) {
@@ -30,6 +31,12 @@ func TestTenantEdge(t *testing.T) {
 	}
 	readyTGW := &fnv1.Resource{Resource: resource.MustStructJSON(`{"apiVersion":"kubernetes.crossplane.io/v1alpha2","kind":"Object","metadata":{"name":"tenant-bob-tenantgateway"},` +
 		`"status":{"conditions":[{"type":"Ready","status":"True"},{"type":"Synced","status":"True"}],"atProvider":{"manifest":{"status":{"conditions":[{"type":"Ready","status":"True","reason":"Available","message":""}]}}}}}`)}
+	// holder is the replica holder Object as provider-kubernetes reports it
+	// with --sanitize-secrets: the observed Secret's labels, its data redacted.
+	holder := func(labels string) *fnv1.Resource {
+		return &fnv1.Resource{Resource: resource.MustStructJSON(`{"apiVersion":"kubernetes.crossplane.io/v1alpha2","kind":"Object","metadata":{"name":"tenant-bob-wildcard-secret"},` +
+			`"status":{"atProvider":{"manifest":{"apiVersion":"v1","kind":"Secret","metadata":{"name":"wildcard-tls","namespace":"tenant-bob","labels":` + labels + `},"data":{"redacted":null}}}}}`)}
+	}
 	cases := map[string]struct {
 		reason   string
 		labels   string
@@ -47,6 +54,38 @@ func TestTenantEdge(t *testing.T) {
 			want: want{
 				Objects:    map[string]string{"namespace": "v1 Namespace tenant-bob READY_FALSE", "tenantgateway": "kubernetes.crossplane.io/v1alpha2 Object tenant-bob-tenantgateway READY_TRUE"},
 				Status:     map[string]any{"namespace": "tenant-bob", "apex": "bob.example.org", "gatewayNamespace": "tenant-bob", "gatewayClassName": "cilium", "certMode": "http01"},
+				Conditions: []string{"Accepted True Derived (CompositeAndClaim)", "TenantGatewayReady True Available (CompositeAndClaim)"},
+			},
+		},
+		"ReplicaObserved": {
+			reason:   "existingSecret: the holder's sanitized status shows the marked Secret, so the data Object is composed; the holder counts as ready once it has observed the Secret",
+			labels:   claimBob,
+			spec:     `{"gateway":true}`,
+			cluster:  []string{wildcardPlatform, rootNamespace},
+			observed: map[string]*fnv1.Resource{"tenantgateway": readyTGW, "wildcard-secret": holder(`{"cozystack.io/wildcard-replica-of":"tenant-root"}`)},
+			want: want{
+				Objects: map[string]string{
+					"namespace": "v1 Namespace tenant-bob READY_FALSE", "tenantgateway": "kubernetes.crossplane.io/v1alpha2 Object tenant-bob-tenantgateway READY_TRUE",
+					"wildcard-secret":      "kubernetes.crossplane.io/v1alpha2 Object tenant-bob-wildcard-secret READY_TRUE",
+					"wildcard-secret-data": "kubernetes.crossplane.io/v1alpha2 Object tenant-bob-wildcard-secret-data READY_FALSE",
+				},
+				Status:     map[string]any{"namespace": "tenant-bob", "apex": "bob.example.org", "gatewayNamespace": "tenant-bob", "gatewayClassName": "cilium", "certMode": "existingSecret"},
+				Conditions: []string{"Accepted True Derived (CompositeAndClaim)", "TenantGatewayReady True Available (CompositeAndClaim)"},
+			},
+		},
+		"SomeoneElsesSecret": {
+			reason:   "existingSecret: the holder observed a Secret of that name without the mark: no data Object, a warning for the tenant on its claim",
+			labels:   claimBob,
+			spec:     `{"gateway":true}`,
+			cluster:  []string{wildcardPlatform, rootNamespace},
+			observed: map[string]*fnv1.Resource{"tenantgateway": readyTGW, "wildcard-secret": holder(`{}`)},
+			want: want{
+				Results: []string{"SEVERITY_WARNING: Secret tenant-bob/wildcard-tls exists without the label cozystack.io/wildcard-replica-of=tenant-root, so it is not the wildcard replica and is left as it is: the tenant's HTTPS listeners use it; delete it to get the replica of tenant-root/wildcard-tls (CompositeAndClaim)"},
+				Objects: map[string]string{
+					"namespace": "v1 Namespace tenant-bob READY_FALSE", "tenantgateway": "kubernetes.crossplane.io/v1alpha2 Object tenant-bob-tenantgateway READY_TRUE",
+					"wildcard-secret": "kubernetes.crossplane.io/v1alpha2 Object tenant-bob-wildcard-secret READY_TRUE",
+				},
+				Status:     map[string]any{"namespace": "tenant-bob", "apex": "bob.example.org", "gatewayNamespace": "tenant-bob", "gatewayClassName": "cilium", "certMode": "existingSecret"},
 				Conditions: []string{"Accepted True Derived (CompositeAndClaim)", "TenantGatewayReady True Available (CompositeAndClaim)"},
 			},
 		},
