@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -140,6 +141,42 @@ stringData: {tls.crt: mine, tls.key: mine}
 		t.Error("a data Object was composed for someone else's Secret")
 	}
 	noKeyInRequests(t, renewed)
+}
+
+// TestWildcardReplicaRBAC: what the example's RBAC lets provider-kubernetes
+// do with Secrets, asked of the API server's authorizer: Secrets of the
+// wildcard name in any namespace, nothing else (no other name, no list or
+// watch, which --enable-watches would need).
+func TestWildcardReplicaRBAC(t *testing.T) {
+	t.Parallel()
+	provider := "system:serviceaccount:crossplane-system:provider-kubernetes"
+	cases := []struct {
+		verb, ns, name string
+		want           bool
+	}{
+		{"get", "tenant-root", "wildcard-tls", true},
+		{"create", "tenant-acme", "wildcard-tls", true},
+		{"patch", "tenant-acme", "wildcard-tls", true},
+		{"delete", "tenant-acme", "wildcard-tls", true},
+		{"get", "tenant-root", "other", false},
+		{"patch", "tenant-acme", "other", false},
+		{"create", "tenant-acme", "other", false},
+		{"list", "tenant-root", "", false},
+		{"watch", "", "", false},
+	}
+	for _, c := range cases {
+		r := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User:               provider,
+			Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:crossplane-system", "system:authenticated"},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: c.verb, Resource: "secrets", Namespace: c.ns, Name: c.name},
+		}}
+		if err := k8s.Create(t.Context(), r); err != nil {
+			t.Fatalf("cannot review access: %v", err)
+		}
+		if r.Status.Allowed != c.want {
+			t.Errorf("provider-kubernetes %s secret %q in %q: allowed %v, want %v (%s)", c.verb, c.name, c.ns, r.Status.Allowed, c.want, r.Status.Reason)
+		}
+	}
 }
 
 // secretData is one decoded value of a Secret's data.
