@@ -43,6 +43,7 @@ var (
 // (every difference is listed here and in docs/migration.md), namespace
 // marks never absent, and the function in charge afterwards.
 func TestMigration(t *testing.T) {
+	t.Parallel()
 	before := referenceState(t)
 	marks := watchMarks(t, before, map[string]string{"mig-http": "mig-http", "mig-http-dash": "mig-http", "mig-dns": "mig-dns"})
 
@@ -90,6 +91,7 @@ func TestMigration(t *testing.T) {
 	t.Run("certificates and issuers", func(t *testing.T) { sameCertificates(t, before) })
 	t.Run("ownership", func(t *testing.T) { takenOver(t) })
 	t.Run("route status", func(t *testing.T) { routeStatusCleared(t) })
+	t.Run("a lost conflict is no longer served", func(t *testing.T) { lostConflict(t) })
 	t.Run("namespace marks never absent", func(t *testing.T) { marks.check(t) })
 	t.Run("a new route becomes a listener", func(t *testing.T) { newRoute(t) })
 }
@@ -376,6 +378,24 @@ func routeStatusCleared(t *testing.T) {
 		if d := cmp.Diff([]string{"io.cilium/gateway-controller"}, names); d != "" {
 			t.Errorf("%s %s/%s status controllers (-want +got):\n%s", r.gvk.Kind, r.ns, r.name, d)
 		}
+	}
+}
+
+// lostConflict: the route the controller reported as a HostnameConflict
+// but kept serving (alice's, on her parent's hostname) is reported
+// NotDelegated and admitted by no listener of that hostname: the one
+// disruption docs/migration.md tells the operator to resolve first.
+func lostConflict(t *testing.T) {
+	var got []string
+	for _, h := range slice(tgw(t, "mig-http", "cozystack"), "status", "hostnames") {
+		m := h.(map[string]any)
+		if m["hostname"] == "www.mig-http.example" {
+			got = append(got, fmt.Sprintf("%v %v", m["route"], m["state"]))
+		}
+	}
+	want := []string{"HTTPRoute/mig-http-alice/steal NotDelegated", "HTTPRoute/mig-http/www Listening"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("status.hostnames for www.mig-http.example (-want +got):\n%s", d)
 	}
 }
 
