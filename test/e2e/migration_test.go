@@ -338,7 +338,7 @@ func takenOver(t *testing.T) {
 			}
 			for _, f := range u.GetManagedFields() {
 				if f.Manager == refManager && f.Subresource == "" {
-					t.Errorf("%s %s/%s: the controller's manager still owns %s", r["kind"], ns, r["name"], f.FieldsV1.Raw)
+					t.Errorf("%s %s/%s: the controller's manager still owns %s", r["kind"], ns, r["name"], f.FieldsV1.GetRawString())
 				}
 			}
 		}
@@ -346,7 +346,7 @@ func takenOver(t *testing.T) {
 	for _, ns := range []string{"mig-http", "mig-http-dash", "mig-dns"} {
 		n, _ := get(t, gvkNamespace, "", ns)
 		for _, f := range n.GetManagedFields() {
-			raw := string(f.FieldsV1.Raw)
+			raw := f.FieldsV1.GetRawString()
 			if f.Manager != "" && !strings.HasPrefix(f.Manager, "provider-kubernetes/") &&
 				(strings.Contains(raw, "f:"+labelNSGateway) || strings.Contains(raw, "f:"+annotationAttach)) {
 				t.Errorf("namespace %s: %s still owns a mark: %s", ns, f.Manager, raw)
