@@ -40,11 +40,21 @@ until_ok(){
   return 1
 }
 
+# retry N CMD...: CMD until it succeeds, N times at most (a hand-over is a
+# compare-and-swap that loses to any write in between).
+retry(){
+  local n=$1; shift
+  for _ in $(seq 1 "$n"); do "$@" && return 0; sleep 1; done
+  return 1
+}
+
 prepare(){
   # Crossplane must not compose a TenantGateway before its turn: paused XRs
   # are left alone entirely (no composition, no garbage collection).
-  kubectl annotate "$CRD" --all-namespaces --all crossplane.io/paused=true --overwrite >/dev/null
-  log "paused $(kubectl get "$CRD" -A --no-headers 2>/dev/null | wc -l) TenantGateways"
+  local n
+  n=$(kubectl get "$CRD" -A --no-headers 2>/dev/null | wc -l)
+  [ "$n" = 0 ] || kubectl annotate "$CRD" --all-namespaces --all crossplane.io/paused=true --overwrite >/dev/null
+  log "paused $n TenantGateways"
   # Helm deletes a resource it stops rendering unless the live object says
   # keep. Crossplane replaces the CRD's metadata when it adopts it, so this
   # must be in place, and the chart upgraded without the CRD, before the
@@ -98,9 +108,9 @@ hand_over(){
       elif ([\$mf[] | select(dst)] | length) != 1 then error(\"no apply entry of \" + \$t)
       else {metadata: {resourceVersion: .metadata.resourceVersion, managedFields: [\$mf[] | select(src | not)
              | if dst then .fieldsV1 = (reduce \$old[] as \$o (.fieldsV1; . * \$o.fieldsV1)) else . end]}}
-      end") || die "cannot hand over the fields of $kind $ns/$name"
+      end") || return 1
   [ -n "$patch" ] || return 0
-  kubectl patch "$kind" -n "$ns" "$name" --type=merge -p "$patch" >/dev/null
+  kubectl patch "$kind" -n "$ns" "$name" --type=merge -p "$patch" >/dev/null || return 1
   log "$kind $ns/$name: the controller's fields${sub:+ ($sub)} now belong to $target"
 }
 
@@ -116,9 +126,9 @@ release_namespace(){
     | if any($mf[]; .operation == "Update" and owns) | not then empty
       else {metadata: {resourceVersion: .metadata.resourceVersion, managedFields: [$mf[]
              | if .operation == "Update" and owns then del(.fieldsV1["f:metadata"]["f:labels"][$l], .fieldsV1["f:metadata"]["f:annotations"][$a]) else . end]}}
-      end') || die "cannot read namespace $ns"
+      end') || return 1
   [ -n "$patch" ] || return 0
-  kubectl patch ns "$ns" --type=merge -p "$patch" >/dev/null
+  kubectl patch ns "$ns" --type=merge -p "$patch" >/dev/null || return 1
   log "namespace $ns: gateway label and annotation now belong to provider-kubernetes/$object only"
 }
 
@@ -150,7 +160,7 @@ takeover(){
       local target
       target=$(kubectl get "$kind" -n "$ns" "$rname" -o json | jq -r '.spec.forProvider.manifest.metadata.name')
       until_ok "$TIMEOUT" marks_applied "$target" "$rname" || die "namespace $target: provider-kubernetes has not applied the marks of Object $ns/$rname"
-      release_namespace "$target" "$rname"
+      retry 5 release_namespace "$target" "$rname" || die "cannot release the marks of namespace $target"
       continue
     fi
     # The controller's entry is the Update entry that wrote the controller
@@ -158,12 +168,13 @@ takeover(){
     local owns_ref=".fieldsV1[\"f:metadata\"][\"f:ownerReferences\"][\"k:{\\\"uid\\\":\\\"$uid\\\"}\"] != null"
     mgr=$(kubectl get "$kind" -n "$ns" "$rname" -o json --show-managed-fields | jq -r --arg p "$XP_COMPOSED_PREFIX" '[.metadata.managedFields[] | select(.operation == "Apply" and (.manager | startswith($p))) | .manager][0]')
     ref_mgr=${ref_mgr:-$(kubectl get "$kind" -n "$ns" "$rname" -o json --show-managed-fields | jq -r "[.metadata.managedFields[] | select(.operation == \"Update\" and ($owns_ref)) | .manager][0] // empty")}
-    hand_over "$kind" "$ns" "$rname" "" "$mgr" "$owns_ref"
+    retry 5 hand_over "$kind" "$ns" "$rname" "" "$mgr" "$owns_ref" || die "cannot hand over the fields of $kind $ns/$rname"
   done <<<"$refs"
   # The TenantGateway's status: what the controller wrote goes to
   # Crossplane's status manager, so its own fields (observedGeneration, the
   # listeners it reported) leave on Crossplane's next status write.
-  [ -z "$ref_mgr" ] || hand_over "$CRD" "$ns" "$name" status "$XP_COMPOSITE" ".manager == \"$ref_mgr\""
+  [ -z "$ref_mgr" ] || retry 5 hand_over "$CRD" "$ns" "$name" status "$XP_COMPOSITE" ".manager == \"$ref_mgr\"" \
+    || die "cannot hand over the status of TenantGateway $ns/$name"
   # What the controller composed and the function does not (for instance
   # the HTTPS listener's Certificate of a passthrough hostname, see
   # docs/migration.md) is still controlled by the TenantGateway but no
