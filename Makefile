@@ -181,8 +181,12 @@ e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) $(PROVI
 E2E_ENV = E2E_DIR=$(E2E_DIR) KUBE_APISERVER=$(KUBE_APISERVER) KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER) KUBECTL=$(KUBECTL) \
 	CROSSPLANE_CORE=$(abspath $(CROSSPLANE_CORE)) CROSSPLANE=$(abspath $(CROSSPLANE)) REGISTRY=$(REGISTRY) \
 	PROVIDER_KUBERNETES=$(PROVIDER_KUBERNETES) FUNCTION_BIN=$(abspath $(FUNCTION_BIN)) \
-	XPKG_DIR=$(abspath $(OUT))/xpkg VERSION=$(VERSION) XPKG_ARCHS='$(XPKG_ARCHS)' XPKG_INDEX=$(XPKG_INDEX)
+	XPKG_DIR=$(abspath $(OUT))/xpkg VERSION=$(VERSION) XPKG_ARCHS='$(XPKG_ARCHS)' XPKG_INDEX=$(XPKG_INDEX) \
+	E2E_BEFORE_INSTALL=$(E2E_BEFORE_INSTALL)
 E2E_RUN ?= .
+# Run by up.sh before our packages are installed: seeds what the Cozystack
+# controller leaves, for TestMigration (docs/migration.md).
+E2E_BEFORE_INSTALL ?= $(abspath test/e2e/hack/reference-seed.sh)
 
 e2e: e2e-tools build xpkg
 	$(E2E_ENV) E2E_RUN='$(E2E_RUN)' bash test/e2e/hack/run.sh

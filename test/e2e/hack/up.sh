@@ -193,6 +193,11 @@ KUBECONFIG="$P/kubeconfig" POD_NAMESPACE=crossplane-system bg rbac-manager "$CRO
 # --- the function: a local process that Crossplane reaches over mTLS ---
 bg function "$FUNCTION_BIN" --address=127.0.0.1:9444 --tls-server-certs-dir="$S/fn-certs" --debug --metrics-address= --ttl="${FUNCTION_TTL:-10s}"
 
+# --- optional, before our packages: E2E_BEFORE_INSTALL (the Makefile's is
+# reference-seed.sh, which leaves the cluster as the Cozystack controller
+# would for the migration test) ---
+if [ -n "${E2E_BEFORE_INSTALL:-}" ]; then bash "$E2E_BEFORE_INSTALL" || fail "$E2E_BEFORE_INSTALL failed"; ts "before install: $(basename "$E2E_BEFORE_INSTALL")"; fi
+
 # --- install: mirror the public repositories to the loopback registry ---
 kubectl apply -f - >/dev/null <<IC
 apiVersion: pkg.crossplane.io/v1beta1
