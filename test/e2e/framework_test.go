@@ -42,7 +42,8 @@ import (
 const (
 	// fieldOwner is the manager of what the tests apply, as a user would.
 	fieldOwner = "e2e"
-	// controllerOwner writes status the way a Gateway controller would.
+	// controllerOwner writes status the harness plays: cert-manager's, and
+	// that of implementations other than Envoy Gateway.
 	controllerOwner = "e2e-gateway-controller"
 	// oneTTL bounds how long a change the function picks up from required
 	// resources may take: the function runs with --ttl=10s (up.sh), plus

@@ -67,7 +67,8 @@ func tgw(t *testing.T, ns, name string) *unstructured.Unstructured {
 // API and cert-manager CRDs and the admission policies in place); an
 // HTTPRoute added in an attached namespace becomes a listener and a
 // Certificate within one TTL, and removing it removes both. The names are
-// the spec's check values (SPEC §5.1).
+// the spec's check values (SPEC §5.1). Envoy Gateway accepts the route on
+// its listener and refuses the one from a namespace of another Gateway.
 func TestHTTP01RouteBecomesListener(t *testing.T) {
 	t.Parallel()
 	tenantNamespaces(t, "tenant-foo", "foo.example.com", nil)
@@ -82,6 +83,7 @@ metadata:
   namespace: tenant-foo
 spec:
   apex: foo.example.com
+  gatewayClassName: envoy
 `)
 	waitGateway(t, "tenant-foo", "cozystack", "Gateway tenant-foo/cozystack with only the http listener", func(ls []string, _ *unstructured.Unstructured) bool {
 		return len(ls) == 1 && ls[0] == "http="
@@ -107,15 +109,18 @@ spec:
 		names := slice(c, "spec", "dnsNames")
 		return found && fmt.Sprint(names) == "[harbor.foo.example.com]", show(c)
 	})
-	eventually(t, settle, "status.listeners to report https-harbor-760d5a8a as Pending (no Gateway controller has written status)", func() (bool, string) {
-		x := tgw(t, "tenant-foo", "cozystack")
-		for _, l := range slice(x, "status", "listeners") {
-			m, _ := l.(map[string]any)
-			if m["name"] == "https-harbor-760d5a8a" {
-				return m["reason"] == "Pending" && m["certificateName"] == "cozystack-harbor-760d5a8a-tls", fmt.Sprint(m)
-			}
-		}
-		return false, fmt.Sprint(slice(x, "status", "listeners"))
+	eventually(t, settle, "Envoy Gateway: harbor Accepted on https-harbor-760d5a8a, the route of the namespace not admitted refused", func() (bool, string) {
+		g, _ := get(t, gvkGateway, "tenant-foo", "cozystack")
+		h, _ := get(t, gvkHTTPRoute, "tenant-foo-apps", "harbor")
+		i, _ := get(t, gvkHTTPRoute, "tenant-foo-other", "intruder")
+		ha, ia := routeAccepted(h, "tenant-foo", "cozystack"), routeAccepted(i, "tenant-foo", "cozystack")
+		attached := gatewayListener(g, "https-harbor-760d5a8a")["attachedRoutes"]
+		return ha == "True/Accepted" && ia == "False/NotAllowedByListeners" && fmt.Sprint(attached) == "1",
+			fmt.Sprintf("harbor %s, intruder %s, https-harbor-760d5a8a attachedRoutes %v", ha, ia, attached)
+	})
+	eventually(t, settle, "status.listeners to report https-harbor-760d5a8a NotProgrammed (Envoy Gateway refuses it until cert-manager, which does not run here, writes its Secret)", func() (bool, string) {
+		m := listenerState(t, "tenant-foo", "cozystack", "https-harbor-760d5a8a")
+		return m["reason"] == "NotProgrammed" && m["certificateName"] == "cozystack-harbor-760d5a8a-tls", fmt.Sprint(m)
 	})
 
 	remove(t, route)
@@ -242,7 +247,9 @@ spec:
 
 // TestConflictEnforced: two namespaces claim one hostname; the winner's
 // namespace (smallest namespace/name) alone is admitted by the hostname's
-// listener, and the TenantGateway reports the loser.
+// listener, and the TenantGateway reports the loser. Envoy Gateway judges
+// the Gateway: the winner's route is Accepted and the only route attached to
+// the hostname's listener, the loser's is refused (NotAllowedByListeners).
 func TestConflictEnforced(t *testing.T) {
 	t.Parallel()
 	tenantNamespaces(t, "tenant-cf", "example.org", nil)
@@ -257,6 +264,7 @@ metadata:
   namespace: tenant-cf
 spec:
   apex: example.org
+  gatewayClassName: envoy
 `)
 	apply(t, httpRoute("tenant-cf-a", "shop", "tenant-cf", "cozystack", "shop.example.org"))
 	apply(t, httpRoute("tenant-cf-b", "shop", "tenant-cf", "cozystack", "shop.example.org"))
@@ -274,6 +282,16 @@ spec:
 		conflicts := fmt.Sprint(slice(x, "status", "conflicts"))
 		return s == "False" && r == "HostnameConflict" && strings.Contains(m, "tenant-cf-b/shop") &&
 			strings.Contains(conflicts, "HTTPRoute/tenant-cf-a/shop"), fmt.Sprintf("%s %s %q conflicts=%s", s, r, m, conflicts)
+	})
+	shop := l["name"].(string)
+	eventually(t, settle, "Envoy Gateway: tenant-cf-a/shop Accepted, alone on "+shop+"; tenant-cf-b/shop NotAllowedByListeners", func() (bool, string) {
+		g, _ := get(t, gvkGateway, "tenant-cf", "cozystack")
+		a, _ := get(t, gvkHTTPRoute, "tenant-cf-a", "shop")
+		b, _ := get(t, gvkHTTPRoute, "tenant-cf-b", "shop")
+		wa, wb := routeAccepted(a, "tenant-cf", "cozystack"), routeAccepted(b, "tenant-cf", "cozystack")
+		attached := gatewayListener(g, shop)["attachedRoutes"]
+		return wa == "True/Accepted" && wb == "False/NotAllowedByListeners" && fmt.Sprint(attached) == "1",
+			fmt.Sprintf("winner %s, loser %s, %s attachedRoutes %v", wa, wb, shop, attached)
 	})
 }
 
