@@ -69,16 +69,20 @@ spec:
 			fmt.Sprintf("GatewayReady %s %s %q; Ready %s; listeners %v %v", s, r, m, ready, h, l)
 	})
 
-	// cert-manager's part, played: the Certificate's Secret, and the Issuer
-	// and the Certificate Ready.
-	secret := tlsSecret(t, "tenant-st", "cozystack-www-8a59b0a3-tls", "www.example.org")
-	iss, _ := get(t, gvkIssuer, "tenant-st", "cozystack-gateway")
-	readyStatus(t, iss)
+	// cert-manager's part, played: the Secret the Certificate names, for its
+	// dnsNames, and the Issuer and the Certificate Ready.
 	cert, found := get(t, gvkCertificate, "tenant-st", "cozystack-www-8a59b0a3-tls")
 	if !found {
 		t.Fatal("no Certificate cozystack-www-8a59b0a3-tls for www.example.org")
 	}
+	var names []string
+	for _, n := range slice(cert, "spec", "dnsNames") {
+		names = append(names, n.(string))
+	}
+	secret := tlsSecret(t, "tenant-st", str(cert, "spec", "secretName"), names...)
 	readyStatus(t, cert)
+	iss, _ := get(t, gvkIssuer, "tenant-st", "cozystack-gateway")
+	readyStatus(t, iss)
 	eventually(t, settle, "Envoy Gateway: "+https+" Programmed with its Secret, route www Accepted", func() (bool, string) {
 		gw, _ := get(t, gvkGateway, "tenant-st", "cozystack")
 		rt, _ := get(t, gvkHTTPRoute, "tenant-st", "www")

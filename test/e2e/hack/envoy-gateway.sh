@@ -32,9 +32,9 @@ done
 [ "$(id -u)" = 0 ] || fail "must run as root: the controller reads its xDS certificates from /certs, mounted in a private mount namespace"
 
 EG_DIR=$(go -C "$ROOT/test/e2e/tools/envoy-gateway" list -m -f '{{.Dir}}' github.com/envoyproxy/gateway)
-for f in "$EG_DIR"/charts/gateway-helm/charts/crds/crds/generated/*.yaml; do
-  kubectl apply --server-side --field-manager=e2e -f "$f" >/dev/null || fail "cannot apply $f"
-done
+# The chart's CRDs, as plain files (the same as the CRD chart's templates,
+# charts/gateway-crds-helm, without their Helm conditionals).
+kubectl apply --server-side --field-manager=e2e -f "$EG_DIR/charts/gateway-helm/charts/crds/crds/generated" >/dev/null || fail "cannot apply Envoy Gateway's CRDs"
 kubectl wait crd --all --for=condition=Established --timeout=60s >/dev/null || fail "Envoy Gateway's CRDs were not established"
 kubectl get ns "$NS" >/dev/null 2>&1 || kubectl create ns "$NS" >/dev/null
 
