@@ -182,7 +182,8 @@ e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) $(PROVI
 
 # The end-to-end tests (test/e2e, build tag e2e) against a loopback control
 # plane: etcd, kube-apiserver, kube-controller-manager, a registry, Crossplane,
-# the function and provider-kubernetes as plain processes (test/e2e/hack).
+# the function, provider-kubernetes and Envoy Gateway's controller as plain
+# processes (test/e2e/hack; Envoy Gateway's needs root, see the README).
 # Needs Debian's etcd-server (etcd, etcdctl), openssl and curl; kubectl is
 # built with the control plane, at its version. `make e2e` brings it up, runs the
 # tests and tears it down whatever happens; e2e-up/e2e-down keep it up for

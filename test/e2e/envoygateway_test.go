@@ -23,6 +23,21 @@ import (
 // (framework_test.go); route parent status it writes carries it.
 const envoyController = "gateway.envoyproxy.io/gatewayclass-controller"
 
+// envoyTenantGateway is a TenantGateway cozystack of the class envoy, in
+// http01 mode.
+func envoyTenantGateway(ns, apex string) string {
+	return fmt.Sprintf(`
+apiVersion: gateway.cozystack.io/v1alpha1
+kind: TenantGateway
+metadata:
+  name: cozystack
+  namespace: %s
+spec:
+  apex: %s
+  gatewayClassName: envoy
+`, ns, apex)
+}
+
 // gatewayListener finds a listener of a Gateway's status, as its controller
 // wrote it.
 func gatewayListener(gw *unstructured.Unstructured, name string) map[string]any {

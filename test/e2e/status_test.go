@@ -33,16 +33,7 @@ func listenerState(t *testing.T, ns, name, listener string) map[string]any {
 func TestEnvoyGatewayDrivesReadiness(t *testing.T) {
 	t.Parallel()
 	tenantNamespaces(t, "tenant-st", "example.org", nil)
-	apply(t, `
-apiVersion: gateway.cozystack.io/v1alpha1
-kind: TenantGateway
-metadata:
-  name: cozystack
-  namespace: tenant-st
-spec:
-  apex: example.org
-  gatewayClassName: envoy
-`)
+	apply(t, envoyTenantGateway("tenant-st", "example.org"))
 	apply(t, httpRoute("tenant-st", "www", "tenant-st", "cozystack", "www.example.org"))
 	waitGateway(t, "tenant-st", "cozystack", "listeners http and https-www-8a59b0a3", func(ls []string, _ *unstructured.Unstructured) bool {
 		return fmt.Sprint(ls) == "[http= https-www-8a59b0a3=www.example.org]"

@@ -75,16 +75,7 @@ func TestHTTP01RouteBecomesListener(t *testing.T) {
 	namespace(t, "tenant-foo-apps", map[string]string{"namespace.cozystack.io/host": "foo.example.com", "namespace.cozystack.io/gateway": "tenant-foo"})
 	// Another tenant's namespace, not admitted to this Gateway.
 	namespace(t, "tenant-foo-other", map[string]string{"namespace.cozystack.io/host": "foo.example.com", "namespace.cozystack.io/gateway": "tenant-elsewhere"})
-	apply(t, `
-apiVersion: gateway.cozystack.io/v1alpha1
-kind: TenantGateway
-metadata:
-  name: cozystack
-  namespace: tenant-foo
-spec:
-  apex: foo.example.com
-  gatewayClassName: envoy
-`)
+	apply(t, envoyTenantGateway("tenant-foo", "foo.example.com"))
 	waitGateway(t, "tenant-foo", "cozystack", "Gateway tenant-foo/cozystack with only the http listener", func(ls []string, _ *unstructured.Unstructured) bool {
 		return len(ls) == 1 && ls[0] == "http="
 	})
@@ -256,16 +247,7 @@ func TestConflictEnforced(t *testing.T) {
 	for _, ns := range []string{"tenant-cf-a", "tenant-cf-b"} {
 		namespace(t, ns, map[string]string{"namespace.cozystack.io/host": "example.org", "namespace.cozystack.io/gateway": "tenant-cf"})
 	}
-	apply(t, `
-apiVersion: gateway.cozystack.io/v1alpha1
-kind: TenantGateway
-metadata:
-  name: cozystack
-  namespace: tenant-cf
-spec:
-  apex: example.org
-  gatewayClassName: envoy
-`)
+	apply(t, envoyTenantGateway("tenant-cf", "example.org"))
 	apply(t, httpRoute("tenant-cf-a", "shop", "tenant-cf", "cozystack", "shop.example.org"))
 	apply(t, httpRoute("tenant-cf-b", "shop", "tenant-cf", "cozystack", "shop.example.org"))
 	gw := waitGateway(t, "tenant-cf", "cozystack", "a listener for shop.example.org", func(ls []string, _ *unstructured.Unstructured) bool {
