@@ -157,11 +157,10 @@ EG_LDFLAGS    := -s -w -X github.com/envoyproxy/gateway/internal/cmd/version.env
 # the loopback control plane it shares one with provider-kubernetes, whose
 # controller-runtime metrics server takes :8080 as Envoy Gateway's would, and
 # neither has a flag to move it. So the controller is linked with
-# controller-runtime's default metrics address "0" (off) and its health probe
-# moved from :8081 to a loopback port: defaults of package variables, no
-# source changed. The binary's name carries a hash of these flags.
-EG_SERVER_LDFLAGS := -X sigs.k8s.io/controller-runtime/pkg/metrics/server.DefaultBindAddress=0 \
-	-X github.com/envoyproxy/gateway/internal/provider/kubernetes.healthProbeBindAddress=127.0.0.1:18083
+# controller-runtime's default metrics address "0" (off): the default of a
+# package variable, no source changed. The binary's name carries a hash of
+# this flag.
+EG_SERVER_LDFLAGS := -X sigs.k8s.io/controller-runtime/pkg/metrics/server.DefaultBindAddress=0
 EGCTL         := $(CACHE)/bin/egctl-$(EG_VERSION)-$(call sum,$(EG_MOD)/go.sum)
 ENVOY_GATEWAY := $(CACHE)/bin/envoy-gateway-$(EG_VERSION)-$(call sum,$(EG_MOD)/go.sum)-$(shell echo '$(EG_SERVER_LDFLAGS)' | sha256sum | cut -c1-8)
 

@@ -115,7 +115,25 @@ func setup() error {
 		return fmt.Errorf("cannot apply the GatewayClasses: %w", err)
 	}
 	go playKubelet(context.Background(), k8s, os.Stderr)
-	return nil
+	return envoyGatewayUp()
+}
+
+// envoyGatewayUp waits until Envoy Gateway, which up.sh starts without
+// waiting for it, has accepted the GatewayClass envoy.
+func envoyGatewayUp() error {
+	gc := &unstructured.Unstructured{}
+	gc.SetGroupVersionKind(schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "GatewayClass"})
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		err := k8s.Get(context.Background(), client.ObjectKey{Name: "envoy"}, gc)
+		if s, _, _ := condition(gc, "Accepted"); err == nil && s == "True" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("envoy-gateway has not accepted the GatewayClass envoy after 2m (see its log, envoy-gateway.log): %v %s", err, show(gc))
+		}
+		time.Sleep(time.Second)
+	}
 }
 
 // classes are the GatewayClasses a platform has: cilium, the TenantGateways'

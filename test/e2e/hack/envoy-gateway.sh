@@ -16,17 +16,20 @@
 #   on /var/lib/eg (its Wasm cache). Needs root (unshare -m); the only trace
 #   on the host is the empty mount points, created if missing.
 # - its ports: the topology-injector webhook (9443, provider-kubernetes')
-#   is disabled in the config, the admin server stays on 127.0.0.1:19000;
-#   metrics and health probe are moved at link time (see the Makefile).
-#   xDS 18000, Wasm 18002 and metrics 19001 listen as in a pod.
+#   is disabled in the config; controller-runtime's metrics server (8080,
+#   provider-kubernetes') is off at link time (see the Makefile). Health
+#   probe 8081, xDS 18000, Wasm 18002, admin 127.0.0.1:19000 and metrics
+#   19001 listen as in a pod.
 # - it runs as the admin, as provider-kubernetes' controller does, with
 #   leader election as configured by default (a Lease in its namespace).
+# It is not waited for here, so the rest of the control plane comes up
+# meanwhile: the tests' setup waits for it to accept its GatewayClass.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 R=${E2E_DIR:?}; : "${ENVOY_GATEWAY:?}"
 S=$R/run; L=$R/logs; D=$S/envoy-gateway; NS=envoy-gateway-system
 fail(){ echo "envoy-gateway: $*" >&2; echo "logs: $L" >&2; exit 1; }
-for port in 18000 18002 18083 19000 19001; do
+for port in 8081 18000 18002 19000 19001; do
   if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then fail "port $port is in use: is another control plane up? (make e2e-down)"; fi
 done
 [ "$(id -u)" = 0 ] || fail "must run as root: the controller reads its xDS certificates from /certs, mounted in a private mount namespace"
@@ -61,5 +64,3 @@ mkdir -p /certs /var/lib/eg
 ENVOY_GATEWAY_NAMESPACE=$NS setsid nohup unshare -m sh -c 'mount --bind "$1/certs" /certs && mount --bind "$1/var-lib-eg" /var/lib/eg && shift && exec "$@"' \
   sh "$D" "$ENVOY_GATEWAY" server --config-path="$D/config.yaml" > "$L/envoy-gateway.log" 2>&1 &
 echo $! > "$S/envoy-gateway.pid"
-for _ in $(seq 1 60); do curl -sf http://127.0.0.1:18083/readyz >/dev/null 2>&1 && exit 0; sleep 1; done
-fail "envoy-gateway did not become ready: $(tail -n 5 "$L/envoy-gateway.log")"
