@@ -11,7 +11,7 @@
 // envoy: Gateway, listener and route status are its own. No cert-manager,
 // kubelet or proxy runs: a test that needs a certificate's Secret creates it
 // (playing cert-manager) and the harness marks Envoy Gateway's proxy pods
-// ready as a kubelet would (kubelet.go). Where a test needs what another
+// ready as a kubelet would (kubelet_test.go). Where a test needs what another
 // implementation would write, the harness writes it through the status
 // subresource and says so.
 package e2e
@@ -65,6 +65,7 @@ var (
 	gvkTenant        = schema.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "Tenant"}
 	gvkGateway       = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "Gateway"}
 	gvkHTTPRoute     = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "HTTPRoute"}
+	gvkTLSRoute      = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "TLSRoute"}
 	gvkIssuer        = schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Issuer"}
 	gvkCertificate   = schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Certificate"}
 	gvkNSObject      = schema.GroupVersionKind{Group: "kubernetes.m.crossplane.io", Version: "v1alpha1", Kind: "Object"}
@@ -129,8 +130,12 @@ func envoyGatewayUp() error {
 		if s, _, _ := condition(gc, "Accepted"); err == nil && s == "True" {
 			return nil
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("envoy-gateway has not accepted the GatewayClass envoy after 2m (see its log, envoy-gateway.log): %v %s", err, show(gc))
+		switch {
+		case time.Now().Before(deadline):
+		case err != nil:
+			return fmt.Errorf("cannot read the GatewayClass envoy after 2m: %w", err)
+		default:
+			return fmt.Errorf("envoy-gateway has not accepted the GatewayClass envoy after 2m (see its log, envoy-gateway.log): %s", show(gc))
 		}
 		time.Sleep(time.Second)
 	}

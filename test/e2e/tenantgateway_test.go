@@ -393,3 +393,34 @@ spec:
 		return s == "False" && r == "GatewayClassUnsupported" && m == want, fmt.Sprintf("%s %s %q", s, r, m)
 	})
 }
+
+// TestPassthroughEnvoyGateway: on Envoy Gateway's class the passthrough
+// listener tls-api is Programmed with the TLSRoute for api.<apex> Accepted
+// on it, its only route, and the TenantGateway reports the listener ready.
+func TestPassthroughEnvoyGateway(t *testing.T) {
+	t.Parallel()
+	tenantNamespaces(t, "tenant-pte", "example.org", nil)
+	apply(t, envoyTenantGateway("tenant-pte", "example.org")+`  tlsPassthroughServices: [api]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: TLSRoute
+metadata:
+  name: api
+  namespace: tenant-pte
+spec:
+  parentRefs: [{name: cozystack, sectionName: tls-api}]
+  hostnames: [api.example.org]
+  rules: [{backendRefs: [{name: api, port: 443}]}]
+`)
+	waitGateway(t, "tenant-pte", "cozystack", "listeners http and tls-api", func(ls []string, _ *unstructured.Unstructured) bool {
+		return fmt.Sprint(ls) == "[http= tls-api=api.example.org]"
+	})
+	eventually(t, settle, "Envoy Gateway: tls-api Programmed with TLSRoute api Accepted on it, the TenantGateway's listener ready", func() (bool, string) {
+		gw, _ := get(t, gvkGateway, "tenant-pte", "cozystack")
+		rt, _ := get(t, gvkTLSRoute, "tenant-pte", "api")
+		l, a := listenerConds(gw, "tls-api"), routeAccepted(rt, "tenant-pte", "cozystack")
+		st := listenerState(t, "tenant-pte", "cozystack", "tls-api")
+		return l == "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs attached=1" && a == "True/Accepted" && st["ready"] == true,
+			fmt.Sprintf("tls-api: %s; TLSRoute api Accepted=%s; status.listeners %v", l, a, st)
+	})
+}

@@ -64,3 +64,5 @@ mkdir -p /certs /var/lib/eg
 ENVOY_GATEWAY_NAMESPACE=$NS setsid nohup unshare -m sh -c 'mount --bind "$1/certs" /certs && mount --bind "$1/var-lib-eg" /var/lib/eg && shift && exec "$@"' \
   sh "$D" "$ENVOY_GATEWAY" server --config-path="$D/config.yaml" > "$L/envoy-gateway.log" 2>&1 &
 echo $! > "$S/envoy-gateway.pid"
+# Only a start that fails at once (no unshare, a mount refused) is caught here.
+sleep 1; kill -0 "$(cat "$S/envoy-gateway.pid")" 2>/dev/null || fail "envoy-gateway exited: $(tail -n 5 "$L/envoy-gateway.log")"
