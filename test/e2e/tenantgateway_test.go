@@ -351,17 +351,7 @@ spec:
   apex: example.org
   gatewayClassName: envoy-lite
   tlsPassthroughServices: [api]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: TLSRoute
-metadata:
-  name: api
-  namespace: tenant-pt
-spec:
-  parentRefs: [{name: cozystack, sectionName: tls-api}]
-  hostnames: [api.example.org]
-  rules: [{backendRefs: [{name: api, port: 443}]}]
-`)
+`+apiTLSRoute("tenant-pt"))
 	gw := waitGateway(t, "tenant-pt", "cozystack", "listeners http and tls-api", func(ls []string, _ *unstructured.Unstructured) bool {
 		return fmt.Sprint(ls) == "[http= tls-api=api.example.org]"
 	})
@@ -400,18 +390,7 @@ spec:
 func TestPassthroughEnvoyGateway(t *testing.T) {
 	t.Parallel()
 	tenantNamespaces(t, "tenant-pte", "example.org", nil)
-	apply(t, envoyTenantGateway("tenant-pte", "example.org")+`  tlsPassthroughServices: [api]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: TLSRoute
-metadata:
-  name: api
-  namespace: tenant-pte
-spec:
-  parentRefs: [{name: cozystack, sectionName: tls-api}]
-  hostnames: [api.example.org]
-  rules: [{backendRefs: [{name: api, port: 443}]}]
-`)
+	apply(t, envoyTenantGateway("tenant-pte", "example.org")+"  tlsPassthroughServices: [api]\n"+apiTLSRoute("tenant-pte"))
 	waitGateway(t, "tenant-pte", "cozystack", "listeners http and tls-api", func(ls []string, _ *unstructured.Unstructured) bool {
 		return fmt.Sprint(ls) == "[http= tls-api=api.example.org]"
 	})
@@ -423,4 +402,20 @@ spec:
 		return l == "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs attached=1" && a == "True/Accepted" && st["ready"] == true,
 			fmt.Sprintf("tls-api: %s; TLSRoute api Accepted=%s; status.listeners %v", l, a, st)
 	})
+}
+
+// apiTLSRoute is a TLSRoute for api.example.org on the listener tls-api of
+// the Gateway cozystack in ns.
+func apiTLSRoute(ns string) string {
+	return fmt.Sprintf(`---
+apiVersion: gateway.networking.k8s.io/v1
+kind: TLSRoute
+metadata:
+  name: api
+  namespace: %s
+spec:
+  parentRefs: [{name: cozystack, sectionName: tls-api}]
+  hostnames: [api.example.org]
+  rules: [{backendRefs: [{name: api, port: 443}]}]
+`, ns)
 }
