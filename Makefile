@@ -146,15 +146,23 @@ $(REGISTRY):
 
 # Envoy Gateway v1.9.1, a real Gateway API implementation that judges the
 # Gateways the function composes (issue #13). egctl runs its translator
-# offline for test/envoy (`make test`); the controller binary (`make
-# envoy-tools`) is not used by any test yet. Both come from one tools module
-# and share most packages: cold, egctl builds in about 7 minutes on 2 cores,
-# envoy-gateway in under a minute after it.
+# offline for test/envoy (`make test`); the envoy-gateway controller runs in
+# the e2e control plane (test/e2e/hack/envoy-gateway.sh). Both come from one
+# tools module and share most packages: cold, egctl builds in about 7 minutes
+# on 2 cores, envoy-gateway in under a minute after it.
 EG_MOD        := test/e2e/tools/envoy-gateway
 EG_VERSION    := $(call pin,github.com/envoyproxy/gateway,$(EG_MOD)/go.mod)
 EG_LDFLAGS    := -s -w -X github.com/envoyproxy/gateway/internal/cmd/version.envoyGatewayVersion=$(EG_VERSION)
+# In a pod the controller has a network namespace of its own; as a process of
+# the loopback control plane it shares one with provider-kubernetes, whose
+# controller-runtime metrics server takes :8080 as Envoy Gateway's would, and
+# neither has a flag to move it. So the controller is linked with
+# controller-runtime's default metrics address "0" (off): the default of a
+# package variable, no source changed. The binary's name carries a hash of
+# this flag.
+EG_SERVER_LDFLAGS := -X sigs.k8s.io/controller-runtime/pkg/metrics/server.DefaultBindAddress=0
 EGCTL         := $(CACHE)/bin/egctl-$(EG_VERSION)-$(call sum,$(EG_MOD)/go.sum)
-ENVOY_GATEWAY := $(CACHE)/bin/envoy-gateway-$(EG_VERSION)-$(call sum,$(EG_MOD)/go.sum)
+ENVOY_GATEWAY := $(CACHE)/bin/envoy-gateway-$(EG_VERSION)-$(call sum,$(EG_MOD)/go.sum)-$(shell echo '$(EG_SERVER_LDFLAGS)' | sha256sum | cut -c1-8)
 
 $(EGCTL):
 	@mkdir -p $(dir $@)
@@ -164,16 +172,17 @@ $(EGCTL):
 
 $(ENVOY_GATEWAY):
 	@mkdir -p $(dir $@)
-	cd $(EG_MOD) && go build -trimpath -ldflags "$(EG_LDFLAGS)" -o $@.tmp github.com/envoyproxy/gateway/cmd/envoy-gateway
+	cd $(EG_MOD) && go build -trimpath -ldflags "$(EG_LDFLAGS) $(EG_SERVER_LDFLAGS)" -o $@.tmp github.com/envoyproxy/gateway/cmd/envoy-gateway
 	mv $@.tmp $@
 
 envoy-tools: $(EGCTL) $(ENVOY_GATEWAY)
 
-e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) $(PROVIDER_KUBERNETES) $(REGISTRY) $(XPKG_INDEX)
+e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) $(PROVIDER_KUBERNETES) $(REGISTRY) $(XPKG_INDEX) $(ENVOY_GATEWAY)
 
 # The end-to-end tests (test/e2e, build tag e2e) against a loopback control
 # plane: etcd, kube-apiserver, kube-controller-manager, a registry, Crossplane,
-# the function and provider-kubernetes as plain processes (test/e2e/hack).
+# the function, provider-kubernetes and Envoy Gateway's controller as plain
+# processes (test/e2e/hack; Envoy Gateway's needs root, see the README).
 # Needs Debian's etcd-server (etcd, etcdctl), openssl and curl; kubectl is
 # built with the control plane, at its version. `make e2e` brings it up, runs the
 # tests and tears it down whatever happens; e2e-up/e2e-down keep it up for
@@ -181,7 +190,7 @@ e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) $(PROVI
 E2E_ENV = E2E_DIR=$(E2E_DIR) KUBE_APISERVER=$(KUBE_APISERVER) KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER) KUBECTL=$(KUBECTL) \
 	CROSSPLANE_CORE=$(abspath $(CROSSPLANE_CORE)) CROSSPLANE=$(abspath $(CROSSPLANE)) REGISTRY=$(REGISTRY) \
 	PROVIDER_KUBERNETES=$(PROVIDER_KUBERNETES) FUNCTION_BIN=$(abspath $(FUNCTION_BIN)) \
-	XPKG_DIR=$(abspath $(OUT))/xpkg VERSION=$(VERSION) XPKG_ARCHS='$(XPKG_ARCHS)' XPKG_INDEX=$(XPKG_INDEX) \
+	XPKG_DIR=$(abspath $(OUT))/xpkg VERSION=$(VERSION) XPKG_ARCHS='$(XPKG_ARCHS)' XPKG_INDEX=$(XPKG_INDEX) ENVOY_GATEWAY=$(ENVOY_GATEWAY) \
 	E2E_BEFORE_INSTALL=$(E2E_BEFORE_INSTALL)
 E2E_RUN ?= .
 # Run by up.sh before our packages are installed: seeds what the Cozystack

@@ -6,9 +6,14 @@
 // provider-kubernetes. test/e2e/hack/up.sh brings them up; `make e2e` runs
 // these tests against them and tears everything down.
 //
-// No Gateway controller, cert-manager or kubelet runs: where a test needs
-// what a Gateway controller would write (Gateway and GatewayClass status),
-// the harness writes it through the status subresource and says so.
+// Envoy Gateway's controller runs too (test/e2e/hack/envoy-gateway.sh), and
+// the TenantGateways of the tests that judge Gateway status name its class,
+// envoy: Gateway, listener and route status are its own. No cert-manager,
+// kubelet or proxy runs: a test that needs a certificate's Secret creates it
+// (playing cert-manager) and the harness marks Envoy Gateway's proxy pods
+// ready as a kubelet would (kubelet_test.go). Where a test needs what another
+// implementation would write, the harness writes it through the status
+// subresource and says so.
 package e2e
 
 import (
@@ -37,7 +42,8 @@ import (
 const (
 	// fieldOwner is the manager of what the tests apply, as a user would.
 	fieldOwner = "e2e"
-	// controllerOwner writes status the way a Gateway controller would.
+	// controllerOwner writes status the harness plays: cert-manager's, and
+	// that of implementations other than Envoy Gateway.
 	controllerOwner = "e2e-gateway-controller"
 	// oneTTL bounds how long a change the function picks up from required
 	// resources may take: the function runs with --ttl=10s (up.sh), plus
@@ -59,6 +65,7 @@ var (
 	gvkTenant        = schema.GroupVersionKind{Group: "apps.cozystack.io", Version: "v1alpha1", Kind: "Tenant"}
 	gvkGateway       = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "Gateway"}
 	gvkHTTPRoute     = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "HTTPRoute"}
+	gvkTLSRoute      = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "TLSRoute"}
 	gvkIssuer        = schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Issuer"}
 	gvkCertificate   = schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Certificate"}
 	gvkNSObject      = schema.GroupVersionKind{Group: "kubernetes.m.crossplane.io", Version: "v1alpha1", Kind: "Object"}
@@ -105,15 +112,68 @@ func setup() error {
 	if err := policiesActive(); err != nil {
 		return err
 	}
-	return applyDocs(context.Background(), k8s, `
+	if err := applyDocs(context.Background(), k8s, classes); err != nil {
+		return fmt.Errorf("cannot apply the GatewayClasses: %w", err)
+	}
+	go playKubelet(context.Background(), k8s, os.Stderr)
+	return envoyGatewayUp()
+}
+
+// envoyGatewayUp waits until Envoy Gateway, which up.sh starts without
+// waiting for it, has accepted the GatewayClass envoy.
+func envoyGatewayUp() error {
+	gc := &unstructured.Unstructured{}
+	gc.SetGroupVersionKind(schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "GatewayClass"})
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		err := k8s.Get(context.Background(), client.ObjectKey{Name: "envoy"}, gc)
+		if s, _, _ := condition(gc, "Accepted"); err == nil && s == "True" {
+			return nil
+		}
+		switch {
+		case time.Now().Before(deadline):
+		case err != nil:
+			return fmt.Errorf("cannot read the GatewayClass envoy after 2m: %w", err)
+		default:
+			return fmt.Errorf("envoy-gateway has not accepted the GatewayClass envoy after 2m (see its log, envoy-gateway.log): %s", show(gc))
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// classes are the GatewayClasses a platform has: cilium, the TenantGateways'
+// default, which no controller serves here, and envoy, served by Envoy
+// Gateway. Its EnvoyProxy gives the proxy a ClusterIP Service, whose address
+// the API server allocates, where a LoadBalancer would wait for a cloud
+// controller to give it one: Envoy Gateway programs a Gateway only once it
+// has an address.
+const classes = `
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata:
   name: cilium
 spec:
   controllerName: io.cilium/gateway-controller
-`)
-}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: EnvoyProxy
+metadata:
+  name: loopback
+  namespace: envoy-gateway-system
+spec:
+  provider:
+    type: Kubernetes
+    kubernetes:
+      envoyService: {type: ClusterIP}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata:
+  name: envoy
+spec:
+  controllerName: gateway.envoyproxy.io/gatewayclass-controller
+  parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: loopback, namespace: envoy-gateway-system}
+`
 
 // readFile reads a file of the repository, two folders up from here.
 func readFile(elem ...string) string {

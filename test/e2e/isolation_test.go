@@ -22,6 +22,9 @@ import (
 // the API server itself, over the real namespaces: alice's namespace is
 // admitted only by her own listener, never by bob's or the apex listeners,
 // and the TenantGateway reports the route with the listeners it can reach.
+// Envoy Gateway agrees: alice's route and bob's are Accepted, each attached
+// to its own child listener only, and the route of the namespace delegated
+// nothing is refused (NotAllowedByListeners).
 func TestIsolationHostnamelessRoute(t *testing.T) {
 	t.Parallel()
 	tenantNamespaces(t, "tenant-iso", "iso.example", map[string]string{
@@ -40,6 +43,7 @@ spec:
   apex: iso.example
   certMode: existingSecret
   wildcardSecretRef: {name: wildcard-iso-example}
+  gatewayClassName: envoy
 `)
 	apply(t, httpRoute("tenant-iso-bob", "shop", "tenant-iso", "cozystack", "shop.bob.iso.example"))
 	apply(t, httpRoute("tenant-iso-alice", "catch-all", "tenant-iso", "cozystack"))
@@ -90,6 +94,22 @@ spec:
 		x := tgw(t, "tenant-iso", "cozystack")
 		got := fmt.Sprint(slice(x, "status", "hostnamelessRoutes"))
 		return got == fmt.Sprintf("[map[listeners:[%s] route:HTTPRoute/tenant-iso-alice/catch-all] map[route:HTTPRoute/tenant-iso-nohost/catch-all]]", childListener(gw, "alice")), got
+	})
+
+	eventually(t, settle, "Envoy Gateway: alice's and bob's routes Accepted on their own child listeners alone, the undelegated namespace's refused", func() (bool, string) {
+		g, _ := get(t, gvkGateway, "tenant-iso", "cozystack")
+		var got []string
+		for _, r := range []struct{ ns, name string }{{"tenant-iso-alice", "catch-all"}, {"tenant-iso-bob", "shop"}, {"tenant-iso-nohost", "catch-all"}} {
+			u, _ := get(t, gvkHTTPRoute, r.ns, r.name)
+			got = append(got, r.ns+"="+routeAccepted(u, "tenant-iso", "cozystack"))
+		}
+		alice, bob := childListener(gw, "alice"), childListener(gw, "bob")
+		for _, l := range []string{"http", "https", "https-apex", alice, bob} {
+			got = append(got, fmt.Sprintf("%s:%v", l, gatewayListener(g, l)["attachedRoutes"]))
+		}
+		// http: the redirect route alone.
+		want := fmt.Sprintf("[tenant-iso-alice=True/Accepted tenant-iso-bob=True/Accepted tenant-iso-nohost=False/NotAllowedByListeners http:1 https:0 https-apex:0 %s:1 %s:1]", alice, bob)
+		return fmt.Sprint(got) == want, fmt.Sprint(got)
 	})
 }
 

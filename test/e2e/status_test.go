@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -20,96 +21,87 @@ func listenerState(t *testing.T, ns, name, listener string) map[string]any {
 	return nil
 }
 
-// TestGatewayStatusDrivesReadiness: the Gateway's status, written the way a
-// Gateway controller would write it (the harness patches the status
-// subresource, since no dataplane runs here), drives status.listeners, the
-// GatewayReady condition and the XR's readiness, to ready and back.
-func TestGatewayStatusDrivesReadiness(t *testing.T) {
+// TestEnvoyGatewayDrivesReadiness: the status Envoy Gateway writes on the
+// Gateway drives status.listeners, the GatewayReady condition and the XR's
+// readiness, to ready and back. The https listener's Secret does not exist
+// at first, so Envoy Gateway refuses the listener (ResolvedRefs=False
+// InvalidCertificateRef, Programmed=False) while accepting the Gateway; the
+// test then writes the Secret and marks the Issuer and the Certificate Ready,
+// playing cert-manager (which does not run here), and the listener becomes
+// ready; deleting the Secret makes it unready again. The Gateway is
+// Programmed once its proxy pod is reported ready (kubelet_test.go).
+func TestEnvoyGatewayDrivesReadiness(t *testing.T) {
 	t.Parallel()
 	tenantNamespaces(t, "tenant-st", "example.org", nil)
-	apply(t, `
-apiVersion: gateway.cozystack.io/v1alpha1
-kind: TenantGateway
-metadata:
-  name: cozystack
-  namespace: tenant-st
-spec:
-  apex: example.org
-`)
+	apply(t, envoyTenantGateway("tenant-st", "example.org"))
 	apply(t, httpRoute("tenant-st", "www", "tenant-st", "cozystack", "www.example.org"))
-	gw := waitGateway(t, "tenant-st", "cozystack", "listeners http and https-www-8a59b0a3", func(ls []string, _ *unstructured.Unstructured) bool {
+	waitGateway(t, "tenant-st", "cozystack", "listeners http and https-www-8a59b0a3", func(ls []string, _ *unstructured.Unstructured) bool {
 		return fmt.Sprint(ls) == "[http= https-www-8a59b0a3=www.example.org]"
 	})
-	eventually(t, settle, "GatewayReady=False GatewayNotAccepted before any controller wrote status", func() (bool, string) {
-		s, r, m := condition(tgw(t, "tenant-st", "cozystack"), "GatewayReady")
-		return s == "False" && r == "GatewayNotAccepted" && m == "Underlying Gateway tenant-st/cozystack has not been accepted by its controller yet", fmt.Sprintf("%s %s %q", s, r, m)
+	const https = "https-www-8a59b0a3"
+	eventually(t, settle, "Envoy Gateway: Gateway Accepted and Programmed, http ready, "+https+" refused for its missing Secret with route www attached", func() (bool, string) {
+		gw, _ := get(t, gvkGateway, "tenant-st", "cozystack")
+		a, _, _ := condition(gw, "Accepted")
+		p, _, _ := condition(gw, "Programmed")
+		h, l := listenerConds(gw, "http"), listenerConds(gw, https)
+		return a == "True" && p == "True" &&
+				strings.HasPrefix(h, "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs") &&
+				l == "Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/InvalidCertificateRef attached=1",
+			fmt.Sprintf("Accepted=%s Programmed=%s; http: %s; %s: %s", a, p, h, https, l)
+	})
+	eventually(t, settle, "GatewayReady=False ListenersNotReady naming "+https+", which status.listeners reports NotProgrammed", func() (bool, string) {
+		x := tgw(t, "tenant-st", "cozystack")
+		s, r, m := condition(x, "GatewayReady")
+		ready, _, _ := condition(x, "Ready")
+		l := listenerState(t, "tenant-st", "cozystack", https)
+		h := listenerState(t, "tenant-st", "cozystack", "http")
+		return s == "False" && r == "ListenersNotReady" && strings.Contains(m, https+" (NotProgrammed)") &&
+				l["ready"] == false && l["reason"] == "NotProgrammed" && h["ready"] == true && ready == "False",
+			fmt.Sprintf("GatewayReady %s %s %q; Ready %s; listeners %v %v", s, r, m, ready, h, l)
 	})
 
-	// The controller accepts and programs the Gateway and both listeners;
-	// cert-manager makes the Issuer and the Certificate Ready.
-	gatewayStatus(t, gw, "True", nil)
-	iss, _ := get(t, gvkIssuer, "tenant-st", "cozystack-gateway")
-	readyStatus(t, iss)
+	// cert-manager's part, played: the Secret the Certificate names, for its
+	// dnsNames, and the Issuer and the Certificate Ready.
 	cert, found := get(t, gvkCertificate, "tenant-st", "cozystack-www-8a59b0a3-tls")
 	if !found {
 		t.Fatal("no Certificate cozystack-www-8a59b0a3-tls for www.example.org")
 	}
+	var names []string
+	for _, n := range slice(cert, "spec", "dnsNames") {
+		names = append(names, n.(string))
+	}
+	secret := tlsSecret(t, "tenant-st", str(cert, "spec", "secretName"), names...)
 	readyStatus(t, cert)
+	iss, _ := get(t, gvkIssuer, "tenant-st", "cozystack-gateway")
+	readyStatus(t, iss)
+	eventually(t, settle, "Envoy Gateway: "+https+" Programmed with its Secret, route www Accepted", func() (bool, string) {
+		gw, _ := get(t, gvkGateway, "tenant-st", "cozystack")
+		rt, _ := get(t, gvkHTTPRoute, "tenant-st", "www")
+		l, a := listenerConds(gw, https), routeAccepted(rt, "tenant-st", "cozystack")
+		return l == "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs attached=1" && a == "True/Accepted",
+			fmt.Sprintf("%s: %s; route www Accepted=%s", https, l, a)
+	})
 	eventually(t, settle, "GatewayReady=True Reconciled, both listeners ready, the TenantGateway Ready", func() (bool, string) {
 		x := tgw(t, "tenant-st", "cozystack")
 		s, r, m := condition(x, "GatewayReady")
 		ready, _, _ := condition(x, "Ready")
-		l := listenerState(t, "tenant-st", "cozystack", "https-www-8a59b0a3")
+		l := listenerState(t, "tenant-st", "cozystack", https)
 		return s == "True" && r == "Reconciled" && m == "Gateway tenant-st/cozystack programmed with 2 listeners" &&
 			l["ready"] == true && ready == "True", fmt.Sprintf("GatewayReady %s %s %q; Ready %s; listener %v", s, r, m, ready, l)
 	})
 
-	// The https listener stops being programmed.
-	gatewayStatus(t, gw, "True", map[string]string{"https-www-8a59b0a3": "False"})
-	eventually(t, settle, "GatewayReady=False ListenersNotReady and the listener NotProgrammed", func() (bool, string) {
+	// The Secret goes: Envoy Gateway refuses the listener again.
+	if err := k8s.Delete(t.Context(), secret); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, settle, "GatewayReady=False ListenersNotReady and "+https+" NotProgrammed once its Secret is gone", func() (bool, string) {
 		x := tgw(t, "tenant-st", "cozystack")
 		s, r, _ := condition(x, "GatewayReady")
 		ready, _, _ := condition(x, "Ready")
-		l := listenerState(t, "tenant-st", "cozystack", "https-www-8a59b0a3")
+		l := listenerState(t, "tenant-st", "cozystack", https)
 		return s == "False" && r == "ListenersNotReady" && l["ready"] == false && l["reason"] == "NotProgrammed" && ready == "False",
 			fmt.Sprintf("GatewayReady %s %s; Ready %s; listener %v", s, r, ready, l)
 	})
-
-	// And the controller takes back its acceptance of the whole Gateway.
-	gatewayStatus(t, gw, "False", nil)
-	eventually(t, settle, "GatewayReady=False GatewayNotAccepted", func() (bool, string) {
-		s, r, _ := condition(tgw(t, "tenant-st", "cozystack"), "GatewayReady")
-		return s == "False" && r == "GatewayNotAccepted", fmt.Sprintf("%s %s", s, r)
-	})
-}
-
-// gatewayStatus writes a Gateway's status the way its controller would. No
-// Gateway controller runs here, so the harness plays it.
-func gatewayStatus(t *testing.T, gw *unstructured.Unstructured, accepted string, programmed map[string]string) {
-	t.Helper()
-	now := "2026-01-01T00:00:00Z"
-	cond := func(typ, status string) map[string]any {
-		return map[string]any{"type": typ, "status": status, "reason": typ, "message": "", "lastTransitionTime": now, "observedGeneration": gw.GetGeneration()}
-	}
-	var ls []any
-	for _, l := range slice(gw, "spec", "listeners") {
-		name := l.(map[string]any)["name"].(string)
-		p := programmed[name]
-		if p == "" {
-			p = "True"
-		}
-		ls = append(ls, map[string]any{
-			"name": name, "attachedRoutes": int64(0),
-			"supportedKinds": []any{map[string]any{"group": "gateway.networking.k8s.io", "kind": "HTTPRoute"}},
-			"conditions":     []any{cond("Accepted", "True"), cond("Programmed", p)},
-		})
-	}
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
-		"metadata": map[string]any{"name": gw.GetName(), "namespace": gw.GetNamespace()},
-		"status":   map[string]any{"conditions": []any{cond("Accepted", accepted), cond("Programmed", accepted)}, "listeners": ls},
-	}}
-	statusApply(t, u)
 }
 
 // readyStatus marks a cert-manager object Ready, as cert-manager would.

@@ -67,22 +67,15 @@ func tgw(t *testing.T, ns, name string) *unstructured.Unstructured {
 // API and cert-manager CRDs and the admission policies in place); an
 // HTTPRoute added in an attached namespace becomes a listener and a
 // Certificate within one TTL, and removing it removes both. The names are
-// the spec's check values (SPEC §5.1).
+// the spec's check values (SPEC §5.1). Envoy Gateway accepts the route on
+// its listener and refuses the one from a namespace of another Gateway.
 func TestHTTP01RouteBecomesListener(t *testing.T) {
 	t.Parallel()
 	tenantNamespaces(t, "tenant-foo", "foo.example.com", nil)
 	namespace(t, "tenant-foo-apps", map[string]string{"namespace.cozystack.io/host": "foo.example.com", "namespace.cozystack.io/gateway": "tenant-foo"})
 	// Another tenant's namespace, not admitted to this Gateway.
 	namespace(t, "tenant-foo-other", map[string]string{"namespace.cozystack.io/host": "foo.example.com", "namespace.cozystack.io/gateway": "tenant-elsewhere"})
-	apply(t, `
-apiVersion: gateway.cozystack.io/v1alpha1
-kind: TenantGateway
-metadata:
-  name: cozystack
-  namespace: tenant-foo
-spec:
-  apex: foo.example.com
-`)
+	apply(t, envoyTenantGateway("tenant-foo", "foo.example.com"))
 	waitGateway(t, "tenant-foo", "cozystack", "Gateway tenant-foo/cozystack with only the http listener", func(ls []string, _ *unstructured.Unstructured) bool {
 		return len(ls) == 1 && ls[0] == "http="
 	})
@@ -107,15 +100,18 @@ spec:
 		names := slice(c, "spec", "dnsNames")
 		return found && fmt.Sprint(names) == "[harbor.foo.example.com]", show(c)
 	})
-	eventually(t, settle, "status.listeners to report https-harbor-760d5a8a as Pending (no Gateway controller has written status)", func() (bool, string) {
-		x := tgw(t, "tenant-foo", "cozystack")
-		for _, l := range slice(x, "status", "listeners") {
-			m, _ := l.(map[string]any)
-			if m["name"] == "https-harbor-760d5a8a" {
-				return m["reason"] == "Pending" && m["certificateName"] == "cozystack-harbor-760d5a8a-tls", fmt.Sprint(m)
-			}
-		}
-		return false, fmt.Sprint(slice(x, "status", "listeners"))
+	eventually(t, settle, "Envoy Gateway: harbor Accepted on https-harbor-760d5a8a, the route of the namespace not admitted refused", func() (bool, string) {
+		g, _ := get(t, gvkGateway, "tenant-foo", "cozystack")
+		h, _ := get(t, gvkHTTPRoute, "tenant-foo-apps", "harbor")
+		i, _ := get(t, gvkHTTPRoute, "tenant-foo-other", "intruder")
+		ha, ia := routeAccepted(h, "tenant-foo", "cozystack"), routeAccepted(i, "tenant-foo", "cozystack")
+		attached := gatewayListener(g, "https-harbor-760d5a8a")["attachedRoutes"]
+		return ha == "True/Accepted" && ia == "False/NotAllowedByListeners" && fmt.Sprint(attached) == "1",
+			fmt.Sprintf("harbor %s, intruder %s, https-harbor-760d5a8a attachedRoutes %v", ha, ia, attached)
+	})
+	eventually(t, settle, "status.listeners to report https-harbor-760d5a8a NotProgrammed (Envoy Gateway refuses it until cert-manager, which does not run here, writes its Secret)", func() (bool, string) {
+		m := listenerState(t, "tenant-foo", "cozystack", "https-harbor-760d5a8a")
+		return m["reason"] == "NotProgrammed" && m["certificateName"] == "cozystack-harbor-760d5a8a-tls", fmt.Sprint(m)
 	})
 
 	remove(t, route)
@@ -242,22 +238,16 @@ spec:
 
 // TestConflictEnforced: two namespaces claim one hostname; the winner's
 // namespace (smallest namespace/name) alone is admitted by the hostname's
-// listener, and the TenantGateway reports the loser.
+// listener, and the TenantGateway reports the loser. Envoy Gateway judges
+// the Gateway: the winner's route is Accepted and the only route attached to
+// the hostname's listener, the loser's is refused (NotAllowedByListeners).
 func TestConflictEnforced(t *testing.T) {
 	t.Parallel()
 	tenantNamespaces(t, "tenant-cf", "example.org", nil)
 	for _, ns := range []string{"tenant-cf-a", "tenant-cf-b"} {
 		namespace(t, ns, map[string]string{"namespace.cozystack.io/host": "example.org", "namespace.cozystack.io/gateway": "tenant-cf"})
 	}
-	apply(t, `
-apiVersion: gateway.cozystack.io/v1alpha1
-kind: TenantGateway
-metadata:
-  name: cozystack
-  namespace: tenant-cf
-spec:
-  apex: example.org
-`)
+	apply(t, envoyTenantGateway("tenant-cf", "example.org"))
 	apply(t, httpRoute("tenant-cf-a", "shop", "tenant-cf", "cozystack", "shop.example.org"))
 	apply(t, httpRoute("tenant-cf-b", "shop", "tenant-cf", "cozystack", "shop.example.org"))
 	gw := waitGateway(t, "tenant-cf", "cozystack", "a listener for shop.example.org", func(ls []string, _ *unstructured.Unstructured) bool {
@@ -274,6 +264,16 @@ spec:
 		conflicts := fmt.Sprint(slice(x, "status", "conflicts"))
 		return s == "False" && r == "HostnameConflict" && strings.Contains(m, "tenant-cf-b/shop") &&
 			strings.Contains(conflicts, "HTTPRoute/tenant-cf-a/shop"), fmt.Sprintf("%s %s %q conflicts=%s", s, r, m, conflicts)
+	})
+	shop := l["name"].(string)
+	eventually(t, settle, "Envoy Gateway: tenant-cf-a/shop Accepted, alone on "+shop+"; tenant-cf-b/shop NotAllowedByListeners", func() (bool, string) {
+		g, _ := get(t, gvkGateway, "tenant-cf", "cozystack")
+		a, _ := get(t, gvkHTTPRoute, "tenant-cf-a", "shop")
+		b, _ := get(t, gvkHTTPRoute, "tenant-cf-b", "shop")
+		wa, wb := routeAccepted(a, "tenant-cf", "cozystack"), routeAccepted(b, "tenant-cf", "cozystack")
+		attached := gatewayListener(g, shop)["attachedRoutes"]
+		return wa == "True/Accepted" && wb == "False/NotAllowedByListeners" && fmt.Sprint(attached) == "1",
+			fmt.Sprintf("winner %s, loser %s, %s attachedRoutes %v", wa, wb, shop, attached)
 	})
 }
 
@@ -351,17 +351,7 @@ spec:
   apex: example.org
   gatewayClassName: envoy-lite
   tlsPassthroughServices: [api]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: TLSRoute
-metadata:
-  name: api
-  namespace: tenant-pt
-spec:
-  parentRefs: [{name: cozystack, sectionName: tls-api}]
-  hostnames: [api.example.org]
-  rules: [{backendRefs: [{name: api, port: 443}]}]
-`)
+`+apiTLSRoute("tenant-pt"))
 	gw := waitGateway(t, "tenant-pt", "cozystack", "listeners http and tls-api", func(ls []string, _ *unstructured.Unstructured) bool {
 		return fmt.Sprint(ls) == "[http= tls-api=api.example.org]"
 	})
@@ -392,4 +382,40 @@ spec:
 		s, r, m := condition(tgw(t, "tenant-pt", "cozystack"), "GatewayReady")
 		return s == "False" && r == "GatewayClassUnsupported" && m == want, fmt.Sprintf("%s %s %q", s, r, m)
 	})
+}
+
+// TestPassthroughEnvoyGateway: on Envoy Gateway's class the passthrough
+// listener tls-api is Programmed with the TLSRoute for api.<apex> Accepted
+// on it, its only route, and the TenantGateway reports the listener ready.
+func TestPassthroughEnvoyGateway(t *testing.T) {
+	t.Parallel()
+	tenantNamespaces(t, "tenant-pte", "example.org", nil)
+	apply(t, envoyTenantGateway("tenant-pte", "example.org")+"  tlsPassthroughServices: [api]\n"+apiTLSRoute("tenant-pte"))
+	waitGateway(t, "tenant-pte", "cozystack", "listeners http and tls-api", func(ls []string, _ *unstructured.Unstructured) bool {
+		return fmt.Sprint(ls) == "[http= tls-api=api.example.org]"
+	})
+	eventually(t, settle, "Envoy Gateway: tls-api Programmed with TLSRoute api Accepted on it, the TenantGateway's listener ready", func() (bool, string) {
+		gw, _ := get(t, gvkGateway, "tenant-pte", "cozystack")
+		rt, _ := get(t, gvkTLSRoute, "tenant-pte", "api")
+		l, a := listenerConds(gw, "tls-api"), routeAccepted(rt, "tenant-pte", "cozystack")
+		st := listenerState(t, "tenant-pte", "cozystack", "tls-api")
+		return l == "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs attached=1" && a == "True/Accepted" && st["ready"] == true,
+			fmt.Sprintf("tls-api: %s; TLSRoute api Accepted=%s; status.listeners %v", l, a, st)
+	})
+}
+
+// apiTLSRoute is a TLSRoute for api.example.org on the listener tls-api of
+// the Gateway cozystack in ns.
+func apiTLSRoute(ns string) string {
+	return fmt.Sprintf(`---
+apiVersion: gateway.networking.k8s.io/v1
+kind: TLSRoute
+metadata:
+  name: api
+  namespace: %s
+spec:
+  parentRefs: [{name: cozystack, sectionName: tls-api}]
+  hostnames: [api.example.org]
+  rules: [{backendRefs: [{name: api, port: 443}]}]
+`, ns)
 }

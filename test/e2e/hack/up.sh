@@ -4,7 +4,7 @@
 #   etcd (Debian etcd-server), kube-apiserver and kube-controller-manager
 #   v1.35.8, a loopback OCI registry, Crossplane core v2.4.0 out of cluster
 #   (External package runtime), the function over mTLS and provider-kubernetes
-#   out of cluster.
+#   out of cluster, and Envoy Gateway's controller (envoy-gateway.sh).
 # Then it installs what a platform installs: the Gateway API (standard) and
 # cert-manager CRDs from the Go module cache, and our packages the way a user
 # does, `crossplane xpkg push` to the registry and `crossplane xpkg install`,
@@ -26,7 +26,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 R=${E2E_DIR:?}
 : "${KUBE_APISERVER:?}" "${KUBE_CONTROLLER_MANAGER:?}" "${KUBECTL:?}" "${CROSSPLANE_CORE:?}" "${CROSSPLANE:?}" "${REGISTRY:?}"
-: "${PROVIDER_KUBERNETES:?}" "${FUNCTION_BIN:?}" "${XPKG_DIR:?}" "${VERSION:?}" "${XPKG_ARCHS:?}" "${XPKG_INDEX:?}"
+: "${PROVIDER_KUBERNETES:?}" "${ENVOY_GATEWAY:?}" "${FUNCTION_BIN:?}" "${XPKG_DIR:?}" "${VERSION:?}" "${XPKG_ARCHS:?}" "${XPKG_INDEX:?}"
 P=$R/pki; S=$R/run; L=$R/logs
 export KUBECONFIG=$P/kubeconfig
 mkdir -p "$S/bin" "$L"
@@ -125,6 +125,8 @@ for f in "$GW_DIR"/config/crd/standard/*.yaml "$CM_DIR"/deploy/crds/*.yaml; do
   kubectl apply --server-side --field-manager=e2e -f "$f" >/dev/null || fail "cannot apply $f"
 done
 kubectl wait crd --all --for=condition=Established --timeout=60s >/dev/null; ts "Gateway API and cert-manager CRDs"
+# Envoy Gateway, the Gateway API implementation the tests name (issue #13).
+bash "$ROOT/test/e2e/hack/envoy-gateway.sh"; ts "envoy-gateway"
 
 # --- identities: Crossplane and provider-kubernetes run as service accounts ---
 kubectl get ns crossplane-system >/dev/null 2>&1 || kubectl create ns crossplane-system >/dev/null

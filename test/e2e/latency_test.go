@@ -1,0 +1,105 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// TestRouteAcceptedLatency measures what a tenant waits for: the time from
+// creating an HTTPRoute to Envoy Gateway reporting it Accepted on the
+// listener the function composes for its hostname. That spans the function
+// (which sees a new route within its TTL), Crossplane applying the Gateway,
+// and Envoy Gateway. Twelve routes are created 1.5 s apart, so they fall at
+// different points of the TTL. The test asserts counts only (every route
+// Accepted, each the only route attached to the listener of its hostname)
+// and logs the latencies; the README records them.
+func TestRouteAcceptedLatency(t *testing.T) {
+	t.Parallel()
+	const routes = 12
+	tenantNamespaces(t, "tenant-lat", "lat.example", nil)
+	namespace(t, "tenant-lat-apps", map[string]string{"namespace.cozystack.io/host": "lat.example", "namespace.cozystack.io/gateway": "tenant-lat"})
+	apply(t, envoyTenantGateway("tenant-lat", "lat.example"))
+	eventually(t, oneTTL+settle, "Gateway tenant-lat/cozystack Accepted by Envoy Gateway", func() (bool, string) {
+		gw, _ := get(t, gvkGateway, "tenant-lat", "cozystack")
+		s, r, _ := condition(gw, "Accepted")
+		return s == "True", fmt.Sprintf("%s %s", s, r)
+	})
+
+	// Routes are created while the loop polls, every 250 ms: latency is
+	// creation to Accepted; listed, creation to the listener in the
+	// Gateway's spec (the function and Crossplane's part; the rest is Envoy
+	// Gateway's).
+	created := map[string]time.Time{}
+	latency, listed := map[string]time.Duration{}, map[string]time.Duration{}
+	deadline, next := time.Now().Add(5*time.Minute), time.Now()
+	for len(latency) < routes {
+		if n := len(created); n < routes && !time.Now().Before(next) {
+			name := fmt.Sprintf("r%02d", n)
+			apply(t, httpRoute("tenant-lat-apps", name, "tenant-lat", "cozystack", name+".lat.example"))
+			created[name], next = time.Now(), next.Add(1500*time.Millisecond)
+		}
+		gw, _ := get(t, gvkGateway, "tenant-lat", "cozystack")
+		for name := range created {
+			if _, done := latency[name]; done {
+				continue
+			}
+			if _, seen := listed[name]; !seen && listenerFor(gw, name+".lat.example") != "" {
+				listed[name] = time.Since(created[name])
+			}
+			rt, _ := get(t, gvkHTTPRoute, "tenant-lat-apps", name)
+			if routeAccepted(rt, "tenant-lat", "cozystack") == "True/Accepted" && attachedAlone(gw, name+".lat.example") {
+				latency[name] = time.Since(created[name])
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 5m, %d of %d routes Accepted alone on the listener of their hostname: %v; Gateway listeners %v", len(latency), routes, latency, listeners(gw))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	ttl := os.Getenv("FUNCTION_TTL")
+	if ttl == "" {
+		ttl = "10s" // up.sh's default
+	}
+	egPart := map[string]time.Duration{}
+	for name, d := range latency {
+		egPart[name] = d - listed[name]
+	}
+	t.Logf("%d HTTPRoutes, function --ttl=%s: created -> Accepted by Envoy Gateway on its listener %s; created -> listener in the Gateway %s; listener -> Accepted %s",
+		routes, ttl, quantiles(latency), quantiles(listed), quantiles(egPart))
+}
+
+// quantiles is "p50 …, max … (sorted: …)" of durations, to 100 ms.
+func quantiles(m map[string]time.Duration) string {
+	ds := make([]time.Duration, 0, len(m))
+	for _, d := range m {
+		ds = append(ds, d.Round(100*time.Millisecond))
+	}
+	slices.Sort(ds)
+	return fmt.Sprintf("p50 %s, max %s (sorted: %v)", ds[len(ds)/2], ds[len(ds)-1], ds)
+}
+
+// listenerFor is the name of the Gateway's listener for hostname, "" when
+// it has none.
+func listenerFor(gw *unstructured.Unstructured, hostname string) string {
+	for _, l := range slice(gw, "spec", "listeners") {
+		if m, _ := l.(map[string]any); m["hostname"] == hostname {
+			name, _ := m["name"].(string)
+			return name
+		}
+	}
+	return ""
+}
+
+// attachedAlone reports whether the Gateway has a listener for hostname and
+// Envoy Gateway counts exactly one route attached to it.
+func attachedAlone(gw *unstructured.Unstructured, hostname string) bool {
+	name := listenerFor(gw, hostname)
+	return name != "" && fmt.Sprint(gatewayListener(gw, name)["attachedRoutes"]) == "1"
+}
