@@ -49,7 +49,7 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 		rsp.Requirements = &fnv1.Requirements{}
 	}
 	rsp.Requirements.Resources = map[string]*fnv1.ResourceSelector{
-		reqPlatform:        byName("apiextensions.crossplane.io/v1beta1", "EnvironmentConfig", settings.PlatformConfigName),
+		reqPlatform:        platformSelector(settings),
 		reqParentNamespace: byName("v1", "Namespace", parent),
 	}
 	if !resolved(req, rsp) {
@@ -57,10 +57,8 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 		return
 	}
 
-	data := map[string]any{}
-	if items := req.GetRequiredResources()[reqPlatform].GetItems(); len(items) > 0 {
-		data, _ = items[0].GetResource().AsMap()["data"].(map[string]any)
-	} else {
+	data, found := platformData(req)
+	if !found {
 		response.Warning(rsp, fmt.Errorf("EnvironmentConfig %s not found: deriving the tenant from the default platform settings", settings.PlatformConfigName)).TargetCompositeAndClaim()
 	}
 	platform, err := tenant.ParsePlatform(data)
@@ -89,6 +87,22 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 	}
 	mirrorGatewayReady(req, rsp, out)
 	log.Debug("derived Tenant", "namespace", out.Status.Namespace, "apex", out.Status.Apex, "gateway-namespace", out.Status.GatewayNamespace)
+}
+
+// platformSelector asks for the platform EnvironmentConfig by name.
+func platformSelector(settings fnv1beta1.Input) *fnv1.ResourceSelector {
+	return byName("apiextensions.crossplane.io/v1beta1", "EnvironmentConfig", settings.PlatformConfigName)
+}
+
+// platformData is the data of the required platform EnvironmentConfig;
+// found is false when there is none.
+func platformData(req *fnv1.RunFunctionRequest) (data map[string]any, found bool) {
+	items := req.GetRequiredResources()[reqPlatform].GetItems()
+	if len(items) == 0 {
+		return map[string]any{}, false
+	}
+	data, _ = items[0].GetResource().AsMap()["data"].(map[string]any)
+	return data, true
 }
 
 // setTenantDesired composes the tenant's resources and writes its status.

@@ -40,7 +40,7 @@ t0=$(date +%s); ts(){ echo "[+$(( $(date +%s)-t0 ))s] $*"; }
 bg(){ local name=$1; shift; setsid nohup "$@" > "$L/$name.log" 2>&1 & echo $! > "$S/$name.pid"; }
 waitfor(){ local n=$1; shift; for _ in $(seq 1 "$n"); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done; echo "timeout after ${n}s: $*" >&2; return 1; }
 fail(){ echo "e2e-up: $*" >&2; echo "logs: $L" >&2; exit 1; }
-for t in etcd etcdctl openssl curl; do command -v $t >/dev/null || fail "$t is missing (apt-get install etcd-server etcd-client openssl curl)"; done
+for t in etcd etcdctl openssl curl jq unshare; do command -v $t >/dev/null || fail "$t is missing (apt-get install etcd-server etcd-client openssl curl jq util-linux)"; done
 for port in 2379 2380 2381 6443 10257 5000 8080 9443 9444 18080 18081 18082; do
   if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then fail "port $port is in use: is another control plane up? (make e2e-down)"; fi
 done
