@@ -195,8 +195,10 @@ waitfor 60 curl -sf http://127.0.0.1:18081/readyz || fail "crossplane did not be
 
 # The RBAC manager writes the ClusterRoles that let Crossplane manage the XRs
 # and claims of the XRDs the Configuration brings (Crossplane cannot
-# establish an XRD without them). It runs only until it has: it and
-# provider-kubernetes both bind metrics to :8080, with no flag to move either.
+# establish an XRD without them), and binds provider-kubernetes' own CRDs to
+# the service account of the provider's Deployment. It runs only until it has
+# (below): it and provider-kubernetes both bind metrics to :8080, with no
+# flag to move either.
 KUBECONFIG="$P/kubeconfig" POD_NAMESPACE=crossplane-system bg rbac-manager "$CROSSPLANE_CORE" rbac start
 
 # --- the function: a local process that Crossplane reaches over mTLS ---
