@@ -70,6 +70,11 @@ var pendingHTTP = map[string]any{
 	"listeners": []any{map[string]any{"name": "http", "port": float64(80), "ready": false, "reason": "Pending"}},
 }
 
+// platformWith is the platform EnvironmentConfig holding data.
+func platformWith(data string) string {
+	return `{"apiVersion":"apiextensions.crossplane.io/v1beta1","kind":"EnvironmentConfig","metadata":{"name":"tenant-gateway-platform"},"data":` + data + `}`
+}
+
 func TestRunFunction(t *testing.T) {
 	composedObjects := map[string]string{
 		"gateway":  "gateway.networking.k8s.io/v1 Gateway tenant-root/cozystack",
@@ -87,6 +92,7 @@ func TestRunFunction(t *testing.T) {
 		spec    string
 		input   *structpb.Struct
 		desired map[string]*fnv1.Resource
+		cluster []string
 		want    summary
 	}{
 		"NoInput": {
@@ -108,6 +114,61 @@ func TestRunFunction(t *testing.T) {
 				Status:   pendingHTTP,
 				Selector: []any{"tenant-root", "cert-manager"},
 				TTL:      DefaultTTL,
+			},
+		},
+		"PlatformSetsCertManagerNamespace": {
+			reason:  "The platform EnvironmentConfig moves the cert-manager namespace admitted on port 80, without input",
+			spec:    `{"apex":"example.org"}`,
+			cluster: []string{platformWith(`{"gateway":{"certManagerNamespace":"cert-manager"}}`)},
+			want: summary{
+				Objects:  composedObjects,
+				Status:   pendingHTTP,
+				Selector: []any{"tenant-root", "cert-manager"},
+				TTL:      DefaultTTL,
+			},
+		},
+		"PlatformWinsOverInput": {
+			reason:  "The input is only the default: the platform setting wins",
+			spec:    `{"apex":"example.org"}`,
+			input:   resource.MustStructJSON(`{"apiVersion":"fn.gateway.cozystack.io/v1beta1","kind":"Input","certManagerNamespace":"from-input"}`),
+			cluster: []string{platformWith(`{"gateway":{"certManagerNamespace":"cert-manager"}}`)},
+			want: summary{
+				Objects:  composedObjects,
+				Status:   pendingHTTP,
+				Selector: []any{"tenant-root", "cert-manager"},
+				TTL:      DefaultTTL,
+			},
+		},
+		"PlatformWithoutSettingKeepsInput": {
+			reason:  "Platform settings that leave the namespace out (or empty) keep the input's",
+			spec:    `{"apex":"example.org"}`,
+			input:   resource.MustStructJSON(`{"apiVersion":"fn.gateway.cozystack.io/v1beta1","kind":"Input","certManagerNamespace":"from-input"}`),
+			cluster: []string{platformWith(`{"publishing":{"host":"example.org"},"gateway":{"certManagerNamespace":""}}`)},
+			want: summary{
+				Objects:  composedObjects,
+				Status:   pendingHTTP,
+				Selector: []any{"tenant-root", "from-input"},
+				TTL:      DefaultTTL,
+			},
+		},
+		"PlatformNamespaceNotALabel": {
+			reason:  "A platform namespace that is no namespace name is refused, naming the setting and the EnvironmentConfig, with nothing composed",
+			spec:    `{"apex":"example.org"}`,
+			cluster: []string{platformWith(`{"gateway":{"certManagerNamespace":"Cert_Manager"}}`)},
+			want: summary{
+				Results: []string{`SEVERITY_FATAL: cannot read the platform settings in EnvironmentConfig tenant-gateway-platform: platform setting gateway.certManagerNamespace "Cert_Manager" is not a namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`},
+				Objects: map[string]string{},
+				TTL:     DefaultTTL,
+			},
+		},
+		"PlatformNamespaceNotAString": {
+			reason:  "A platform namespace of the wrong type is refused, never a panic",
+			spec:    `{"apex":"example.org"}`,
+			cluster: []string{platformWith(`{"gateway":{"certManagerNamespace":["cert-manager"]}}`)},
+			want: summary{
+				Results: []string{`SEVERITY_FATAL: cannot read the platform settings in EnvironmentConfig tenant-gateway-platform: platform setting gateway.certManagerNamespace must be a string, not [cert-manager]`},
+				Objects: map[string]string{},
+				TTL:     DefaultTTL,
 			},
 		},
 		"KeepsEarlierSteps": {
@@ -162,7 +223,7 @@ func TestRunFunction(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			rsp, _ := fakeCluster{served: v1TLSRoutes}.run(t, NewFunction(), newRequest(t, tc.spec, tc.input, tc.desired))
+			rsp, _ := fakeCluster{served: v1TLSRoutes, objects: tc.cluster}.run(t, NewFunction(), newRequest(t, tc.spec, tc.input, tc.desired))
 			if diff := cmp.Diff(tc.want, summarize(t, rsp)); diff != "" {
 				t.Errorf("%s\nRunFunction(...): -want, +got:\n%s", tc.reason, diff)
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/crossplane/function-sdk-go/request"
 	"github.com/crossplane/function-sdk-go/response"
 
+	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
@@ -34,12 +35,13 @@ var tlsRouteVersions = []struct{ schema, apiVersion string }{
 	{schemaTLSRouteV1alpha2, gwapiv1.GroupName + "/v1alpha2"},
 }
 
-// requireResources asks Crossplane for everything a TenantGateway run reads.
+// requireResources asks Crossplane for everything a TenantGateway run reads:
+// the platform settings, namespaces, routes, the GatewayClass.
 // The selectors depend only on the XR, except the TLSRoute version, which
 // waits for the schemas: listing a kind the cluster does not serve fails the
 // whole pipeline, so TLSRoutes are requested only in a version Crossplane
 // reported a schema for. The requirements therefore settle on the third call.
-func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, tgw *v1alpha1.TenantGateway, maxScoped int) {
+func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, tgw *v1alpha1.TenantGateway, settings fnv1beta1.Input, maxScoped int) {
 	for _, v := range tlsRouteVersions {
 		response.RequireSchema(rsp, v.schema, v.apiVersion, gateway.KindTLSRoute)
 	}
@@ -48,6 +50,7 @@ func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 		r.Resources = map[string]*fnv1.ResourceSelector{}
 	}
 	r.Resources[reqNamespaces] = all("v1", "Namespace", map[string]string{gateway.LabelNamespaceGateway: tgw.GetNamespace()})
+	r.Resources[reqPlatform] = platformSelector(settings)
 	requireRoutes(req, r, tgw, maxScoped)
 	for _, ns := range namedNamespaces(req, tgw) {
 		r.Resources[reqNamespacePrefix+ns] = byName("v1", "Namespace", ns)

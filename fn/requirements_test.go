@@ -27,6 +27,8 @@ func TestRequirements(t *testing.T) {
 		"namespace-tenant-root":     "v1 Namespace name=tenant-root",
 		"namespace-cozy-dashboard":  "v1 Namespace name=cozy-dashboard",
 		"gatewayclass":              "gateway.networking.k8s.io/v1 GatewayClass name=envoy",
+		// The platform settings, for gateway.certManagerNamespace.
+		"platform": "apiextensions.crossplane.io/v1beta1 EnvironmentConfig name=tenant-gateway-platform",
 		// Nothing is observed as ours yet, so every object about to be
 		// composed is looked up by name first (the ownership guard).
 		"probe-gateway":  "gateway.networking.k8s.io/v1 Gateway name=cozystack namespace=tenant-root",

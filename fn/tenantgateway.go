@@ -22,6 +22,7 @@ import (
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
+	"github.com/cozystack/function-tenant-gateway/fn/tenant"
 )
 
 func init() { //nolint:gochecknoinits // composed.From needs the kinds we compose in its scheme.
@@ -57,11 +58,20 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		return
 	}
 
-	requireResources(req, rsp, tgw, maxScoped)
+	requireResources(req, rsp, tgw, settings, maxScoped)
 	if !resolved(req, rsp) {
 		// Compose only from complete observations: Crossplane calls again
 		// with the required resources, and uses only the last answer.
 		log.Debug("waiting for required resources")
+		return
+	}
+	// The platform settings win over the input, which is their default
+	// (Platform settings in docs/design.md). A cluster without them is
+	// normal for TenantGateways written by hand: no warning.
+	data, _ := platformData(req)
+	certManagerNamespace, err := tenant.CertManagerNamespace(data, settings.CertManagerNamespace)
+	if err != nil {
+		response.Fatal(rsp, fmt.Errorf("cannot read the platform settings in EnvironmentConfig %s: %w", settings.PlatformConfigName, err))
 		return
 	}
 
@@ -70,7 +80,7 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		Namespace:            tgw.GetNamespace(),
 		UID:                  string(tgw.GetUID()),
 		Spec:                 tgw.Spec,
-		CertManagerNamespace: settings.CertManagerNamespace,
+		CertManagerNamespace: certManagerNamespace,
 		Observed:             observeComposed(req),
 		Probes:               observeProbes(req),
 		GatewayClass:         observeGatewayClass(req),

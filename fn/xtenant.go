@@ -45,7 +45,7 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 		rsp.Requirements = &fnv1.Requirements{}
 	}
 	rsp.Requirements.Resources = map[string]*fnv1.ResourceSelector{
-		reqPlatform:        byName("apiextensions.crossplane.io/v1beta1", "EnvironmentConfig", settings.PlatformConfigName),
+		reqPlatform:        platformSelector(settings),
 		reqParentNamespace: byName("v1", "Namespace", parent),
 	}
 	if !resolved(req, rsp) {
@@ -92,10 +92,8 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 // platformSettings reads the platform EnvironmentConfig, or the defaults
 // with a warning when it does not exist; false after a Fatal result.
 func platformSettings(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, settings fnv1beta1.Input) (tenant.Platform, bool) {
-	data := map[string]any{}
-	if items := req.GetRequiredResources()[reqPlatform].GetItems(); len(items) > 0 {
-		data, _ = items[0].GetResource().AsMap()["data"].(map[string]any)
-	} else {
+	data, found := platformData(req)
+	if !found {
 		response.Warning(rsp, fmt.Errorf("EnvironmentConfig %s not found: deriving the tenant from the default platform settings", settings.PlatformConfigName)).TargetCompositeAndClaim()
 	}
 	platform, err := tenant.ParsePlatform(data)
@@ -104,6 +102,22 @@ func platformSettings(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 		return platform, false
 	}
 	return platform, true
+}
+
+// platformSelector asks for the platform EnvironmentConfig by name.
+func platformSelector(settings fnv1beta1.Input) *fnv1.ResourceSelector {
+	return byName("apiextensions.crossplane.io/v1beta1", "EnvironmentConfig", settings.PlatformConfigName)
+}
+
+// platformData is the data of the required platform EnvironmentConfig;
+// found is false when there is none.
+func platformData(req *fnv1.RunFunctionRequest) (data map[string]any, found bool) {
+	items := req.GetRequiredResources()[reqPlatform].GetItems()
+	if len(items) == 0 {
+		return map[string]any{}, false
+	}
+	data, _ = items[0].GetResource().AsMap()["data"].(map[string]any)
+	return data, true
 }
 
 // setTenantDesired composes the tenant's resources and writes its status;

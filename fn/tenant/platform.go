@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 )
@@ -139,3 +141,26 @@ func (r *reader) list(into *[]string, path ...string) {
 		r.fail(fmt.Errorf("platform setting %s must be a list of strings, not %v", name, v))
 	}
 }
+
+// CertManagerNamespace reads the platform setting gateway.certManagerNamespace:
+// the namespace of cert-manager's HTTP-01 challenge routes, which every
+// TenantGateway's port-80 listener admits (see Platform settings in
+// docs/design.md). It is read apart from ParsePlatform so that a bad
+// Tenant-only setting cannot stop every TenantGateway. def, the function
+// input's value, applies when the setting is absent or empty.
+func CertManagerNamespace(data map[string]any, def string) (string, error) {
+	ns := def
+	r := reader{data: data}
+	r.str(&ns, PathCertManagerNamespace...)
+	if r.err != nil {
+		return "", r.err
+	}
+	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+		return "", fmt.Errorf("platform setting %s %q is not a namespace name: %s", strings.Join(PathCertManagerNamespace, "."), ns, strings.Join(errs, "; "))
+	}
+	return ns, nil
+}
+
+// PathCertManagerNamespace is where the platform settings hold the
+// cert-manager namespace.
+var PathCertManagerNamespace = []string{"gateway", "certManagerNamespace"}

@@ -103,6 +103,10 @@ var judged = map[string]struct {
 		shows:  "as envoy-gateway, composed for a Cilium class and judged with the kinds the function gives Envoy Gateway's",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 2, CheckPort80: 3, CheckRefused: 1, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
 	},
+	"platform-cert-manager": {
+		shows:  "the http listener alone, admitting the cert-manager namespace the platform settings name; port 80 redirects",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 1, CheckRouteTable: 1, CheckPort80: 1},
+	},
 	"status-listener-not-programmed": {
 		shows:  "scenarios of the observed Gateway's status; what they compose is plain http01, judged so",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckPort80: 3, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},

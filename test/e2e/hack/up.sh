@@ -3,22 +3,27 @@
 # PIDs down.sh uses to stop them (after shared/notes/real-cluster.md):
 #   etcd (Debian etcd-server), kube-apiserver and kube-controller-manager
 #   v1.35.8, a loopback OCI registry, Crossplane core v2.4.0 out of cluster
-#   (External package runtime), the function over mTLS and provider-kubernetes
-#   out of cluster, and Envoy Gateway's controller (envoy-gateway.sh).
+#   (Deployment package runtime for providers, External for functions), the
+#   function over mTLS and provider-kubernetes out of cluster, and Envoy
+#   Gateway's controller (envoy-gateway.sh).
 # Then it installs what a platform installs: the Gateway API (standard) and
 # cert-manager CRDs from the Go module cache, and our packages the way a user
-# does, `crossplane xpkg push` to the registry and `crossplane xpkg install`,
-# with ImageConfigs that mirror ghcr.io/cozystack and
-# xpkg.crossplane.io/crossplane-contrib to the loopback registry (an
-# air-gapped install), so Crossplane resolves the Configuration's
-# dependencies for real.
+# does: `crossplane xpkg push` to the registry, the manifests of
+# examples/cluster/ in the README's order, with the mirror variant of
+# examples/cluster/mirror/ pointed at the loopback registry (an air-gapped
+# install), and `crossplane xpkg install configuration` alone, so Crossplane
+# resolves the Function and provider-kubernetes as dependencies for real.
 #
 # What the harness does that a cluster would do itself, since no kubelet runs
-# here: it plays the External package runtime (sets the FunctionRevision's
-# endpoint and TLS secret, starts the provider), and it runs Crossplane and
-# provider-kubernetes with service-account tokens, so RBAC and the admission
-# policies see the identities they see in a cluster: Crossplane with the role
-# of its Helm chart plus examples/cluster/crossplane-rbac.yaml.
+# here: it plays the External runtime of the function (sets the
+# FunctionRevision's endpoint and TLS secret, runs the process), and the
+# kubelet of the provider's Deployment, which Crossplane creates: it runs the
+# provider binary with that Deployment's service account (a token requested
+# for it, in a mount namespace of its own), arguments and environment, and
+# reports the Deployment available. Crossplane runs with a token of its
+# service account and the role of its Helm chart plus
+# examples/cluster/crossplane-rbac.yaml, so RBAC and the admission policies
+# see the identities they see in a cluster.
 #
 # Run through `make e2e` or `make e2e-up`, which build the binaries and set
 # the variables below.
@@ -36,7 +41,7 @@ t0=$(date +%s); ts(){ echo "[+$(( $(date +%s)-t0 ))s] $*"; }
 bg(){ local name=$1; shift; setsid nohup "$@" > "$L/$name.log" 2>&1 & echo $! > "$S/$name.pid"; }
 waitfor(){ local n=$1; shift; for _ in $(seq 1 "$n"); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done; echo "timeout after ${n}s: $*" >&2; return 1; }
 fail(){ echo "e2e-up: $*" >&2; echo "logs: $L" >&2; exit 1; }
-for t in etcd etcdctl openssl curl; do command -v $t >/dev/null || fail "$t is missing (apt-get install etcd-server etcd-client openssl curl)"; done
+for t in etcd etcdctl openssl curl jq unshare; do command -v $t >/dev/null || fail "$t is missing (apt-get install etcd-server etcd-client openssl curl jq util-linux)"; done
 for port in 2379 2380 2381 6443 10257 5000 8080 9443 9444 18080 18081 18082; do
   if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then fail "port $port is in use: is another control plane up? (make e2e-down)"; fi
 done
@@ -89,6 +94,10 @@ waitfor 90 kubectl get --raw /readyz || fail "kube-apiserver did not become read
 bg kube-controller-manager "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$P/kubeconfig" --authentication-kubeconfig="$P/kubeconfig" --authorization-kubeconfig="$P/kubeconfig" \
   --bind-address=127.0.0.1 --secure-port=10257 --cert-dir="$S/kcm-certs" --service-account-private-key-file="$P/sa.key" --root-ca-file="$P/ca.crt" \
   --cluster-signing-cert-file="$P/ca.crt" --cluster-signing-key-file="$P/ca.key" --service-cluster-ip-range=10.0.0.0/24 --leader-elect=false --v=1
+# Every controller runs, the Deployment and ReplicaSet ones included: they
+# create the pods of Envoy Gateway's proxies and of the provider, which no
+# kubelet runs; the harness plays the kubelet for the provider's pod (below)
+# and the tests for the proxies' (kubelet_test.go).
 
 # --- the loopback registry, and our packages pushed to it ---
 bg registry "$REGISTRY" --address=127.0.0.1:5000 --dir="$S/registry"
@@ -128,7 +137,8 @@ kubectl wait crd --all --for=condition=Established --timeout=60s >/dev/null; ts 
 # Envoy Gateway, the Gateway API implementation the tests name (issue #13).
 bash "$ROOT/test/e2e/hack/envoy-gateway.sh"; ts "envoy-gateway"
 
-# --- identities: Crossplane and provider-kubernetes run as service accounts ---
+# --- identities: Crossplane runs as its service account; provider-kubernetes
+# as the one Crossplane gives its Deployment (below) ---
 kubectl get ns crossplane-system >/dev/null 2>&1 || kubectl create ns crossplane-system >/dev/null
 kubeconfig_for(){ # SA -> a kubeconfig with a bound token, as a pod would get
   local token; token=$(kubectl -n crossplane-system create token "$1" --duration=24h)
@@ -148,7 +158,6 @@ current-context: e2e
 KC
 }
 kubectl -n crossplane-system create sa crossplane --dry-run=client -o yaml | kubectl apply -f - >/dev/null
-kubectl -n crossplane-system create sa provider-kubernetes --dry-run=client -o yaml | kubectl apply -f - >/dev/null
 # Crossplane runs with the role its Helm chart gives it: the chart's
 # ClusterRole template (static but for the name and labels) aggregating every
 # ClusterRole labelled rbac.crossplane.io/aggregate-to-crossplane, which
@@ -182,14 +191,16 @@ kubectl -n crossplane-system create secret generic function-tls-server --from-fi
 kubectl -n crossplane-system create secret generic provider-kubernetes-tls-server --from-file=tls.crt="$P/provider.crt" --from-file=tls.key="$P/provider.key" \
   --from-file=ca.crt="$P/ca.crt" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
 KUBECONFIG="$S/crossplane.kubeconfig" POD_NAMESPACE=crossplane-system TLS_CLIENT_CERTS_DIR="$S/xp-client-certs" \
-  bg crossplane "$CROSSPLANE_CORE" core start --debug --package-runtime=External --enable-webhooks=false --cache-dir="$S/xpkg-cache" \
+  bg crossplane "$CROSSPLANE_CORE" core start --debug --package-runtime='Provider=Deployment;Function=External' --enable-webhooks=false --cache-dir="$S/xpkg-cache" \
   --metrics-port=18080 --health-probe-port=18081 --poll-interval=15s
 waitfor 60 curl -sf http://127.0.0.1:18081/readyz || fail "crossplane did not become ready"; ts "crossplane"
 
 # The RBAC manager writes the ClusterRoles that let Crossplane manage the XRs
 # and claims of the XRDs the Configuration brings (Crossplane cannot
-# establish an XRD without them). It runs only until it has: it and
-# provider-kubernetes both bind metrics to :8080, with no flag to move either.
+# establish an XRD without them), and binds provider-kubernetes' own CRDs to
+# the service account of the provider's Deployment. It runs only until it has
+# (below): it and provider-kubernetes both bind metrics to :8080, with no
+# flag to move either.
 KUBECONFIG="$P/kubeconfig" POD_NAMESPACE=crossplane-system bg rbac-manager "$CROSSPLANE_CORE" rbac start
 
 # --- the function: a local process that Crossplane reaches over mTLS ---
@@ -200,89 +211,122 @@ bg function "$FUNCTION_BIN" --address=127.0.0.1:9444 --tls-server-certs-dir="$S/
 # would for the migration test) ---
 if [ -n "${E2E_BEFORE_INSTALL:-}" ]; then bash "$E2E_BEFORE_INSTALL" || fail "$E2E_BEFORE_INSTALL failed"; ts "before install: $(basename "$E2E_BEFORE_INSTALL")"; fi
 
-# --- install: mirror the public repositories to the loopback registry ---
-kubectl apply -f - >/dev/null <<IC
-apiVersion: pkg.crossplane.io/v1beta1
-kind: ImageConfig
-metadata: {name: e2e-mirror-cozystack}
-spec:
-  matchImages: [{type: Prefix, prefix: ghcr.io/cozystack/}]
-  rewriteImage: {prefix: 127.0.0.1:5000/cozystack/}
----
-apiVersion: pkg.crossplane.io/v1beta1
-kind: ImageConfig
-metadata: {name: e2e-mirror-crossplane-contrib}
-spec:
-  matchImages: [{type: Prefix, prefix: xpkg.crossplane.io/crossplane-contrib/}]
-  rewriteImage: {prefix: 127.0.0.1:5000/crossplane-contrib/}
-IC
-# The Function first, under the name the Compositions call (see the README).
-"$CROSSPLANE" xpkg install function "ghcr.io/cozystack/function-tenant-gateway:$VERSION" function-tenant-gateway >> "$L/xpkg.log" 2>&1 \
-  || fail "cannot install the Function (see xpkg.log)"
+# --- install, in the order of the README's "Install on a cluster" ---
+# Before the Configuration: provider-kubernetes' runtime (the service account
+# it runs as, through an ImageConfig) and its RBAC, and the mirror variant of
+# examples/cluster/mirror/ with its placeholder replaced by the loopback
+# registry, as the README tells an air-gapped platform to do.
+kubectl apply -f "$ROOT/examples/cluster/provider-kubernetes-runtime.yaml" >/dev/null || fail "cannot apply examples/cluster/provider-kubernetes-runtime.yaml"
+sed 's#registry.example.internal/#127.0.0.1:5000/#' "$ROOT/examples/cluster/mirror/image-configs.yaml" | kubectl apply -f - >/dev/null \
+  || fail "cannot apply examples/cluster/mirror/image-configs.yaml"
+# The one install command. Crossplane resolves the Function and
+# provider-kubernetes as dependencies and names each after its repository.
+"$CROSSPLANE" xpkg install configuration "ghcr.io/cozystack/configuration-tenant-gateway:$VERSION" >> "$L/xpkg.log" 2>&1 \
+  || fail "cannot install the Configuration (see xpkg.log)"
 revision(){ kubectl get "$1" -l "pkg.crossplane.io/package=$2" -o jsonpath='{.items[0].metadata.name}' 2>/dev/null; }
-waitfor 90 sh -c "kubectl get functionrevisions -l pkg.crossplane.io/package=function-tenant-gateway -o name | grep -q ." \
-  || fail "no FunctionRevision: $(kubectl get function function-tenant-gateway -o jsonpath='{.status.conditions}')"
-REV=$(revision functionrevisions function-tenant-gateway)
+deps(){ kubectl get configuration cozystack-configuration-tenant-gateway -o jsonpath='{.status.conditions}'; }
+waitfor 120 sh -c "kubectl get functionrevisions -l pkg.crossplane.io/package=cozystack-function-tenant-gateway -o name | grep -q ." \
+  || fail "the Function dependency was not installed as cozystack-function-tenant-gateway: $(deps); $(kubectl get functions.pkg.crossplane.io)"
+REV=$(revision functionrevisions cozystack-function-tenant-gateway)
+# The function's External runtime: its endpoint and serving certificate.
 kubectl patch functionrevision "$REV" --subresource=status --type=merge -p '{"status":{"endpoint":"127.0.0.1:9444","tlsServerSecretName":"function-tls-server"}}' >/dev/null
 kubectl wait functionrevision "$REV" --for=condition=RevisionHealthy --timeout=60s >/dev/null || fail "FunctionRevision $REV is not healthy"
 ts "function $REV at 127.0.0.1:9444"
-"$CROSSPLANE" xpkg install configuration "ghcr.io/cozystack/configuration-tenant-gateway:$VERSION" configuration-tenant-gateway >> "$L/xpkg.log" 2>&1 \
-  || fail "cannot install the Configuration (see xpkg.log)"
-# Crossplane resolves the provider dependency from the registry and names it
-# after the repository.
 waitfor 120 sh -c "kubectl get providerrevisions -l pkg.crossplane.io/package=crossplane-contrib-provider-kubernetes -o name | grep -q ." \
-  || fail "the provider-kubernetes dependency was not installed: $(kubectl get configuration configuration-tenant-gateway -o jsonpath='{.status.conditions}')"
+  || fail "the provider-kubernetes dependency was not installed: $(deps)"
 PREV=$(revision providerrevisions crossplane-contrib-provider-kubernetes)
 waitfor 60 kubectl get clusterrole crossplane:composite:tenantgateways.gateway.cozystack.io:aggregate-to-crossplane \
   crossplane:composite:xtenants.apps.cozystack.io:aggregate-to-crossplane || fail "the RBAC manager wrote no roles for our XRDs"
-stop_rbac(){ local p; p=$(cat "$S/rbac-manager.pid"); kill "$p"; for _ in $(seq 1 30); do kill -0 "$p" 2>/dev/null || return 0; sleep 0.5; done; kill -9 "$p"; }
-stop_rbac; ts "RBAC manager wrote the XRD roles"
 kubectl wait xrd --all --for=condition=Established --timeout=60s >/dev/null || fail "the XRDs were not established: $(kubectl get xrd)"
-kubectl patch providerrevision "$PREV" --subresource=status --type=merge -p '{"status":{"tlsServerSecretName":"provider-kubernetes-tls-server"}}' >/dev/null
+# The README's wait before provider-kubernetes.yaml: the ProviderConfig CRDs
+# come with the revision, the Object CRDs once the Configuration's activation
+# policy activates them.
+waitfor 120 kubectl wait crd providerconfigs.kubernetes.crossplane.io clusterproviderconfigs.kubernetes.m.crossplane.io \
+  objects.kubernetes.crossplane.io objects.kubernetes.m.crossplane.io --for=condition=Established --timeout=5s \
+  || fail "provider-kubernetes CRDs not established: $(kubectl get providerrevision "$PREV" -o jsonpath='{.status.conditions}'); $(kubectl get managedresourcedefinitions)"
+kubectl apply -f "$ROOT/examples/cluster/provider-kubernetes.yaml" >/dev/null || fail "cannot apply examples/cluster/provider-kubernetes.yaml"
 ts "provider revision $PREV"
 
-# --- provider-kubernetes, out of cluster ---
-# The example's ProviderConfigs use InjectedIdentity, which means
-# rest.InClusterConfig() and fails outside a pod. Here they read a kubeconfig
-# with a token of the same service account from disk (source Filesystem), so
-# the manifests are applied as system:serviceaccount:crossplane-system:
-# provider-kubernetes with exactly the example's RBAC. The controller itself
-# runs as the admin: in a cluster Crossplane's RBAC manager grants it its own
-# CRDs, and no RBAC manager runs here.
-# The ProviderConfig CRDs come with the revision; the Object CRDs only once
-# the file's activation policy activates them.
-waitfor 120 kubectl wait crd providerconfigs.kubernetes.crossplane.io clusterproviderconfigs.kubernetes.m.crossplane.io \
-  --for=condition=Established --timeout=5s || fail "provider-kubernetes CRDs not established: $(kubectl get providerrevision "$PREV" -o jsonpath='{.status.conditions}')"
-kubectl apply -f "$ROOT/examples/cluster/provider-kubernetes.yaml" >/dev/null || fail "cannot apply examples/cluster/provider-kubernetes.yaml"
-waitfor 60 kubectl wait crd objects.kubernetes.crossplane.io objects.kubernetes.m.crossplane.io --for=condition=Established --timeout=5s \
-  || fail "the Object CRDs were not activated: $(kubectl get managedresourcedefinitions)"
-kubeconfig_for provider-kubernetes > "$S/provider-kubernetes.kubeconfig"
-kubectl apply -f - >/dev/null <<PC
-apiVersion: kubernetes.m.crossplane.io/v1alpha1
-kind: ClusterProviderConfig
-metadata: {name: function-tenant-gateway}
-spec:
-  credentials: {source: Filesystem, fs: {path: "$S/provider-kubernetes.kubeconfig"}}
----
-apiVersion: kubernetes.crossplane.io/v1alpha1
-kind: ProviderConfig
-metadata: {name: default}
-spec:
-  credentials: {source: Filesystem, fs: {path: "$S/provider-kubernetes.kubeconfig"}}
-PC
-# --sanitize-secrets and --enable-server-side-apply: the args of the
-# example's DeploymentRuntimeConfig (the wildcard replica's), until the
-# provider is started with the args of the Deployment derived from it.
-TLS_SERVER_CERTS_DIR="$S/provider-certs" HEALTH_PROBE_BIND_ADDRESS=127.0.0.1:18082 \
-  bg provider-kubernetes "$PROVIDER_KUBERNETES" --debug --poll=15s --sync=1m --sanitize-secrets --enable-server-side-apply
+# --- provider-kubernetes: the Deployment Crossplane creates, run out of cluster ---
+# Crossplane's Deployment runtime creates the provider's service account and
+# Deployment from the DeploymentRuntimeConfig the ImageConfig selected, and
+# the RBAC manager binds the provider's own CRDs to that account.
+deploy_of(){ kubectl -n crossplane-system get deploy -o json | jq -r --arg o "$1" '.items[] | select(any(.metadata.ownerReferences[]?; .name == $o)) | .metadata.name'; }
+has_deploy(){ [ -n "$(deploy_of "$1")" ]; }
+waitfor 120 has_deploy "$PREV" \
+  || fail "Crossplane created no Deployment for $PREV: $(kubectl get providerrevision "$PREV" -o jsonpath='{.status.conditions}')"
+DEPLOY=$(deploy_of "$PREV")
+kubectl -n crossplane-system get deploy "$DEPLOY" -o json > "$S/provider-deployment.json"
+SA=$(jq -r '.spec.template.spec.serviceAccountName' "$S/provider-deployment.json")
+waitfor 60 sh -c "kubectl get clusterrolebinding 'crossplane:provider:$PREV:system' -o jsonpath='{.subjects[*].name}' | grep -qw '$SA'" \
+  || fail "the RBAC manager did not bind the provider's system role to $SA"
+# The RBAC manager has written what this run needs. It and provider-kubernetes
+# both bind metrics to :8080, with no flag to move either, so it stops here.
+stop_rbac(){ local p; p=$(cat "$S/rbac-manager.pid"); kill "$p"; for _ in $(seq 1 30); do kill -0 "$p" 2>/dev/null || return 0; sleep 0.5; done; kill -9 "$p"; }
+stop_rbac; ts "Deployment $DEPLOY runs as $SA; RBAC manager done"
+# What the kubelet would give the pod: a token requested for exactly the
+# Deployment's service account with the cluster CA and namespace, at the path
+# client-go's in-cluster config reads (the example's ProviderConfigs use
+# InjectedIdentity), the API server's address, and each secret volume.
+mkdir -p "$S/provider-sa" "$S/provider-volumes"
+kubectl -n crossplane-system create token "$SA" --duration=24h > "$S/provider-sa/token"
+cp "$P/ca.crt" "$S/provider-sa/ca.crt"; printf crossplane-system > "$S/provider-sa/namespace"
+provider_env=(PATH=/usr/sbin:/usr/bin:/sbin:/bin KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT=6443)
+declare -A mounted=()
+while IFS=$'\t' read -r vol secret path; do
+  mkdir -p "$S/provider-volumes/$vol"
+  kubectl -n crossplane-system get secret "$secret" -o json | jq -r '.data | to_entries[] | "\(.key)\t\(.value)"' \
+    | while IFS=$'\t' read -r k v; do printf %s "$v" | base64 -d > "$S/provider-volumes/$vol/$k"; done
+  mounted[$path]="$S/provider-volumes/$vol"
+done < <(jq -r '.spec.template.spec as $s | $s.containers[0].volumeMounts[]? | .name as $n | ($s.volumes[] | select(.name == $n) | .secret.secretName) as $sec | "\($n)\t\($sec)\t\(.mountPath)"' "$S/provider-deployment.json")
+# The environment as the kubelet resolves it: the namespace and labels the
+# pod would have for field references, $(VAR) for earlier variables.
+provider_vars(){ jq -r '.metadata.namespace as $ns | .spec.template.metadata.labels as $lbl
+  | reduce (.spec.template.spec.containers[0].env[]?) as $e ({}; . as $env | . + {($e.name): (
+      if $e.valueFrom then ($e.valueFrom.fieldRef.fieldPath // "") as $f
+        | if $f == "metadata.namespace" then $ns
+          elif ($f | test("^metadata\\.labels\\[\u0027[^\u0027]+\u0027\\]$")) then $lbl[$f | capture("\\[\u0027(?<k>[^\u0027]+)\u0027\\]").k]
+          else error("env \($e.name) reads \($e.valueFrom), which the harness does not provide") end
+      else ($e.value // "") | gsub("\\$\\((?<n>[A-Za-z_][A-Za-z0-9_]*)\\)"; $env[.n] // "$(\(.n))") end)})
+  | to_entries[] | "\(.key)=\(.value)"' "$S/provider-deployment.json"; }
+vars=$(provider_vars) || fail "cannot read the provider's environment from Deployment $DEPLOY"
+while IFS= read -r kv; do
+  name=${kv%%=*} value=${kv#*=}
+  # Only paths change: a mounted volume lives under the run folder, not at
+  # its mount path (the mount namespace below covers the service account).
+  [ -n "${mounted[$value]:-}" ] && value=${mounted[$value]}
+  provider_env+=("$name=$value")
+done <<< "$vars"
+mapfile -t provider_args < <(jq -r '.spec.template.spec.containers[0].args[]?' "$S/provider-deployment.json")
+# Two substitutions, since every process here shares one network namespace:
+# the health probe moves off :8081, and the poll and sync periods shorten to
+# what the tests' timeouts allow (the README lists both).
+provider_env+=(HEALTH_PROBE_BIND_ADDRESS=127.0.0.1:18082)
+provider_args+=(--poll=15s --sync=1m)
+echo "provider-kubernetes as $SA: args ${provider_args[*]}; env ${provider_env[*]}" > "$L/provider-kubernetes-runtime.log"
+bg provider-kubernetes env -i "${provider_env[@]}" unshare -m --propagation private sh -c \
+  'mount -t tmpfs -o size=1m tmpfs /run && mkdir -p /run/secrets/kubernetes.io/serviceaccount && mount --bind "$0" /run/secrets/kubernetes.io/serviceaccount && exec "$@"' \
+  "$S/provider-sa" "$PROVIDER_KUBERNETES" "${provider_args[@]}"
 waitfor 60 curl -sf http://127.0.0.1:18082/readyz || fail "provider-kubernetes did not become ready"
-# What a Deployment runtime reports once the pod is up: without it the
-# packages stay HEALTHY=False ("Package runtime health is Unknown").
+# The kubelet's report, the least of it: the pod the ReplicaSet controller
+# made from Crossplane's Deployment is running and ready (its process is the
+# one above). The ReplicaSet and Deployment controllers then count it
+# available, and Crossplane's runtime marks the revision healthy.
+provider_pods(){ kubectl -n crossplane-system get pods -l "$(jq -r '.spec.selector.matchLabels | to_entries | map("\(.key)=\(.value)") | join(",")' "$S/provider-deployment.json")" -o name; }
+has_provider_pod(){ [ -n "$(provider_pods)" ]; }
+waitfor 60 has_provider_pod || fail "the ReplicaSet controller made no pod for Deployment $DEPLOY"
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+for pod in $(provider_pods); do
+  kubectl -n crossplane-system patch "$pod" --subresource=status --type=merge -p "{\"status\":{\"phase\":\"Running\",\"startTime\":\"$now\",\"conditions\":[{\"type\":\"Initialized\",\"status\":\"True\",\"lastTransitionTime\":\"$now\"},{\"type\":\"ContainersReady\",\"status\":\"True\",\"lastTransitionTime\":\"$now\"},{\"type\":\"Ready\",\"status\":\"True\",\"lastTransitionTime\":\"$now\"}]}}" >/dev/null \
+    || fail "cannot report $pod ready"
+done
+waitfor 60 kubectl -n crossplane-system wait deploy "$DEPLOY" --for=condition=Available --timeout=5s || fail "Deployment $DEPLOY did not become available"
+# What a Deployment runtime reports once the function's pod is up: without it
+# the Function stays HEALTHY=False ("Package runtime health is Unknown").
 runtime_healthy(){
   kubectl patch "$1" "$2" --subresource=status --type=json -p "[{\"op\":\"add\",\"path\":\"/status/conditions/-\",\"value\":{\"type\":\"RuntimeHealthy\",\"status\":\"True\",\"reason\":\"HealthyPackageRevision\",\"lastTransitionTime\":\"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"}}]" >/dev/null
 }
 runtime_healthy functionrevision "$REV"
-runtime_healthy providerrevision "$PREV"
 for k in configurations providers functions; do
   kubectl wait "$k.pkg.crossplane.io" --all --for=condition=Healthy --timeout=120s >/dev/null || fail "$k not healthy: $(kubectl get "$k.pkg.crossplane.io" -o wide)"
 done

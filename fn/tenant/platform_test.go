@@ -1,0 +1,63 @@
+package tenant
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCertManagerNamespace(t *testing.T) {
+	type want struct {
+		ns  string
+		err string
+	}
+	cases := map[string]struct {
+		reason string
+		data   map[string]any
+		want   want
+	}{
+		"Absent": {
+			reason: "No setting keeps the function input's namespace",
+			data:   map[string]any{"publishing": map[string]any{"host": "example.org"}},
+			want:   want{ns: "cozy-cert-manager"},
+		},
+		"Empty": {
+			reason: "An empty setting counts as absent",
+			data:   map[string]any{"gateway": map[string]any{"certManagerNamespace": ""}},
+			want:   want{ns: "cozy-cert-manager"},
+		},
+		"Set": {
+			reason: "The setting wins over the input",
+			data:   map[string]any{"gateway": map[string]any{"certManagerNamespace": "cert-manager"}},
+			want:   want{ns: "cert-manager"},
+		},
+		"NotAName": {
+			reason: "A value that is no namespace name is refused, naming the setting",
+			data:   map[string]any{"gateway": map[string]any{"certManagerNamespace": "cert.manager"}},
+			want:   want{err: `platform setting gateway.certManagerNamespace "cert.manager" is not a namespace name: must not contain dots`},
+		},
+		"NotAString": {
+			reason: "A value of the wrong type is refused, naming the setting",
+			data:   map[string]any{"gateway": map[string]any{"certManagerNamespace": true}},
+			want:   want{err: "platform setting gateway.certManagerNamespace must be a string, not true"},
+		},
+		"GatewayNotAMap": {
+			reason: "A gateway section that is no map holds no namespace",
+			data:   map[string]any{"gateway": "cert-manager"},
+			want:   want{ns: "cozy-cert-manager"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got want
+			ns, err := CertManagerNamespace(tc.data, "cozy-cert-manager")
+			got.ns = ns
+			if err != nil {
+				got.err = err.Error()
+			}
+			if d := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); d != "" {
+				t.Errorf("%s\nCertManagerNamespace(...): -want, +got:\n%s", tc.reason, d)
+			}
+		})
+	}
+}
