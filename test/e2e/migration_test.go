@@ -30,10 +30,6 @@ const (
 	annotationAttach  = "cozystack.io/gateway-attached-by"
 )
 
-var (
-	gvkTLSRoute = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "TLSRoute"}
-)
-
 // TestMigration runs the procedure of docs/migration.md on a cluster seeded
 // as the Cozystack controller leaves it (test/e2e/hack/reference-seed.sh,
 // which up.sh ran before installing our Configuration, followed by the
