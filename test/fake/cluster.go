@@ -7,6 +7,7 @@ package fake
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -77,11 +78,16 @@ func matches(s *structpb.Struct, sel *fnv1.ResourceSelector) bool {
 	return true
 }
 
-// Run calls the function the way Crossplane does: again and again with its
-// requirements resolved, until they stop changing. It returns the last
-// request, the last response, and how many calls it took.
+// Run calls the function the way Crossplane v2.4 does in one pipeline step
+// (its FetchingFunctionRunner): again and again with its requirements
+// resolved, until they stop changing, keeping whatever the request carried
+// up front (bootstrap and seeded requirements, see Reconcile). When the first
+// call's requirements resolve to exactly what that call was given, its
+// response is final. It returns the last request, the last response, and how
+// many calls it took.
 func (c Cluster) Run(ctx context.Context, f Runner, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionRequest, *fnv1.RunFunctionResponse, int, error) {
 	var last *fnv1.Requirements
+	upfrontResources, upfrontSchemas := req.GetRequiredResources(), req.GetRequiredSchemas()
 	for i := 1; i <= MaxCalls; i++ {
 		rsp, err := f.RunFunction(ctx, req)
 		if err != nil {
@@ -95,9 +101,39 @@ func (c Cluster) Run(ctx context.Context, f Runner, req *fnv1.RunFunctionRequest
 		if proto.Equal(rsp.GetRequirements(), last) {
 			return req, rsp, i, nil
 		}
+		resources, schemas := c.Resolve(rsp.GetRequirements())
+		resources, schemas = merge(upfrontResources, resources), merge(upfrontSchemas, schemas)
+		if i == 1 && maps.EqualFunc(req.GetRequiredResources(), resources, equal) && maps.EqualFunc(req.GetRequiredSchemas(), schemas, equal) {
+			return req, rsp, i, nil
+		}
 		last = rsp.GetRequirements()
 		req = proto.Clone(req).(*fnv1.RunFunctionRequest) //nolint:forcetypeassert // Clone keeps the type.
-		req.RequiredResources, req.RequiredSchemas = c.Resolve(last)
+		req.RequiredResources, req.RequiredSchemas = resources, schemas
 	}
 	return req, nil, MaxCalls, fmt.Errorf("requirements did not settle within %d calls", MaxCalls)
 }
+
+// Reconcile runs one pipeline step as Crossplane v2.4 does on a reconcile:
+// the request carries the step's bootstrap requirements (a Composition's
+// requirements.requiredResources and requiredSchemas) and, seeded, the
+// resources the step required on the last reconcile (previous, nil on the
+// first), all resolved from the cluster as it is now; then Run.
+func (c Cluster) Reconcile(ctx context.Context, f Runner, req *fnv1.RunFunctionRequest, bootstrap, previous *fnv1.Requirements) (*fnv1.RunFunctionRequest, *fnv1.RunFunctionResponse, int, error) {
+	resources, schemas := c.Resolve(bootstrap)
+	seeded, _ := c.Resolve(&fnv1.Requirements{Resources: previous.GetResources()})
+	req = proto.Clone(req).(*fnv1.RunFunctionRequest) //nolint:forcetypeassert // Clone keeps the type.
+	req.RequiredResources, req.RequiredSchemas = merge(seeded, resources), schemas
+	return c.Run(ctx, f, req)
+}
+
+// merge returns the entries of b over those of a.
+func merge[V any](a, b map[string]V) map[string]V {
+	out := maps.Clone(a)
+	if out == nil {
+		out = map[string]V{}
+	}
+	maps.Copy(out, b)
+	return out
+}
+
+func equal[M proto.Message](a, b M) bool { return proto.Equal(a, b) }
