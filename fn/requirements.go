@@ -46,7 +46,7 @@ var tlsRouteVersions = []struct{ bootstrap, asked, apiVersion string }{
 // whole pipeline, so TLSRoutes are requested only in a version Crossplane
 // reported a schema for. The Composition's step bootstraps the schemas, so
 // that with the required resources Crossplane seeds from the last reconcile
-// a steady-state reconcile is one call (see Requirements in docs/design.md).
+// a steady-state reconcile is one call (see Calls per reconcile in docs/design.md).
 func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, tgw *v1alpha1.TenantGateway, maxScoped int) {
 	if !schemasBootstrapped(req) {
 		// A Composition without the bootstrap: ask on every call, since

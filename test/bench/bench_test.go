@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -30,12 +31,14 @@ var scales = []Scale{
 	{Mode: "http01", Routes: 12000, Namespaces: 1000, Hostnames: 16},
 }
 
-// full is one RunFunction as the gRPC server runs it: decode the request,
+// full is one RunFunction as the function's gRPC server runs it: decode the
+// request with the function's codec (which copies it out of gRPC's buffers),
 // run, encode the response.
 func full(f *fn.Function) func([]byte) (int, error) {
+	codec := fn.NewCodec()
 	return func(b []byte) (int, error) {
 		req := &fnv1.RunFunctionRequest{}
-		if err := proto.Unmarshal(b, req); err != nil {
+		if err := codec.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, req); err != nil {
 			return 0, err
 		}
 		rsp, err := f.RunFunction(context.Background(), req)
