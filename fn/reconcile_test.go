@@ -41,6 +41,7 @@ func shippedBootstrap(t *testing.T) *fnv1.Requirements {
 // resources the step required last time, then applies the desired state, so
 // the next reconcile observes it (composed resources and the XR's status).
 type reconciler struct {
+	function  *Function // NewFunction() when nil
 	cluster   fake.Cluster
 	bootstrap *fnv1.Requirements
 	previous  *fnv1.Requirements
@@ -49,7 +50,11 @@ type reconciler struct {
 
 func (r *reconciler) reconcile(t *testing.T) int {
 	t.Helper()
-	_, rsp, calls, err := r.cluster.Reconcile(context.Background(), NewFunction(), r.req, r.bootstrap, r.previous)
+	f := r.function
+	if f == nil {
+		f = NewFunction()
+	}
+	_, rsp, calls, err := r.cluster.Reconcile(context.Background(), f, r.req, r.bootstrap, r.previous)
 	if err != nil {
 		t.Fatal(err)
 	}

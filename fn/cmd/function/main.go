@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc/encoding"
 
 	"github.com/crossplane/function-sdk-go"
@@ -36,7 +37,16 @@ func (c *CLI) Run() error {
 	// server, which looks codecs up by content subtype on every call.
 	encoding.RegisterCodecV2(fn.NewCodec())
 	log.Info("serving function-tenant-gateway", "address", c.Address, "insecure", c.Insecure, "ttl", c.TTL.String(), "max-recv-message-size-mib", c.MaxRecvMessageSize)
-	return function.Serve(fn.NewFunction(fn.WithLogger(log), fn.WithTTL(c.TTL)),
+	opts := []fn.Option{fn.WithLogger(log), fn.WithTTL(c.TTL)}
+	if c.MetricsAddress != "" {
+		// The registry function.Serve's metrics endpoint serves.
+		m, err := fn.NewMetrics(prometheus.DefaultRegisterer)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, fn.WithMetrics(m))
+	}
+	return function.Serve(fn.NewFunction(opts...),
 		function.Listen(c.Network, c.Address),
 		function.MTLSCertificates(c.TLSServerCertsDir),
 		function.Insecure(c.Insecure),
