@@ -23,7 +23,9 @@ func TestMetrics(t *testing.T) {
 	}
 	r.reconcile(t)
 	r.reconcile(t)
-	calls := func(outcome string) float64 { return gathered(t, reg, "function_tenant_gateway_calls_total", map[string]string{"xr_kind": "TenantGateway", "outcome": outcome}) }
+	calls := func(outcome string) float64 {
+		return gathered(t, reg, "function_tenant_gateway_calls_total", map[string]string{"xr_kind": "TenantGateway", "outcome": outcome})
+	}
 	got := map[string]float64{}
 	for _, o := range []string{OutcomeComposed, OutcomeWaitingForResources, OutcomeWaitingForProbes, OutcomeFatal} {
 		got[o] = calls(o)
