@@ -15,12 +15,11 @@ func TestMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &reconciler{
-		function:  NewFunction(WithMetrics(m)),
-		cluster:   fake.Cluster{Served: v1TLSRoutes, Objects: objects(rootNamespace)},
-		bootstrap: shippedBootstrap(t),
-		req:       newRequest(t, `{"apex":"example.org"}`, nil, nil),
-	}
+	r := &reconciler{function: NewFunction(WithMetrics(m)), Reconciler: fake.Reconciler{
+		Cluster:   fake.Cluster{Served: v1TLSRoutes, Objects: objects(rootNamespace)},
+		Bootstrap: shippedBootstrap(t),
+		Request:   newRequest(t, `{"apex":"example.org"}`, nil, nil),
+	}}
 	r.reconcile(t)
 	r.reconcile(t)
 	calls := func(outcome string) float64 {

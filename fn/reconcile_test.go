@@ -6,11 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
-	"sigs.k8s.io/yaml"
 
-	xpv1 "github.com/crossplane/crossplane/apis/v2/apiextensions/v1"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
 
@@ -25,27 +22,18 @@ func shippedBootstrap(t *testing.T) *fnv1.Requirements {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &xpv1.Composition{}
-	if err := yaml.Unmarshal(b, c); err != nil {
+	r, err := fake.Bootstrap(b)
+	if err != nil {
 		t.Fatal(err)
 	}
-	out := &fnv1.Requirements{Schemas: map[string]*fnv1.SchemaSelector{}}
-	for _, s := range c.Spec.Pipeline[0].Requirements.RequiredSchemas {
-		out.Schemas[s.RequirementName] = &fnv1.SchemaSelector{ApiVersion: s.APIVersion, Kind: s.Kind}
-	}
-	return out
+	return r
 }
 
 // reconciler plays Crossplane v2.4's side across reconciles of one
-// TenantGateway: each reconcile runs the step with the bootstrap and the
-// resources the step required last time, then applies the desired state, so
-// the next reconcile observes it (composed resources and the XR's status).
+// TenantGateway (see fake.Reconciler), failing the test on a Fatal result.
 type reconciler struct {
-	function  *Function // NewFunction() when nil
-	cluster   fake.Cluster
-	bootstrap *fnv1.Requirements
-	previous  *fnv1.Requirements
-	req       *fnv1.RunFunctionRequest
+	function *Function // NewFunction() when nil
+	fake.Reconciler
 }
 
 func (r *reconciler) reconcile(t *testing.T) int {
@@ -54,7 +42,7 @@ func (r *reconciler) reconcile(t *testing.T) int {
 	if f == nil {
 		f = NewFunction()
 	}
-	_, rsp, calls, err := r.cluster.Reconcile(context.Background(), f, r.req, r.bootstrap, r.previous)
+	rsp, calls, err := r.Reconcile(context.Background(), f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,12 +50,6 @@ func (r *reconciler) reconcile(t *testing.T) int {
 		if res.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
 			t.Fatalf("fatal: %s", res.GetMessage())
 		}
-	}
-	r.previous = rsp.GetRequirements()
-	r.req = proto.Clone(r.req).(*fnv1.RunFunctionRequest) //nolint:forcetypeassert // Clone keeps the type.
-	r.req.Observed.Resources = rsp.GetDesired().GetResources()
-	if st, ok := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"]; ok {
-		r.req.Observed.Composite.Resource.Fields["status"] = st
 	}
 	return calls
 }
@@ -95,23 +77,23 @@ func TestCallsPerReconcile(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := &reconciler{
-				cluster:   fake.Cluster{Served: v1TLSRoutes, Objects: objects(rootNamespace, route("a", "a.example.org"))},
-				bootstrap: tc.bootstrap(t),
-				req:       newRequest(t, `{"apex":"example.org"}`, nil, nil),
-			}
+			r := &reconciler{Reconciler: fake.Reconciler{
+				Cluster:   fake.Cluster{Served: v1TLSRoutes, Objects: objects(rootNamespace, route("a", "a.example.org"))},
+				Bootstrap: tc.bootstrap(t),
+				Request:   newRequest(t, `{"apex":"example.org"}`, nil, nil),
+			}}
 			var got calls
 			got.Cold = r.reconcile(t)
 			got.Steady = r.reconcile(t)
-			r.cluster.Objects = append(r.cluster.Objects, resource.MustStructJSON(route("b", "b.example.org")))
+			r.Cluster.Objects = append(r.Cluster.Objects, resource.MustStructJSON(route("b", "b.example.org")))
 			got.NewHostname = r.reconcile(t)
 			got.AfterIt = r.reconcile(t)
-			r.cluster.Objects = r.cluster.Objects[:len(r.cluster.Objects)-1]
+			r.Cluster.Objects = r.Cluster.Objects[:len(r.Cluster.Objects)-1]
 			got.RouteDeleted = r.reconcile(t)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
-			if _, ok := r.req.GetObserved().GetResources()["certificate-https-b-"+hex8("b.example.org")]; ok {
+			if _, ok := r.Request.GetObserved().GetResources()["certificate-https-b-"+hex8("b.example.org")]; ok {
 				t.Errorf("the deleted route's Certificate is still composed")
 			}
 		})

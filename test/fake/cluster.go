@@ -11,7 +11,9 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
+	"sigs.k8s.io/yaml"
 
+	xpv1 "github.com/crossplane/crossplane/apis/v2/apiextensions/v1"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 )
 
@@ -137,3 +139,68 @@ func merge[V any](a, b map[string]V) map[string]V {
 }
 
 func equal[M proto.Message](a, b M) bool { return proto.Equal(a, b) }
+
+// A Reconciler plays Crossplane v2.4's side across the reconciles of one
+// XR's pipeline step: each Reconcile runs the step with the Bootstrap and
+// the resources it required last time, then applies the desired state, so
+// that the next reconcile observes it (composed resources and the XR's
+// status).
+type Reconciler struct {
+	Cluster   Cluster
+	Bootstrap *fnv1.Requirements
+	// Previous are the requirements of the last reconcile, nil before the
+	// first.
+	Previous *fnv1.Requirements
+	// Request holds the observed XR and composed resources.
+	Request *fnv1.RunFunctionRequest
+}
+
+// Reconcile runs the step once and applies its desired state unless the
+// function returned a Fatal result. It returns the last response and how
+// many calls it took.
+func (r *Reconciler) Reconcile(ctx context.Context, f Runner) (*fnv1.RunFunctionResponse, int, error) {
+	_, rsp, calls, err := r.Cluster.Reconcile(ctx, f, r.Request, r.Bootstrap, r.Previous)
+	if err != nil {
+		return rsp, calls, err
+	}
+	for _, res := range rsp.GetResults() {
+		if res.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+			return rsp, calls, nil
+		}
+	}
+	r.Previous = rsp.GetRequirements()
+	req := proto.Clone(r.Request).(*fnv1.RunFunctionRequest) //nolint:forcetypeassert // Clone keeps the type.
+	req.Observed.Resources = rsp.GetDesired().GetResources()
+	if st, ok := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"]; ok {
+		req.Observed.Composite.Resource.Fields["status"] = st
+	}
+	r.Request = req
+	return rsp, calls, nil
+}
+
+// Bootstrap reads the requirements the first pipeline step of a Composition
+// (YAML) bootstraps.
+func Bootstrap(composition []byte) (*fnv1.Requirements, error) {
+	c := &xpv1.Composition{}
+	if err := yaml.Unmarshal(composition, c); err != nil {
+		return nil, fmt.Errorf("cannot read Composition: %w", err)
+	}
+	out := &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{}, Schemas: map[string]*fnv1.SchemaSelector{}}
+	if len(c.Spec.Pipeline) == 0 || c.Spec.Pipeline[0].Requirements == nil {
+		return out, nil
+	}
+	rq := c.Spec.Pipeline[0].Requirements
+	for _, s := range rq.RequiredSchemas {
+		out.Schemas[s.RequirementName] = &fnv1.SchemaSelector{ApiVersion: s.APIVersion, Kind: s.Kind}
+	}
+	for _, s := range rq.RequiredResources {
+		sel := &fnv1.ResourceSelector{ApiVersion: s.APIVersion, Kind: s.Kind, Namespace: s.Namespace}
+		if s.Name != nil {
+			sel.Match = &fnv1.ResourceSelector_MatchName{MatchName: *s.Name}
+		} else {
+			sel.Match = &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: s.MatchLabels}}
+		}
+		out.Resources[s.RequirementName] = sel
+	}
+	return out, nil
+}
