@@ -44,90 +44,134 @@ const maxCanonicalWireDepth = 64
 // every singular field at most once, every Value of one kind, every known
 // field in its own wire type, no connection details, no groups, valid UTF-8
 // in every string, nesting under 64 levels. False means "let protobuf
-// decode it", never "invalid".
+// decode it", never "invalid". It runs on every byte of every route, so it
+// walks the bytes with plain loops.
 func canonicalResources(b []byte) bool {
-	return eachField(b, func(num protowire.Number, typ protowire.Type, v []byte) bool {
-		if num != fieldResourcesItems {
-			return true
+	for len(b) > 0 {
+		num, typ, v, n := next(b)
+		switch {
+		case n < 0:
+			return false
+		case num == fieldResourcesItems && (typ != protowire.BytesType || !canonicalResource(v)):
+			return false
 		}
-		return typ == protowire.BytesType && canonicalResource(v)
-	})
+		b = b[n:]
+	}
+	return true
 }
 
 func canonicalResource(b []byte) bool {
-	var seen [4]bool
-	return eachField(b, func(num protowire.Number, typ protowire.Type, v []byte) bool {
+	var resource, ready bool
+	for len(b) > 0 {
+		num, typ, v, n := next(b)
+		if n < 0 {
+			return false
+		}
 		switch num {
 		case fieldResourceResource:
-			return once(&seen[num]) && typ == protowire.BytesType && canonicalStruct(v, 0)
+			if !once(&resource) || typ != protowire.BytesType || !canonicalStruct(v, 0) {
+				return false
+			}
 		case fieldResourceConnDets:
 			return false
 		case fieldResourceReady:
-			return once(&seen[num]) && typ == protowire.VarintType
+			if !once(&ready) || typ != protowire.VarintType {
+				return false
+			}
 		}
-		return true
-	})
+		b = b[n:]
+	}
+	return true
 }
 
 func canonicalStruct(b []byte, depth int) bool {
 	if depth > maxCanonicalWireDepth {
 		return false
 	}
-	return eachField(b, func(num protowire.Number, typ protowire.Type, v []byte) bool {
-		if num != fieldStructFields {
-			return true
+	for len(b) > 0 {
+		num, typ, v, n := next(b)
+		switch {
+		case n < 0:
+			return false
+		case num == fieldStructFields && (typ != protowire.BytesType || !canonicalEntry(v, depth)):
+			return false
 		}
-		return typ == protowire.BytesType && canonicalEntry(v, depth)
-	})
+		b = b[n:]
+	}
+	return true
 }
 
 func canonicalEntry(b []byte, depth int) bool {
-	var seen [3]bool
-	return eachField(b, func(num protowire.Number, typ protowire.Type, v []byte) bool {
-		switch num {
-		case fieldEntryKey:
-			return once(&seen[num]) && typ == protowire.BytesType && utf8.Valid(v)
-		case fieldEntryValue:
-			return once(&seen[num]) && typ == protowire.BytesType && canonicalValue(v, depth)
-		}
-		return true
-	})
-}
-
-func canonicalValue(b []byte, depth int) bool {
-	kinds := false
-	return eachField(b, func(num protowire.Number, typ protowire.Type, v []byte) bool {
-		if num < fieldValueNull || num > fieldValueList {
-			return true
-		}
-		if !once(&kinds) {
+	var key, value bool
+	for len(b) > 0 {
+		num, typ, v, n := next(b)
+		if n < 0 {
 			return false
 		}
 		switch num {
-		case fieldValueNull, fieldValueBool:
-			return typ == protowire.VarintType
-		case fieldValueNumber:
-			return typ == protowire.Fixed64Type
-		case fieldValueString:
-			return typ == protowire.BytesType && utf8.Valid(v)
-		case fieldValueStruct:
-			return typ == protowire.BytesType && canonicalStruct(v, depth+1)
-		default: // fieldValueList
-			return typ == protowire.BytesType && canonicalList(v, depth+1)
+		case fieldEntryKey:
+			if !once(&key) || typ != protowire.BytesType || !utf8.Valid(v) {
+				return false
+			}
+		case fieldEntryValue:
+			if !once(&value) || typ != protowire.BytesType || !canonicalValue(v, depth) {
+				return false
+			}
 		}
-	})
+		b = b[n:]
+	}
+	return true
+}
+
+func canonicalValue(b []byte, depth int) bool {
+	kind := false
+	for len(b) > 0 {
+		num, typ, v, n := next(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		if num < fieldValueNull || num > fieldValueList {
+			continue
+		}
+		if !once(&kind) || !canonicalKind(num, typ, v, depth) {
+			return false
+		}
+	}
+	return true
+}
+
+// canonicalKind checks one kind field of a Value.
+func canonicalKind(num protowire.Number, typ protowire.Type, v []byte, depth int) bool {
+	switch num {
+	case fieldValueNull, fieldValueBool:
+		return typ == protowire.VarintType
+	case fieldValueNumber:
+		return typ == protowire.Fixed64Type
+	case fieldValueString:
+		return typ == protowire.BytesType && utf8.Valid(v)
+	case fieldValueStruct:
+		return typ == protowire.BytesType && canonicalStruct(v, depth+1)
+	default: // fieldValueList
+		return typ == protowire.BytesType && canonicalList(v, depth+1)
+	}
 }
 
 func canonicalList(b []byte, depth int) bool {
 	if depth > maxCanonicalWireDepth {
 		return false
 	}
-	return eachField(b, func(num protowire.Number, typ protowire.Type, v []byte) bool {
-		if num != fieldListValues {
-			return true
+	for len(b) > 0 {
+		num, typ, v, n := next(b)
+		switch {
+		case n < 0:
+			return false
+		case num == fieldListValues && (typ != protowire.BytesType || !canonicalValue(v, depth)):
+			return false
 		}
-		return typ == protowire.BytesType && canonicalValue(v, depth)
-	})
+		b = b[n:]
+	}
+	return true
 }
 
 // once marks a field seen and reports whether it was not seen before.
@@ -139,26 +183,51 @@ func once(seen *bool) bool {
 	return true
 }
 
+// next reads the field at the start of b: its number, wire type, payload
+// (for a length-delimited field) and length, or a negative length when the
+// bytes are not a well-formed field; groups count as not well-formed
+// (protobuf decides about them). One-byte tags and lengths, nearly all of a
+// Kubernetes object, are read without a call.
+func next(b []byte) (protowire.Number, protowire.Type, []byte, int) {
+	var num protowire.Number
+	var typ protowire.Type
+	n := 1
+	if c := b[0]; c < 0x80 && c >= 8 {
+		num, typ = protowire.Number(c>>3), protowire.Type(c&7)
+	} else if num, typ, n = protowire.ConsumeTag(b); n < 0 {
+		return 0, 0, nil, -1
+	}
+	switch typ {
+	case protowire.BytesType:
+		if len(b) > n && b[n] < 0x80 {
+			l := int(b[n])
+			if len(b)-n-1 < l {
+				return 0, 0, nil, -1
+			}
+			return num, typ, b[n+1 : n+1+l], n + 1 + l
+		}
+		v, m := protowire.ConsumeBytes(b[n:])
+		if m < 0 {
+			return 0, 0, nil, -1
+		}
+		return num, typ, v, n + m
+	case protowire.VarintType, protowire.Fixed32Type, protowire.Fixed64Type:
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return 0, 0, nil, -1
+		}
+		return num, typ, nil, n + m
+	default:
+		return 0, 0, nil, -1
+	}
+}
+
 // eachField calls fn with every field of a message: its number, wire type
 // and, for a length-delimited field, its payload. It stops and returns false
-// when fn does or when the bytes are not a sequence of well-formed fields;
-// groups count as not well-formed (protobuf decides about them).
+// when fn does or when the bytes are not a sequence of well-formed fields.
 func eachField(b []byte, fn func(protowire.Number, protowire.Type, []byte) bool) bool {
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return false
-		}
-		b = b[n:]
-		var v []byte
-		switch typ {
-		case protowire.BytesType:
-			v, n = protowire.ConsumeBytes(b)
-		case protowire.VarintType, protowire.Fixed32Type, protowire.Fixed64Type:
-			n = protowire.ConsumeFieldValue(num, typ, b)
-		default:
-			return false
-		}
+		num, typ, v, n := next(b)
 		if n < 0 || !fn(num, typ, v) {
 			return false
 		}
@@ -173,19 +242,28 @@ func eachField(b []byte, fn func(protowire.Number, protowire.Type, []byte) bool)
 // item of a Resources message's bytes.
 func wireItems(b []byte) [][]byte {
 	var out [][]byte
-	eachField(b, func(num protowire.Number, typ protowire.Type, v []byte) bool {
-		if num == fieldResourcesItems && typ == protowire.BytesType {
-			var s []byte
-			eachField(v, func(num protowire.Number, typ protowire.Type, v []byte) bool {
-				if num == fieldResourceResource && typ == protowire.BytesType {
-					s = v
-				}
-				return true
-			})
-			out = append(out, s)
+	for len(b) > 0 {
+		num, typ, item, n := next(b)
+		if n < 0 {
+			break
 		}
-		return true
-	})
+		b = b[n:]
+		if num != fieldResourcesItems || typ != protowire.BytesType {
+			continue
+		}
+		var s []byte
+		for len(item) > 0 {
+			num, typ, v, n := next(item)
+			if n < 0 {
+				break
+			}
+			item = item[n:]
+			if num == fieldResourceResource && typ == protowire.BytesType {
+				s = v
+			}
+		}
+		out = append(out, s)
+	}
 	return out
 }
 
@@ -202,38 +280,50 @@ func lookup(s []byte, keys []string, out []wireValue) {
 	for i := range out {
 		out[i] = wireValue{}
 	}
-	eachField(s, func(num protowire.Number, _ protowire.Type, entry []byte) bool {
+	for len(s) > 0 {
+		num, _, entry, n := next(s)
+		if n < 0 {
+			return
+		}
+		s = s[n:]
 		if num != fieldStructFields {
-			return true
+			continue
 		}
 		var key, val []byte
-		eachField(entry, func(num protowire.Number, _ protowire.Type, v []byte) bool {
+		for len(entry) > 0 {
+			num, _, v, n := next(entry)
+			if n < 0 {
+				break
+			}
+			entry = entry[n:]
 			switch num {
 			case fieldEntryKey:
 				key = v
 			case fieldEntryValue:
 				val = v
 			}
-			return true
-		})
+		}
 		for i, k := range keys {
 			if string(key) == k {
 				out[i] = valueOf(val)
 			}
 		}
-		return true
-	})
+	}
 }
 
 // valueOf reads a Value's bytes.
 func valueOf(b []byte) wireValue {
 	var v wireValue
-	eachField(b, func(num protowire.Number, _ protowire.Type, p []byte) bool {
+	for len(b) > 0 {
+		num, _, p, n := next(b)
+		if n < 0 {
+			break
+		}
+		b = b[n:]
 		if num >= fieldValueNull && num <= fieldValueList {
 			v = wireValue{kind: num, payload: p}
 		}
-		return true
-	})
+	}
 	return v
 }
 
@@ -253,11 +343,16 @@ func (v wireValue) object() ([]byte, bool) {
 // values are the Values of a list Value.
 func (v wireValue) values() []wireValue {
 	var out []wireValue
-	eachField(v.payload, func(num protowire.Number, _ protowire.Type, p []byte) bool {
+	b := v.payload
+	for len(b) > 0 {
+		num, _, p, n := next(b)
+		if n < 0 {
+			break
+		}
+		b = b[n:]
 		if num == fieldListValues {
 			out = append(out, valueOf(p))
 		}
-		return true
-	})
+	}
 	return out
 }
