@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
@@ -94,7 +96,7 @@ func BenchmarkRouteChange(b *testing.B) {
 			reconciles := 0
 			for range b.N {
 				r := steady
-				r.Cluster.Objects = append(steady.Cluster.Objects[:len(steady.Cluster.Objects):len(steady.Cluster.Objects)], added)
+				r.Cluster.Objects = slices.Concat(steady.Cluster.Objects, []*structpb.Struct{added})
 				n, err := untilUnchanged(&r, t)
 				if err != nil {
 					b.Fatal(err)
