@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -38,6 +39,13 @@ type reconciler struct {
 
 func (r *reconciler) reconcile(t *testing.T) int {
 	t.Helper()
+	calls, _ := r.reconcileState(t)
+	return calls
+}
+
+// reconcileState is reconcile that also returns the desired state.
+func (r *reconciler) reconcileState(t *testing.T) (int, *fnv1.State) {
+	t.Helper()
 	f := r.function
 	if f == nil {
 		f = NewFunction()
@@ -51,7 +59,7 @@ func (r *reconciler) reconcile(t *testing.T) int {
 			t.Fatalf("fatal: %s", res.GetMessage())
 		}
 	}
-	return calls
+	return calls, rsp.GetDesired()
 }
 
 func TestCallsPerReconcile(t *testing.T) {
@@ -86,8 +94,13 @@ func TestCallsPerReconcile(t *testing.T) {
 			got.Cold = r.reconcile(t)
 			got.Steady = r.reconcile(t)
 			r.Cluster.Objects = append(r.Cluster.Objects, resource.MustStructJSON(route("b", "b.example.org")))
-			got.NewHostname = r.reconcile(t)
-			got.AfterIt = r.reconcile(t)
+			var changed, after *fnv1.State
+			got.NewHostname, changed = r.reconcileState(t)
+			got.AfterIt, after = r.reconcileState(t)
+			if !proto.Equal(changed, after) {
+				// Crossplane would write, and its own events re-run the XR.
+				t.Errorf("the reconcile after the change, observing what it applied, composed another desired state:\nchange: %v\nafter:  %v", changed, after)
+			}
 			r.Cluster.Objects = r.Cluster.Objects[:len(r.Cluster.Objects)-1]
 			got.RouteDeleted = r.reconcile(t)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
