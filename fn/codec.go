@@ -31,7 +31,14 @@ type Codec struct {
 
 // NewCodec returns the lazy codec over gRPC's proto codec. Register it with
 // encoding.RegisterCodecV2 before serving.
-func NewCodec() *Codec { return &Codec{proto: encoding.GetCodecV2(grpcproto.Name)} }
+func NewCodec() *Codec {
+	c := encoding.GetCodecV2(grpcproto.Name)
+	if lazy, ok := c.(*Codec); ok {
+		// Already registered: wrap gRPC's codec, never ourselves.
+		c = lazy.proto
+	}
+	return &Codec{proto: c}
+}
 
 // Name is the content subtype the codec serves: proto, the one Crossplane
 // sends.
