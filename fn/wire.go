@@ -47,20 +47,10 @@ const maxCanonicalWireDepth = 64
 // decode it", never "invalid". It runs on every byte of every route, so it
 // walks the bytes with plain loops.
 func canonicalResources(b []byte) bool {
-	for len(b) > 0 {
-		num, typ, v, n := next(b)
-		switch {
-		case n < 0:
-			return false
-		case num == fieldResourcesItems && (typ != protowire.BytesType || !canonicalResource(v)):
-			return false
-		}
-		b = b[n:]
-	}
-	return true
+	return canonicalRepeated(b, fieldResourcesItems, 0, canonicalResource)
 }
 
-func canonicalResource(b []byte) bool {
+func canonicalResource(b []byte, _ int) bool {
 	var resource, ready bool
 	for len(b) > 0 {
 		num, typ, v, n := next(b)
@@ -85,20 +75,7 @@ func canonicalResource(b []byte) bool {
 }
 
 func canonicalStruct(b []byte, depth int) bool {
-	if depth > maxCanonicalWireDepth {
-		return false
-	}
-	for len(b) > 0 {
-		num, typ, v, n := next(b)
-		switch {
-		case n < 0:
-			return false
-		case num == fieldStructFields && (typ != protowire.BytesType || !canonicalEntry(v, depth)):
-			return false
-		}
-		b = b[n:]
-	}
-	return true
+	return depth <= maxCanonicalWireDepth && canonicalRepeated(b, fieldStructFields, depth, canonicalEntry)
 }
 
 func canonicalEntry(b []byte, depth int) bool {
@@ -158,15 +135,18 @@ func canonicalKind(num protowire.Number, typ protowire.Type, v []byte, depth int
 }
 
 func canonicalList(b []byte, depth int) bool {
-	if depth > maxCanonicalWireDepth {
-		return false
-	}
+	return depth <= maxCanonicalWireDepth && canonicalRepeated(b, fieldListValues, depth, canonicalValue)
+}
+
+// canonicalRepeated checks a message whose one known field is a repeated
+// message field: each element in canonical form, other fields well-formed.
+func canonicalRepeated(b []byte, field protowire.Number, depth int, element func([]byte, int) bool) bool {
 	for len(b) > 0 {
 		num, typ, v, n := next(b)
 		switch {
 		case n < 0:
 			return false
-		case num == fieldListValues && (typ != protowire.BytesType || !canonicalValue(v, depth)):
+		case num == field && (typ != protowire.BytesType || !element(v, depth)):
 			return false
 		}
 		b = b[n:]
