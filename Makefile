@@ -222,6 +222,7 @@ test: tools build $(EGCTL)
 	$(RENDER_ENV) EGCTL=$(EGCTL) FTG_REQUIRE_RENDER=1 go test -count=1 ./...
 	cd $(CLI_MOD) && go vet ./cmd/... ./internal/... && go test -count=1 ./cmd/... ./internal/...
 	go test -run '^$$' -fuzz '^FuzzRunFunction$$' -fuzztime $(FUZZTIME) ./fn
+	go test -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime $(FUZZTIME) ./fn
 	go test -run '^$$' -fuzz '^FuzzHostKey$$' -fuzztime $(FUZZTIME) ./fn/gateway
 	go test -run '^$$' -fuzz '^FuzzIsolation$$' -fuzztime $(FUZZTIME) ./fn/gateway
 

@@ -19,9 +19,12 @@ import (
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 )
 
-// DefaultTTL is how long Crossplane may cache a response. Required resources
-// (routes, namespaces) are not watched, so this bounds how long a new route
-// waits for its listener.
+// DefaultTTL is how long Crossplane may cache a response, and the longest
+// it waits to run a composition again. Crossplane v2.4 watches what a
+// pipeline required and re-runs the XRs that required a changed object
+// (realtime compositions), so a new route reaches its TenantGateway on the
+// route's own event; the TTL only bounds what no event reports (see
+// Calls per reconcile in docs/design.md).
 const DefaultTTL = 60 * time.Second
 
 // Function serves RunFunction for every composite kind this project defines.
@@ -31,6 +34,7 @@ type Function struct {
 	log       logging.Logger
 	ttl       time.Duration
 	maxScoped int
+	metrics   *Metrics
 }
 
 // An Option configures a Function.
@@ -47,6 +51,9 @@ func WithTTL(d time.Duration) Option { return func(f *Function) { f.ttl = d } }
 // cluster-wide.
 func WithMaxScopedNamespaces(n int) Option { return func(f *Function) { f.maxScoped = n } }
 
+// WithMetrics counts every call in m.
+func WithMetrics(m *Metrics) Option { return func(f *Function) { f.metrics = m } }
+
 // NewFunction returns a Function with the supplied options.
 func NewFunction(o ...Option) *Function {
 	f := &Function{log: logging.NewNopLogger(), ttl: DefaultTTL, maxScoped: DefaultMaxScopedNamespaces}
@@ -60,26 +67,34 @@ func NewFunction(o ...Option) *Function {
 // on the response; the gRPC error is reserved for a request that cannot be
 // answered at all.
 func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
+	start := time.Now()
+	rsp, kind := f.run(req)
+	f.metrics.observe(kind, req, rsp, time.Since(start))
+	return rsp, nil
+}
+
+// run runs one pipeline step and says which kind of XR it ran for.
+func (f *Function) run(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, string) {
 	rsp := response.To(req, f.ttl)
 
 	in := &fnv1beta1.Input{}
 	if req.GetInput() != nil {
 		if err := jsonobj.Decode(req.GetInput().AsMap(), in); err != nil {
 			response.Fatal(rsp, fmt.Errorf("cannot read the function input (apiVersion %s, kind Input): %w", fnv1beta1.SchemeGroupVersion, err))
-			return rsp, nil
+			return rsp, kindOther
 		}
 	}
 	settings := in.WithDefaults()
 	// Crossplane does not validate a step's input against the input CRD.
 	if errs := validation.IsDNS1123Label(settings.CertManagerNamespace); len(errs) > 0 {
 		response.Fatal(rsp, fmt.Errorf("function input certManagerNamespace %q is not a namespace name: %s", settings.CertManagerNamespace, strings.Join(errs, "; ")))
-		return rsp, nil
+		return rsp, kindOther
 	}
 
 	xr, err := request.GetObservedCompositeResource(req)
 	if err != nil {
 		response.Fatal(rsp, fmt.Errorf("cannot get the observed composite resource: %w", err))
-		return rsp, nil
+		return rsp, kindOther
 	}
 	gvk := xr.Resource.GroupVersionKind()
 	log := f.log.WithValues("xr-kind", gvk.Kind, "xr-namespace", xr.Resource.GetNamespace(), "xr-name", xr.Resource.GetName())
@@ -91,6 +106,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		runTenant(log, req, rsp, xr, settings)
 	default:
 		response.Fatal(rsp, fmt.Errorf("function-tenant-gateway composes %s and %s, but the composite resource is a %s", v1alpha1.TenantGatewayGroupVersionKind.GroupKind(), appsv1alpha1.XTenantGroupVersionKind.GroupKind(), gvk.GroupKind()))
+		return rsp, kindOther
 	}
-	return rsp, nil
+	return rsp, gvk.Kind
 }

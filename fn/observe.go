@@ -43,13 +43,18 @@ func observe(req *fnv1.RunFunctionRequest) ([]gateway.Route, []gateway.Namespace
 // observeRoutes reads every route of a requirement. A malformed route is
 // skipped with a warning naming it; it never stops the others.
 func observeRoutes(req *fnv1.RunFunctionRequest, name, kind string) ([]gateway.Route, []string) {
-	items := req.GetRequiredResources()[name].GetItems()
+	rs := req.GetRequiredResources()[name]
+	items := rs.GetItems()
+	if len(items) == 0 && rs != nil {
+		// Kept as bytes by the codec (see Lazy decoding in docs/design.md).
+		return observeWireRoutes(rs.ProtoReflect().GetUnknown(), kind)
+	}
 	routes := make([]gateway.Route, 0, len(items))
 	var warnings []string
 	for _, it := range items {
 		r, err := decodeRoute(kind, it.GetResource())
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("%s %s/%s: %v", kind, str(it.GetResource(), "metadata", "namespace"), str(it.GetResource(), "metadata", "name"), err))
+			warnings = append(warnings, fmt.Sprintf("%s %s/%s: %v", kind, str(it.GetResource(), keyMetadata, "namespace"), str(it.GetResource(), keyMetadata, "name"), err))
 			continue
 		}
 		routes = append(routes, r)
@@ -58,11 +63,11 @@ func observeRoutes(req *fnv1.RunFunctionRequest, name, kind string) ([]gateway.R
 }
 
 func decodeRoute(kind string, s *structpb.Struct) (gateway.Route, error) {
-	r := gateway.Route{Kind: kind, Namespace: str(s, "metadata", "namespace"), Name: str(s, "metadata", "name")}
+	r := gateway.Route{Kind: kind, Namespace: str(s, keyMetadata, "namespace"), Name: str(s, keyMetadata, "name")}
 	if r.Name == "" || r.Namespace == "" {
 		return r, fmt.Errorf("metadata.name and metadata.namespace are required")
 	}
-	refs, err := list(s, "spec", "parentRefs")
+	refs, err := list(s, keySpec, "parentRefs")
 	if err != nil {
 		return r, err
 	}
@@ -75,7 +80,7 @@ func decodeRoute(kind string, s *structpb.Struct) (gateway.Route, error) {
 			Group: str(p, "group"), Kind: str(p, "kind"), Namespace: str(p, "namespace"), Name: str(p, "name"),
 		})
 	}
-	hosts, err := list(s, "spec", "hostnames")
+	hosts, err := list(s, keySpec, "hostnames")
 	if err != nil {
 		return r, err
 	}
@@ -89,6 +94,90 @@ func decodeRoute(kind string, s *structpb.Struct) (gateway.Route, error) {
 	return r, nil
 }
 
+// observeWireRoutes reads every route of a requirement kept as the bytes of
+// its Resources message, as observeRoutes does from Structs.
+func observeWireRoutes(b []byte, kind string) ([]gateway.Route, []string) {
+	items := wireItems(b)
+	routes := make([]gateway.Route, 0, len(items))
+	var warnings []string
+	for _, s := range items {
+		r, err := decodeWireRoute(kind, s)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s %s/%s: %v", kind, r.Namespace, r.Name, err))
+			continue
+		}
+		routes = append(routes, r)
+	}
+	return routes, warnings
+}
+
+// Keys of an object the function reads.
+const (
+	keyMetadata = "metadata"
+	keySpec     = "spec"
+)
+
+// Keys decodeWireRoute looks up, and where it finds them.
+var (
+	keysRoute     = []string{keyMetadata, keySpec}
+	keysMetadata  = []string{"name", "namespace"}
+	keysSpec      = []string{"parentRefs", "hostnames"}
+	keysParentRef = []string{"group", "kind", "namespace", "name"}
+)
+
+// decodeWireRoute is decodeRoute on a Struct's bytes: the same fields, the
+// same errors.
+func decodeWireRoute(kind string, s []byte) (gateway.Route, error) {
+	var top, md, spec [2]wireValue
+	lookup(s, keysRoute, top[:])
+	if m, ok := top[0].object(); ok {
+		lookup(m, keysMetadata, md[:])
+	}
+	r := gateway.Route{Kind: kind, Namespace: md[1].str(), Name: md[0].str()}
+	if r.Name == "" || r.Namespace == "" {
+		return r, fmt.Errorf("metadata.name and metadata.namespace are required")
+	}
+	if sp, ok := top[1].object(); ok {
+		lookup(sp, keysSpec, spec[:])
+	}
+	refs, err := wireList(spec[0], "parentRefs")
+	if err != nil {
+		return r, err
+	}
+	var ref [4]wireValue
+	for i, v := range refs {
+		p, ok := v.object()
+		if !ok {
+			return r, fmt.Errorf("spec.parentRefs[%d] is not an object", i)
+		}
+		lookup(p, keysParentRef, ref[:])
+		r.ParentRefs = append(r.ParentRefs, gateway.ParentRef{Group: ref[0].str(), Kind: ref[1].str(), Namespace: ref[2].str(), Name: ref[3].str()})
+	}
+	hosts, err := wireList(spec[1], "hostnames")
+	if err != nil {
+		return r, err
+	}
+	for i, v := range hosts {
+		if v.kind != fieldValueString {
+			return r, fmt.Errorf("spec.hostnames[%d] is not a string", i)
+		}
+		r.Hostnames = append(r.Hostnames, v.str())
+	}
+	return r, nil
+}
+
+// wireList is list on a wire Value.
+func wireList(v wireValue, name string) ([]wireValue, error) {
+	switch v.kind {
+	case 0, fieldValueNull:
+		return nil, nil
+	case fieldValueList:
+		return v.values(), nil
+	default:
+		return nil, fmt.Errorf("spec.%s is not a list", name)
+	}
+}
+
 // observeNamespaces reads the namespaces of a requirement, sorted by name. A
 // namespace with labels that are not strings is skipped with a warning.
 func observeNamespaces(req *fnv1.RunFunctionRequest, name string) ([]gateway.Namespace, []string) {
@@ -97,9 +186,9 @@ func observeNamespaces(req *fnv1.RunFunctionRequest, name string) ([]gateway.Nam
 	var warnings []string
 	for _, it := range items {
 		s := it.GetResource()
-		n := gateway.Namespace{Name: str(s, "metadata", "name"), Labels: map[string]string{}}
+		n := gateway.Namespace{Name: str(s, keyMetadata, "name"), Labels: map[string]string{}}
 		bad := ""
-		for k, v := range field(s, "metadata", "labels").GetStructValue().GetFields() {
+		for k, v := range field(s, keyMetadata, "labels").GetStructValue().GetFields() {
 			sv, ok := v.GetKind().(*structpb.Value_StringValue)
 			if !ok {
 				bad = k
@@ -161,12 +250,12 @@ func observeComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.ObservedR
 		switch key {
 		case gateway.KeyCertificateWildcard:
 			o.DNSNames = []string{}
-			for _, v := range field(s, "spec", "dnsNames").GetListValue().GetValues() {
+			for _, v := range field(s, keySpec, "dnsNames").GetListValue().GetValues() {
 				o.DNSNames = append(o.DNSNames, v.GetStringValue())
 			}
 		case gateway.KeyGateway:
 			o.ListenerHostnames = map[string]string{}
-			for _, v := range field(s, "spec", "listeners").GetListValue().GetValues() {
+			for _, v := range field(s, keySpec, "listeners").GetListValue().GetValues() {
 				if n := str(v.GetStructValue(), "name"); n != "" {
 					o.ListenerNames = append(o.ListenerNames, n)
 					o.ListenerHostnames[n] = str(v.GetStructValue(), "hostname")
@@ -212,7 +301,7 @@ func observeGatewayClass(req *fnv1.RunFunctionRequest) *gateway.Class {
 		return nil
 	}
 	s := items[0].GetResource()
-	gc := &gateway.Class{Name: str(s, "metadata", "name"), ControllerName: str(s, "spec", "controllerName")}
+	gc := &gateway.Class{Name: str(s, keyMetadata, "name"), ControllerName: str(s, keySpec, "controllerName")}
 	for _, f := range field(s, "status", "supportedFeatures").GetListValue().GetValues() {
 		name := f.GetStringValue()
 		if name == "" {
@@ -236,7 +325,7 @@ func observeNamedNamespaces(req *fnv1.RunFunctionRequest, names []string) map[st
 			continue
 		}
 		s := items[0].GetResource()
-		out[n] = &gateway.Namespace{Name: n, Labels: stringMap(field(s, "metadata", "labels")), Annotations: stringMap(field(s, "metadata", "annotations"))}
+		out[n] = &gateway.Namespace{Name: n, Labels: stringMap(field(s, keyMetadata, "labels")), Annotations: stringMap(field(s, keyMetadata, "annotations"))}
 	}
 	return out
 }
@@ -252,7 +341,7 @@ func observeProbes(req *fnv1.RunFunctionRequest) map[string]gateway.Probe {
 		p := gateway.Probe{}
 		if items := rs.GetItems(); len(items) > 0 {
 			p.Exists = true
-			for _, ref := range field(items[0].GetResource(), "metadata", "ownerReferences").GetListValue().GetValues() {
+			for _, ref := range field(items[0].GetResource(), keyMetadata, "ownerReferences").GetListValue().GetValues() {
 				r := ref.GetStructValue()
 				if field(r, "controller").GetBoolValue() {
 					p.ControllerUID = str(r, "uid")

@@ -24,15 +24,21 @@ const (
 	reqGatewayClass    = "gatewayclass"
 	reqProbePrefix     = "probe-"
 
-	schemaTLSRouteV1       = "tlsroute-v1"
-	schemaTLSRouteV1alpha2 = "tlsroute-v1alpha2"
+	// The TLSRoute schemas as the Composition's step bootstraps them
+	// (package/configuration/tenantgateway/composition.yaml).
+	schemaTLSRouteV1       = "schema-tlsroute-v1"
+	schemaTLSRouteV1alpha2 = "schema-tlsroute-v1alpha2"
+	// The same schemas as the function asks for them itself when the step
+	// does not bootstrap them.
+	askedTLSRouteV1       = "tlsroute-v1"
+	askedTLSRouteV1alpha2 = "tlsroute-v1alpha2"
 )
 
 // TLSRoute API versions, newest first: v1 where the cluster serves it, else
 // the experimental v1alpha2.
-var tlsRouteVersions = []struct{ schema, apiVersion string }{
-	{schemaTLSRouteV1, gwapiv1.GroupVersion.String()},
-	{schemaTLSRouteV1alpha2, gwapiv1.GroupName + "/v1alpha2"},
+var tlsRouteVersions = []struct{ bootstrap, asked, apiVersion string }{
+	{schemaTLSRouteV1, askedTLSRouteV1, gwapiv1.GroupVersion.String()},
+	{schemaTLSRouteV1alpha2, askedTLSRouteV1alpha2, gwapiv1.GroupName + "/v1alpha2"},
 }
 
 // requireResources asks Crossplane for everything a TenantGateway run reads:
@@ -40,12 +46,22 @@ var tlsRouteVersions = []struct{ schema, apiVersion string }{
 // The selectors depend only on the XR, except the TLSRoute version, which
 // waits for the schemas: listing a kind the cluster does not serve fails the
 // whole pipeline, so TLSRoutes are requested only in a version Crossplane
-// reported a schema for. The requirements therefore settle on the third call.
+// reported a schema for. The Composition's step bootstraps the schemas, so
+// that with the required resources Crossplane seeds from the last reconcile
+// a steady-state reconcile is one call (see Calls per reconcile in docs/design.md).
 func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, tgw *v1alpha1.TenantGateway, settings fnv1beta1.Input, maxScoped int) {
-	for _, v := range tlsRouteVersions {
-		response.RequireSchema(rsp, v.schema, v.apiVersion, gateway.KindTLSRoute)
+	if !schemasBootstrapped(req) {
+		// A Composition without the bootstrap: ask on every call, since
+		// Crossplane keeps only the schemas a call asked for (or bootstrapped).
+		for _, v := range tlsRouteVersions {
+			response.RequireSchema(rsp, v.asked, v.apiVersion, gateway.KindTLSRoute)
+		}
 	}
 	r := rsp.GetRequirements()
+	if r == nil {
+		r = &fnv1.Requirements{}
+		rsp.Requirements = r
+	}
 	if r.Resources == nil {
 		r.Resources = map[string]*fnv1.ResourceSelector{}
 	}
@@ -60,6 +76,17 @@ func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 		class = v1alpha1.DefaultGatewayClassName
 	}
 	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), "GatewayClass", class)
+}
+
+// schemasBootstrapped reports whether the request carries every TLSRoute
+// schema under the names the Composition's step bootstraps them with.
+func schemasBootstrapped(req *fnv1.RunFunctionRequest) bool {
+	for _, v := range tlsRouteVersions {
+		if _, ok := request.GetRequiredSchema(req, v.bootstrap); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // DefaultMaxScopedNamespaces is how many admitted namespaces a TenantGateway
@@ -120,8 +147,13 @@ func admittedNamespaces(req *fnv1.RunFunctionRequest, tgw *v1alpha1.TenantGatewa
 // tlsRouteVersion returns the TLSRoute apiVersion to list, "" when the
 // cluster serves none, and false while the schemas are not resolved yet.
 func tlsRouteVersion(req *fnv1.RunFunctionRequest) (string, bool) {
+	bootstrapped := schemasBootstrapped(req)
 	for _, v := range tlsRouteVersions {
-		s, ok := request.GetRequiredSchema(req, v.schema)
+		name := v.asked
+		if bootstrapped {
+			name = v.bootstrap
+		}
+		s, ok := request.GetRequiredSchema(req, name)
 		if !ok {
 			return "", false
 		}

@@ -105,18 +105,14 @@ func Function(s Scale) *fn.Function {
 // the composed resources observed as ours, as on every reconcile after the
 // first, so that the function composes in a single call.
 func Request(s Scale) ([]byte, error) {
-	spec := `{"apex":"example.org"}`
-	if s.Mode == "dns01" {
-		spec = `{"apex":"example.org","certMode":"dns01","dns01":{"provider":"cloudflare","cloudflare":{"apiTokenSecretRef":{"name":"cf","key":"token"}}}}`
-	}
-	xr := resource.MustStructJSON(fmt.Sprintf(`{"apiVersion":"gateway.cozystack.io/v1alpha1","kind":"TenantGateway","metadata":{"name":"cozystack","namespace":"tenant-root","uid":"7f7586f8-b336-5a17-b4c5-11def6fef8dc"},"spec":%s}`, spec))
+	composite := xr(s)
 	objects, err := cluster(s)
 	if err != nil {
 		return nil, err
 	}
 	c := fake.Cluster{Objects: objects, Served: map[string]bool{"gateway.networking.k8s.io/v1 TLSRoute": true}}
 	f := Function(s)
-	req := &fnv1.RunFunctionRequest{Meta: &fnv1.RequestMeta{Tag: "bench"}, Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: xr}}}
+	req := &fnv1.RunFunctionRequest{Meta: &fnv1.RequestMeta{Tag: "bench"}, Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: composite}}}
 	for range 2 {
 		last, rsp, _, err := c.Run(context.Background(), f, req)
 		if err != nil {
@@ -133,6 +129,15 @@ func Request(s Scale) ([]byte, error) {
 		req.Observed.Resources = rsp.GetDesired().GetResources()
 	}
 	return proto.Marshal(req)
+}
+
+// xr is the root tenant's TenantGateway of a Scale.
+func xr(s Scale) *structpb.Struct {
+	spec := `{"apex":"example.org"}`
+	if s.Mode == "dns01" {
+		spec = `{"apex":"example.org","certMode":"dns01","dns01":{"provider":"cloudflare","cloudflare":{"apiTokenSecretRef":{"name":"cf","key":"token"}}}}`
+	}
+	return resource.MustStructJSON(fmt.Sprintf(`{"apiVersion":"gateway.cozystack.io/v1alpha1","kind":"TenantGateway","metadata":{"name":"cozystack","namespace":"tenant-root","uid":"7f7586f8-b336-5a17-b4c5-11def6fef8dc"},"spec":%s}`, spec))
 }
 
 // cluster is every object of the fake cluster: the routes, the namespaces

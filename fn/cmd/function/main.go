@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc/encoding"
 
 	"github.com/crossplane/function-sdk-go"
 
@@ -20,7 +22,7 @@ type CLI struct {
 	TLSServerCertsDir  string        `env:"TLS_SERVER_CERTS_DIR"                                                                                                      help:"Directory containing server certs (tls.key, tls.crt) and the CA used to verify client certificates (ca.crt)."`
 	Insecure           bool          `help:"Run without mTLS credentials. Only for local development and crossplane render."`
 	MaxRecvMessageSize int           `default:"64"                                                                                                                    help:"Maximum size of a received gRPC message, in MiB. Every route of the cluster may be in a request: about 1.4 KiB each, so 64 MiB admits some 45,000 routes where gRPC's default 4 MiB admits about 3,000."`
-	TTL                time.Duration `default:"60s"                                                                                                                   help:"How long Crossplane may cache a response. Routes are not watched, so a new route is picked up within one TTL."`
+	TTL                time.Duration `default:"60s"                                                                                                                   help:"How long Crossplane may cache a response, and the longest it waits to run a TenantGateway again. Crossplane re-runs a TenantGateway when an object it required changes, so this bounds only what no event reports."`
 	MetricsAddress     string        `default:":8080"                                                                                                                 help:"Address of the Prometheus metrics endpoint; empty disables it."`
 }
 
@@ -30,8 +32,21 @@ func (c *CLI) Run() error {
 	if err != nil {
 		return err
 	}
+	// Route requirements stay bytes, read field by field (see Lazy
+	// decoding in docs/design.md). Registered before Serve builds its
+	// server, which looks codecs up by content subtype on every call.
+	encoding.RegisterCodecV2(fn.NewCodec())
 	log.Info("serving function-tenant-gateway", "address", c.Address, "insecure", c.Insecure, "ttl", c.TTL.String(), "max-recv-message-size-mib", c.MaxRecvMessageSize)
-	return function.Serve(fn.NewFunction(fn.WithLogger(log), fn.WithTTL(c.TTL)),
+	opts := []fn.Option{fn.WithLogger(log), fn.WithTTL(c.TTL)}
+	if c.MetricsAddress != "" {
+		// The registry function.Serve's metrics endpoint serves.
+		m, err := fn.NewMetrics(prometheus.DefaultRegisterer)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, fn.WithMetrics(m))
+	}
+	return function.Serve(fn.NewFunction(opts...),
 		function.Listen(c.Network, c.Address),
 		function.MTLSCertificates(c.TLSServerCertsDir),
 		function.Insecure(c.Insecure),
