@@ -74,8 +74,10 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 			// goes to both, before the Fatal result that stops the
 			// pipeline (Crossplane still records earlier results and the
 			// conditions of a response that ends fatally).
+			// The Fatal result names the claim before the bounded refusal,
+			// and is bounded again (see Bounds in docs/design.md).
 			response.Warning(rsp, err).TargetCompositeAndClaim()
-			response.Fatal(rsp, fmt.Errorf("Tenant %s/%s: %w", parent, name, err)) //nolint:staticcheck // The kind starts the sentence the operator reads.
+			response.Fatal(rsp, errors.New(gateway.Truncate(fmt.Sprintf("Tenant %s/%s: %v", parent, name, err))))
 			return
 		}
 		response.Fatal(rsp, fmt.Errorf("cannot derive Tenant %s/%s: %w", parent, name, err))
@@ -187,7 +189,9 @@ func mirrorGatewayReady(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespo
 		if str(cs, "status") == "True" {
 			set = response.ConditionTrue
 		}
-		set(rsp, string(tenant.ConditionTenantGatewayReady), str(cs, "reason")).WithMessage(str(cs, "message")).TargetCompositeAndClaim()
+		// Bounded like every message the function writes (see Bounds in
+		// docs/design.md): the claim sits in the parent's namespace.
+		set(rsp, string(tenant.ConditionTenantGatewayReady), gateway.Truncate(str(cs, "reason"))).WithMessage(gateway.Truncate(str(cs, "message"))).TargetCompositeAndClaim()
 		return
 	}
 	setTenantCondition(rsp, tenant.Condition{Type: tenant.ConditionTenantGatewayReady, Reason: tenant.ReasonCreating,

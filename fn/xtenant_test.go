@@ -1,12 +1,16 @@
 package fn
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
+
+	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
 func tenantRequest(t *testing.T, labels, spec string) *fnv1.RunFunctionRequest {
@@ -89,6 +93,18 @@ func TestTenantEdge(t *testing.T) {
 				Conditions: []string{"Accepted True Derived (CompositeAndClaim)", "TenantGatewayReady True Available (CompositeAndClaim)"},
 			},
 		},
+		"MirroredMessageBounded": {
+			reason:   "the TenantGateway's Ready condition is copied onto the claim, which lives in the parent's namespace: its message is cut at 1,024 bytes like every message the function writes, whatever wrote that status",
+			labels:   claimBob,
+			spec:     `{"gateway":true}`,
+			cluster:  []string{platformConfig, rootNamespace},
+			observed: map[string]*fnv1.Resource{"tenantgateway": unreadyTGW(strings.Repeat("x", 100000))},
+			want: want{
+				Objects:    map[string]string{"namespace": "v1 Namespace tenant-bob READY_FALSE", "tenantgateway": "kubernetes.crossplane.io/v1alpha2 Object tenant-bob-tenantgateway READY_TRUE"},
+				Status:     map[string]any{"namespace": "tenant-bob", "apex": "bob.example.org", "gatewayNamespace": "tenant-bob", "gatewayClassName": "cilium", "certMode": "http01"},
+				Conditions: []string{"Accepted True Derived (CompositeAndClaim)", "TenantGatewayReady False Unavailable (CompositeAndClaim): " + strings.Repeat("x", 1021) + "…"},
+			},
+		},
 		"MissingPlatformConfig": {
 			reason:  "without the EnvironmentConfig the defaults apply, and a warning says so",
 			labels:  claimBob,
@@ -155,10 +171,46 @@ func TestTenantEdge(t *testing.T) {
 	}
 }
 
+// unreadyTGW is the TenantGateway Object as provider-kubernetes observes it,
+// with a TenantGateway that is not Ready for the reason message.
+func unreadyTGW(message string) *fnv1.Resource {
+	return &fnv1.Resource{Resource: resource.MustStructJSON(`{"apiVersion":"kubernetes.crossplane.io/v1alpha2","kind":"Object","metadata":{"name":"tenant-bob-tenantgateway"},` +
+		`"status":{"conditions":[{"type":"Ready","status":"True"},{"type":"Synced","status":"True"}],"atProvider":{"manifest":{"status":{"conditions":[{"type":"Ready","status":"False","reason":"Unavailable","message":"` + message + `"}]}}}}}`)}
+}
+
 // target names a result's or condition's target when it reaches the claim.
 func target(t fnv1.Target) string {
 	if t == fnv1.Target_TARGET_COMPOSITE_AND_CLAIM {
 		return " (CompositeAndClaim)"
 	}
 	return ""
+}
+
+// TestTenantRefusalBounded: a tenant that picks the longest name whose
+// namespace and host label are valid and the longest gatewayClass the schema accepts, on a platform
+// with a long list of selectable classes gets a refusal whose every message,
+// on the claim and in the Fatal result, stays within 1,024 bytes.
+func TestTenantRefusalBounded(t *testing.T) {
+	classes := make([]string, 30)
+	for i := range classes {
+		classes[i] = fmt.Sprintf("%q", fmt.Sprintf("class-%02d-%s", i, strings.Repeat("c", 50)))
+	}
+	platform := `{"apiVersion":"apiextensions.crossplane.io/v1beta1","kind":"EnvironmentConfig","metadata":{"name":"tenant-gateway-platform"},` +
+		`"data":{"publishing":{"host":"example.org"},"gateway":{"tenantSelectableClasses":[` + strings.Join(classes, ",") + `]}}}`
+	name := strings.Repeat("b", 63-len(".example.org"))
+	req := tenantRequest(t, `{"crossplane.io/claim-name":"`+name+`","crossplane.io/claim-namespace":"tenant-root"}`, `{"gateway":true,"gatewayClass":"`+strings.Repeat("x", 253)+`"}`)
+	rsp, _ := fakeCluster{objects: []string{platform, rootNamespace}}.run(t, NewFunction(), req)
+	if len(rsp.GetResults()) == 0 || rsp.GetResults()[len(rsp.GetResults())-1].GetSeverity() != fnv1.Severity_SEVERITY_FATAL {
+		t.Fatalf("want a refusal ending in a Fatal result, got %v", rsp.GetResults())
+	}
+	for _, r := range rsp.GetResults() {
+		if len(r.GetMessage()) > gateway.MaxMessage {
+			t.Errorf("%s result of %d bytes, over %d: %.80s…", r.GetSeverity(), len(r.GetMessage()), gateway.MaxMessage, r.GetMessage())
+		}
+	}
+	for _, c := range rsp.GetConditions() {
+		if len(c.GetMessage()) > gateway.MaxMessage {
+			t.Errorf("condition %s of %d bytes, over %d", c.GetType(), len(c.GetMessage()), gateway.MaxMessage)
+		}
+	}
 }

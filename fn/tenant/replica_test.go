@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
@@ -241,5 +242,49 @@ func TestReplicaAttacks(t *testing.T) {
 				t.Errorf("%s\nreplica namespaces (-want +got):\n%s (refusal: %v)", tc.reason, diff, err)
 			}
 		})
+	}
+}
+
+// TestObjectNamesUnique: a tenant names its nested tenants after the
+// suffixes of the cluster-scoped Object names (wildcard, secret, data,
+// tenantgateway, ...), nested three deep, all owning a Gateway with a quota
+// and an observed replica, hoping that <ns>-wildcard-secret of one tenant
+// is <ns2>-wildcard-secret-data or another kind of another: no two Objects of
+// all those tenants share a name, since tenant names hold no '-' and no
+// Object kind ends with '-' and another kind.
+func TestObjectNamesUnique(t *testing.T) {
+	p := platform()
+	p.WildcardSecret = "wildcard-tls"
+	names := []string{"a", "wildcard", "secret", "data", "tenantgateway", "resourcequota", "namespace"}
+	spec := appsv1alpha1.TenantSpec{Gateway: yes, ResourceQuotas: map[string]resource.Quantity{"pods": resource.MustParse("1")}}
+	marked := &ObservedSecret{Labels: map[string]string{LabelReplicaOf: "tenant-root"}}
+	owner := map[string]string{}
+	parents := []string{"tenant-root"}
+	for depth := 0; depth < 3; depth++ {
+		var next []string
+		for _, parent := range parents {
+			for _, name := range names {
+				labels := map[string]string{gateway.LabelNamespaceHost: "example.org"}
+				out, err := Derive(Input{Name: name, Parent: parent, Spec: spec, ParentLabels: labels, Platform: p, WildcardSecret: marked})
+				if err != nil {
+					t.Fatalf("Tenant %s/%s: %v", parent, name, err)
+				}
+				for _, r := range out.Resources {
+					if r.Key == KeyNamespace {
+						continue
+					}
+					n := r.Object.GetName()
+					if prev, ok := owner[n]; ok {
+						t.Errorf("Object %s of Tenant %s/%s (%s) is also %s's", n, parent, name, r.Key, prev)
+					}
+					owner[n] = parent + "/" + name + " (" + r.Key + ")"
+				}
+				next = append(next, out.Status.Namespace)
+			}
+		}
+		parents = next
+	}
+	if want := 4 * (7 + 49 + 343); len(owner) != want {
+		t.Errorf("%d Objects, want %d (TenantGateway, quota, holder and data of each tenant)", len(owner), want)
 	}
 }

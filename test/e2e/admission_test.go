@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -45,6 +48,9 @@ rules:
   verbs: [get, create, update, patch]
 - apiGroups: [kubernetes.m.crossplane.io, kubernetes.crossplane.io]
   resources: [objects]
+  verbs: [get, create, update, patch]
+- apiGroups: [kubernetes.m.crossplane.io]
+  resources: [providerconfigs]
   verbs: [get, create, update, patch]
 - apiGroups: [gateway.cozystack.io]
   resources: [tenantgateways]
@@ -136,6 +142,24 @@ spec:
   forProvider: {manifest: {apiVersion: v1, kind: ConfigMap, metadata: {name: probe, namespace: tenant-adm}}}
 `, kind, config)
 	}
+	// copier is a namespaced Object of the tenant's own ProviderConfig that
+	// copies the data of the Secret ns/wildcard-tls into one of its own.
+	copier := func(ns string) string {
+		return fmt.Sprintf(`
+apiVersion: kubernetes.m.crossplane.io/v1alpha1
+kind: Object
+metadata: {name: probe, namespace: tenant-adm}
+spec:
+  providerConfigRef: {kind: ProviderConfig, name: mine}
+  references:
+  - patchesFrom: {apiVersion: v1, kind: Secret, namespace: %s, name: wildcard-tls, fieldPath: data}
+    toFieldPath: data
+  forProvider: {manifest: {apiVersion: v1, kind: Secret, metadata: {name: wildcard-tls, namespace: tenant-adm}}}
+`, ns)
+	}
+	providerConfig := func(credentials string) string {
+		return "apiVersion: kubernetes.m.crossplane.io/v1alpha1\nkind: ProviderConfig\nmetadata: {name: mine, namespace: tenant-adm}\nspec: {credentials: " + credentials + "}\n"
+	}
 	tenant := func(host string) string {
 		spec := "{}"
 		if host != "" {
@@ -152,6 +176,8 @@ spec:
 		l3 = "tenant.spec.host can only be set by cluster administrators and the platform's service accounts; leave it empty to derive the host from the parent tenant"
 		l4 = "namespace label namespace.cozystack.io/host is immutable once set"
 		tw = "TenantGateways in tenant namespaces are written by the platform (from the Tenant's spec.gateway), Crossplane and cluster administrators only; change your Tenant instead"
+		rf = "provider-kubernetes Objects may reference (spec.references dependsOn, patchesFrom) only objects in their own namespace, set explicitly, unless Crossplane, provider-kubernetes, cluster administrators or the platform's service accounts create or change them, since the provider reads references with its own service account"
+		cr = "provider-kubernetes ProviderConfigs are created and changed only by Crossplane, provider-kubernetes, cluster administrators and the platform's service accounts, since the provider runs their credentials (InjectedIdentity, a kubeconfig's tokenFile or exec) in its own pod, as its own service account"
 		pc = "provider-kubernetes Objects may use the provider config function-tenant-gateway only when Crossplane, provider-kubernetes, cluster administrators or the platform's service accounts create or change them; reference a ProviderConfig of your own instead"
 	)
 	outside := func(kind string) string {
@@ -190,6 +216,13 @@ spec:
 		{"object-provider-config-policy", user, "tenant user", object("", "function-tenant-gateway"), pc},
 		{"object-provider-config-policy", crossplane, "Crossplane", object("ClusterProviderConfig", "function-tenant-gateway"), ""},
 		{"object-provider-config-policy", user, "tenant user", object("ProviderConfig", "function-tenant-gateway"), ""},
+		{"object-provider-config-policy", user, "tenant user", copier("tenant-root"), rf},
+		{"object-provider-config-policy", user, "tenant user", copier("tenant-adm"), ""},
+		{"object-provider-config-policy", admin, "admin", copier("tenant-root"), ""},
+		{"provider-config-writer-policy", user, "tenant user", providerConfig("{source: InjectedIdentity}"), cr},
+		{"provider-config-writer-policy", user, "tenant user", providerConfig("{source: Secret, secretRef: {namespace: tenant-adm, name: kubeconfig, key: kubeconfig}}"), cr},
+		{"provider-config-writer-policy", function, other, providerConfig("{source: InjectedIdentity}"), cr},
+		{"provider-config-writer-policy", admin, "admin", providerConfig("{source: InjectedIdentity}"), ""},
 		{"tenantgateway-writer-policy", user, "tenant user", tgw, tw},
 		{"tenantgateway-writer-policy", function, other, tgw, tw},
 		{"tenantgateway-writer-policy", crossplane, "Crossplane", tgw, ""},
@@ -223,6 +256,51 @@ spec:
 		} else {
 			t.Logf("allowed: %s", tc)
 		}
+	}
+}
+
+// TestTenantGatewayStatusWriters: the status of a TenantGateway is the
+// function's memory (served listeners, digests) and what its tenant is told;
+// a tenant whose role grants tenantgateways/status (Crossplane's aggregated
+// edit roles do) still cannot write it, Crossplane can. The TenantGateway is
+// paused, so nothing reconciles it; the writes are server-side dry runs.
+func TestTenantGatewayStatusWriters(t *testing.T) {
+	t.Parallel()
+	namespace(t, "tenant-adm-status", map[string]string{"namespace.cozystack.io/host": "status.example.org", labelGateway: "tenant-adm-status"})
+	// Its own role, the one Crossplane's aggregated edit role grants (TestAdmissionLayers
+	// deletes subjectRBAC's when it ends).
+	apply(t, `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: e2e-tenantgateway-status-writer}
+rules:
+- apiGroups: [gateway.cozystack.io]
+  resources: [tenantgateways, tenantgateways/status]
+  verbs: ["*"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: e2e-tenantgateway-status-writer, namespace: tenant-adm-status}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: e2e-tenantgateway-status-writer}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: alice@example.com}
+`)
+	apply(t, "apiVersion: gateway.cozystack.io/v1alpha1\nkind: TenantGateway\nmetadata: {name: probe, namespace: tenant-adm-status, annotations: {crossplane.io/paused: \"true\"}}\nspec: {apex: status.example.org}\n")
+	const tw = "TenantGateways in tenant namespaces are written by the platform (from the Tenant's spec.gateway), Crossplane and cluster administrators only; change your Tenant instead"
+	write := func(c client.Client) error {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(schema.GroupVersionKind{Group: "gateway.cozystack.io", Version: "v1alpha1", Kind: "TenantGateway"})
+		u.SetNamespace("tenant-adm-status")
+		u.SetName("probe")
+		patch := client.RawPatch(types.MergePatchType, []byte(`{"status":{"conflictCount":7}}`))
+		return c.Status().Patch(t.Context(), u, patch, client.DryRunAll)
+	}
+	eventually(t, 30*time.Second, "a tenant's status write is denied", func() (bool, string) {
+		err := write(as(t, "alice@example.com", "tenant-users", "system:authenticated"))
+		return err != nil && strings.Contains(err.Error(), tw), fmt.Sprintf("want %q, got %v", tw, err)
+	})
+	if err := write(as(t, crossplaneSA, crossplaneSystemGroups...)); err != nil {
+		t.Errorf("Crossplane's status write: want allowed, got %v", err)
 	}
 }
 

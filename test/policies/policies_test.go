@@ -11,7 +11,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/cel-go/cel"
@@ -131,7 +133,7 @@ func admit(t *testing.T, p *admissionv1.ValidatingAdmissionPolicy, in map[string
 
 func TestExpressionsCompile(t *testing.T) {
 	policies := load(t)
-	want := []string{"gateway-hostname-policy", "namespace-host-label-policy", "object-provider-config-policy", "route-hostname-policy", "route-hostname-policy-grpc", "route-hostname-policy-tls", "tenant-host-policy", "tenantgateway-writer-policy"}
+	want := []string{"gateway-hostname-policy", "namespace-host-label-policy", "object-provider-config-policy", "provider-config-writer-policy", "route-hostname-policy", "route-hostname-policy-grpc", "route-hostname-policy-tls", "tenant-host-policy", "tenantgateway-writer-policy"}
 	var got []string
 	for name, p := range policies {
 		got = append(got, name)
@@ -245,6 +247,31 @@ func TestPolicies(t *testing.T) {
 		}
 		return map[string]any{"spec": map[string]any{"forProvider": map[string]any{"manifest": map[string]any{}}, "providerConfigRef": ref}}
 	}
+	// withRefs is a namespaced Object of the tenant's own ProviderConfig
+	// with references to (namespace, name); namespace "-" leaves it unset.
+	withRefs := func(field string, refs ...[2]string) map[string]any {
+		o := object("ProviderConfig", "mine")
+		rs := make([]any, 0, len(refs))
+		for _, r := range refs {
+			target := map[string]any{"apiVersion": "v1", "kind": "Secret", "name": r[1]}
+			if r[0] != "-" {
+				target["namespace"] = r[0]
+			}
+			rs = append(rs, map[string]any{field: target})
+		}
+		o["spec"].(map[string]any)["references"] = rs
+		return o
+	}
+	// providerConfig is a namespaced provider-kubernetes ProviderConfig
+	// with credentials from source, a Secret of its own namespace for
+	// source Secret (which may hold a kubeconfig with tokenFile or exec).
+	providerConfig := func(source string) map[string]any {
+		c := map[string]any{"source": source}
+		if source == "Secret" {
+			c["secretRef"] = map[string]any{"namespace": "tenant-alice", "name": "kubeconfig", "key": "kubeconfig"}
+		}
+		return map[string]any{"spec": map[string]any{"credentials": c}}
+	}
 	const (
 		l2   = "Gateway listener hostname must equal the namespace's namespace.cozystack.io/host label or be a subdomain of it"
 		l3   = "tenant.spec.host can only be set by cluster administrators and the platform's service accounts; leave it empty to derive the host from the parent tenant"
@@ -256,6 +283,8 @@ func TestPolicies(t *testing.T) {
 		l5tn = "TLSRoute without spec.hostnames is allowed only to cluster administrators and the platform's service accounts, since it would attach to every listener that admits its namespace; list its hostnames, equal to or under the namespace's namespace.cozystack.io/host label"
 		l5gn = "GRPCRoute without spec.hostnames is allowed only to cluster administrators and the platform's service accounts, since it would attach to every listener that admits its namespace; list its hostnames, equal to or under the namespace's namespace.cozystack.io/host label"
 		pc   = "provider-kubernetes Objects may use the provider config function-tenant-gateway only when Crossplane, provider-kubernetes, cluster administrators or the platform's service accounts create or change them; reference a ProviderConfig of your own instead"
+		ref  = "provider-kubernetes Objects may reference (spec.references dependsOn, patchesFrom) only objects in their own namespace, set explicitly, unless Crossplane, provider-kubernetes, cluster administrators or the platform's service accounts create or change them, since the provider reads references with its own service account"
+		pcw  = "provider-kubernetes ProviderConfigs are created and changed only by Crossplane, provider-kubernetes, cluster administrators and the platform's service accounts, since the provider runs their credentials (InjectedIdentity, a kubeconfig's tokenFile or exec) in its own pod, as its own service account"
 		tw   = "TenantGateways in tenant namespaces are written by the platform (from the Tenant's spec.gateway), Crossplane and cluster administrators only; change your Tenant instead"
 		none = ""
 	)
@@ -317,6 +346,25 @@ func TestPolicies(t *testing.T) {
 		"ClusterObjectOurConfigFromUser":   {"object-provider-config-policy", map[string]any{"object": object("", "function-tenant-gateway"), "request": req("CREATE", "", "alice@example.com", "system:authenticated")}, pc},
 		"ClusterObjectDefaultFromUser":     {"object-provider-config-policy", map[string]any{"object": object("", "default"), "request": req("CREATE", "", "alice@example.com", "system:authenticated")}, none},
 
+		// The wildcard replica's source, read by the provider for a tenant's
+		// own Object whatever its provider config.
+		"ObjectPatchesFromSource":        {"object-provider-config-policy", map[string]any{"object": withRefs("patchesFrom", [2]string{"tenant-root", "wildcard-tls"}), "request": user}, ref},
+		"ObjectDependsOnOtherTenant":     {"object-provider-config-policy", map[string]any{"object": withRefs("dependsOn", [2]string{"tenant-bob", "wildcard-tls"}), "request": user}, ref},
+		"ObjectReferenceNoNamespace":     {"object-provider-config-policy", map[string]any{"object": withRefs("patchesFrom", [2]string{"-", "wildcard-tls"}), "request": user}, ref},
+		"ObjectOneForeignReference":      {"object-provider-config-policy", map[string]any{"object": withRefs("patchesFrom", [2]string{"tenant-alice", "mine"}, [2]string{"tenant-root", "wildcard-tls"}), "request": user}, ref},
+		"ObjectReferencesOwnNamespace":   {"object-provider-config-policy", map[string]any{"object": withRefs("patchesFrom", [2]string{"tenant-alice", "mine"}), "request": user}, none},
+		"ObjectForeignRefFromCrossplane": {"object-provider-config-policy", map[string]any{"object": withRefs("patchesFrom", [2]string{"tenant-root", "wildcard-tls"}), "request": crossplane}, none},
+
+		// A ProviderConfig of the tenant's own, run by the provider in its
+		// pod as its service account, which every policy trusts by name.
+		"PCInjectedIdentityFromUser": {"provider-config-writer-policy", map[string]any{"object": providerConfig("InjectedIdentity"), "request": user}, pcw},
+		"PCFilesystemFromUser":       {"provider-config-writer-policy", map[string]any{"object": providerConfig("Filesystem"), "request": user}, pcw},
+		"PCOwnSecretFromUser":        {"provider-config-writer-policy", map[string]any{"object": providerConfig("Secret"), "request": user}, pcw},
+		"PCUpdatedByUser":            {"provider-config-writer-policy", map[string]any{"object": providerConfig("Secret"), "oldObject": providerConfig("Secret"), "request": req("UPDATE", "tenant-alice", "alice@example.com", "system:authenticated")}, pcw},
+		"PCFromOtherFunction":        {"provider-config-writer-policy", map[string]any{"object": providerConfig("InjectedIdentity"), "request": function}, pcw},
+		"PCFromAdmin":                {"provider-config-writer-policy", map[string]any{"object": providerConfig("InjectedIdentity"), "request": req("CREATE", "tenant-alice", "kube-admin", "system:masters")}, none},
+		"PCFromCozySystem":           {"provider-config-writer-policy", map[string]any{"object": providerConfig("Secret"), "request": req("CREATE", "tenant-alice", "system:serviceaccount:cozy-system:cozystack", "system:serviceaccounts", "system:serviceaccounts:cozy-system")}, none},
+
 		"TGWCreatedByTenant":         {"tenantgateway-writer-policy", map[string]any{"object": tgw, "request": user}, tw},
 		"TGWUpdatedByTenant":         {"tenantgateway-writer-policy", map[string]any{"object": tgw, "oldObject": tgw, "request": req("UPDATE", "tenant-alice", "alice@example.com", "system:authenticated")}, tw},
 		"TGWDeletedByTenant":         {"tenantgateway-writer-policy", map[string]any{"oldObject": tgw, "request": req("DELETE", "tenant-alice", "alice@example.com", "system:authenticated")}, tw},
@@ -338,6 +386,58 @@ func TestPolicies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMatches: each policy judges the requests it must, by its
+// matchConstraints as the API server matches them (group, version,
+// resource or resource/subresource, operation): a status write is a request
+// for the subresource, which a rule naming only the resource does not match.
+func TestMatches(t *testing.T) {
+	p := load(t)
+	cases := []struct {
+		policy, group, version, resource, op string
+		want                                 bool
+	}{
+		{"tenantgateway-writer-policy", "gateway.cozystack.io", "v1alpha1", "tenantgateways", "CREATE", true},
+		{"tenantgateway-writer-policy", "gateway.cozystack.io", "v1alpha1", "tenantgateways", "DELETE", true},
+		{"tenantgateway-writer-policy", "gateway.cozystack.io", "v1alpha1", "tenantgateways/status", "UPDATE", true},
+		{"tenantgateway-writer-policy", "gateway.cozystack.io", "v1beta1", "tenantgateways", "UPDATE", true},
+		{"object-provider-config-policy", "kubernetes.m.crossplane.io", "v1alpha1", "objects", "CREATE", true},
+		{"object-provider-config-policy", "kubernetes.crossplane.io", "v1alpha2", "objects", "UPDATE", true},
+		{"provider-config-writer-policy", "kubernetes.m.crossplane.io", "v1alpha1", "providerconfigs", "CREATE", true},
+		{"provider-config-writer-policy", "kubernetes.m.crossplane.io", "v1alpha1", "providerconfigs", "UPDATE", true},
+		{"tenant-host-policy", "apps.cozystack.io", "v1alpha1", "tenants", "UPDATE", true},
+		{"route-hostname-policy", "gateway.networking.k8s.io", "v1", "httproutes", "CREATE", true},
+	}
+	for _, c := range cases {
+		if p[c.policy] == nil {
+			t.Errorf("no policy %s", c.policy)
+			continue
+		}
+		if got := matches(p[c.policy], c.group, c.version, c.resource, c.op); got != c.want {
+			t.Errorf("%s matches %s %s %s/%s: %v, want %v", c.policy, c.op, c.resource, c.group, c.version, got, c.want)
+		}
+	}
+}
+
+// matches is the API server's rule match: every list holds the value or
+// "*"; a resource rule "r/*" matches every subresource of r, "*/s" the
+// subresource s of every resource.
+func matches(p *admissionv1.ValidatingAdmissionPolicy, group, version, resource, op string) bool {
+	in := func(l []string, v string) bool { return slices.Contains(l, v) || slices.Contains(l, "*") }
+	r, sub, _ := strings.Cut(resource, "/")
+	for _, rule := range p.Spec.MatchConstraints.ResourceRules {
+		ops := make([]string, 0, len(rule.Operations))
+		for _, o := range rule.Operations {
+			ops = append(ops, string(o))
+		}
+		resOK := slices.Contains(rule.Resources, resource) || slices.Contains(rule.Resources, "*") && sub == "" ||
+			sub != "" && (slices.Contains(rule.Resources, r+"/*") || slices.Contains(rule.Resources, "*/"+sub) || slices.Contains(rule.Resources, "*/*"))
+		if in(rule.APIGroups, group) && in(rule.APIVersions, version) && in(ops, op) && resOK {
+			return true
+		}
+	}
+	return false
 }
 
 func sorted(l []string) []string {
