@@ -78,6 +78,7 @@ func decodeRoute(kind string, s *structpb.Struct) (gateway.Route, error) {
 		}
 		r.ParentRefs = append(r.ParentRefs, gateway.ParentRef{
 			Group: str(p, "group"), Kind: str(p, "kind"), Namespace: str(p, "namespace"), Name: str(p, "name"),
+			SectionName: str(p, "sectionName"), Port: int32(field(p, "port").GetNumberValue()),
 		})
 	}
 	hosts, err := list(s, keySpec, "hostnames")

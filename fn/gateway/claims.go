@@ -18,8 +18,10 @@ type claim struct {
 	hostname  string
 	state     v1alpha1.HostnameState
 	message   string
-	// noParent marks a TLSRoute an edge Gateway has no listener for.
-	noParent bool
+	// refs are the route's parentRefs that target this Gateway.
+	refs []ParentRef
+	// listener is the listener that takes the hostname, once planned.
+	listener string
 	// passthrough is the TLS passthrough listener of <svc>.<apex>, if the
 	// hostname is one.
 	passthrough string
@@ -38,7 +40,11 @@ func collectClaims(in *Input, t *tenancy) ([]*claim, []*Route) {
 	var hostless []*Route
 	for i := range in.Routes {
 		r := &in.Routes[i]
-		if !t.admitted(r.Namespace) || !attaches(in, r) {
+		if !t.admitted(r.Namespace) {
+			continue
+		}
+		refs := parentRefsTo(in, r)
+		if len(refs) == 0 {
 			continue
 		}
 		if len(r.Hostnames) == 0 {
@@ -53,7 +59,7 @@ func collectClaims(in *Input, t *tenancy) ([]*claim, []*Route) {
 			if slices.Contains(r.Hostnames[:i], h) {
 				continue
 			}
-			out = append(out, &claim{route: id, kind: r.Kind, namespace: r.Namespace, name: r.Name, hostname: h})
+			out = append(out, &claim{route: id, kind: r.Kind, namespace: r.Namespace, name: r.Name, hostname: h, refs: refs})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return claimLess(out[i], out[j]) })
@@ -70,8 +76,9 @@ func claimLess(a, b *claim) bool {
 }
 
 // judgeShape settles the claims that can be judged from the hostname and
-// the claimant alone: Invalid, OutsideApex, NotDelegated, and TLSRoutes an
-// edge Gateway cannot serve. The rest stay unjudged.
+// the claimant alone: Invalid, OutsideApex, NotDelegated, and NoMatchingParent
+// (a route kind no listener for the hostname serves, or parentRefs that
+// select none that may take it). The rest stay unjudged.
 func judgeShape(in *Input, t *tenancy, claims []*claim, children []*child) {
 	zones := map[string]*child{}
 	for _, c := range children {
@@ -103,8 +110,9 @@ func judgeShape(in *Input, t *tenancy, claims []*claim, children []*child) {
 		c.specificity = strings.Count(d, ".") + 1
 		c.passthrough = passthrough[h]
 		if msg := noParent(in, c); msg != "" {
-			c.noParent = true
-			c.state, c.message = v1alpha1.HostnameInvalid, msg
+			c.state, c.message = v1alpha1.HostnameNoMatchingParent, msg
+		} else if msg := unselected(in, c); msg != "" {
+			c.state, c.message = v1alpha1.HostnameNoMatchingParent, msg
 		}
 	}
 }

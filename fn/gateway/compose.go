@@ -138,6 +138,7 @@ func Compose(in Input) (*Output, error) {
 	} else {
 		p = planWildcard(&in, t, claims, contests, children)
 	}
+	misselected(&in, claims)
 
 	left := leftOutOf(claims, children, p.droppedPins)
 	out := &Output{
@@ -147,7 +148,7 @@ func Compose(in Input) (*Output, error) {
 		ConflictCount:      len(contests),
 		ChildApexes:        childApexStatus(children),
 		ChildApexCount:     len(children),
-		HostnamelessRoutes: hostnamelessStatus(t, p, hostless),
+		HostnamelessRoutes: hostnamelessStatus(&in, t, p, hostless),
 		Digests:            digests(contests, left),
 		Listeners:          len(p.listeners),
 		LeftOut:            left.counts,

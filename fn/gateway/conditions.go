@@ -170,13 +170,13 @@ func routeAcceptance(claims []*claim, contests []*contest, foreign []string) Con
 	}
 	var orphans []string
 	for _, cl := range claims {
-		if cl.noParent {
+		if cl.state == v1alpha1.HostnameNoMatchingParent {
 			orphans = append(orphans, fmt.Sprintf("%s (%s)", cl.route, cl.hostname))
 		}
 	}
 	if len(orphans) > 0 {
 		c.Reason = ReasonNoMatchingParent
-		c.Message = BoundedList("routes target this Gateway but match no listener for these hostnames (a TLSRoute needs a TLS passthrough listener; an HTTPRoute cannot take a passthrough hostname): ", orphans, ", ", "")
+		c.Message = BoundedList("routes target this Gateway but match no listener for these hostnames (a sectionName or port that selects no listener taking the hostname; a TLSRoute needs a TLS passthrough listener; an HTTPRoute cannot take a passthrough hostname; see status.hostnames): ", orphans, ", ", "")
 		return c
 	}
 	if len(foreign) > 0 {

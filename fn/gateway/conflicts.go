@@ -66,6 +66,7 @@ func resolveConflicts(claims []*claim) []*contest {
 func judgePassthrough(claims []*claim) {
 	for _, c := range claims {
 		if c.state == "" && c.passthrough != "" {
+			c.listener = c.passthrough
 			c.state, c.message = v1alpha1.HostnamePassthrough, fmt.Sprintf("served by TLS passthrough listener %s; the backend holds the certificate, so no HTTPS listener or Certificate is made", c.passthrough)
 		}
 	}

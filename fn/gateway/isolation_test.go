@@ -60,6 +60,7 @@ func attackP(t *testing.T, in *Input) *Output {
 	checkIsolation(t, in, out)
 	checkServed(t, in, out)
 	checkStatusKinds(t, in, out)
+	checkSelection(t, out)
 	return out
 }
 
@@ -521,11 +522,13 @@ func TestNamespaceObjectNamesDoNotCollide(t *testing.T) {
 // FuzzIsolation composes routes of fuzzed hostnames from fuzzed namespaces
 // in every mode and checks the isolation property on the result.
 func FuzzIsolation(f *testing.F) {
-	f.Add("www.n21218.alice.example.org", "www.n29916.alice.example.org", uint8(1), uint8(2), uint8(0))
-	f.Add("harbor.x19ul5zj.alice.example.org", "harbor.bob.example.org", uint8(1), uint8(2), uint8(0))
-	f.Add("*.alice.example.org", "alice.example.org", uint8(0), uint8(1), uint8(1))
-	f.Add("api.example.org", "x.zed.example.org", uint8(3), uint8(4), uint8(2))
-	f.Fuzz(func(t *testing.T, h1, h2 string, n1, n2, mode uint8) {
+	f.Add("www.n21218.alice.example.org", "www.n29916.alice.example.org", uint8(1), uint8(2), uint8(0), uint8(0))
+	f.Add("harbor.x19ul5zj.alice.example.org", "harbor.bob.example.org", uint8(1), uint8(2), uint8(0), uint8(0))
+	f.Add("*.alice.example.org", "alice.example.org", uint8(0), uint8(1), uint8(1), uint8(0))
+	f.Add("api.example.org", "x.zed.example.org", uint8(3), uint8(4), uint8(2), uint8(0))
+	f.Add("dashboard.example.org", "dashboard.example.org", uint8(0), uint8(1), uint8(1), uint8(0x21))
+	f.Add("x.alice.example.org", "x.alice.example.org", uint8(1), uint8(0), uint8(1), uint8(0x43))
+	f.Fuzz(func(t *testing.T, h1, h2 string, n1, n2, mode, sections uint8) {
 		nss := append(platform(), labelled("tenant-zed", "zed.example.org"), labelled("tenant-nohost", ""), labelled("tenant-alice-deep", "deep.alice.example.org"))
 		specs := []v1alpha1.TenantGatewaySpec{
 			{Apex: "example.org", AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-dashboard"}, TLSPassthroughServices: []v1alpha1.DNSLabel{"api"}},
@@ -534,12 +537,26 @@ func FuzzIsolation(f *testing.F) {
 			{Apex: "example.org", CertMode: v1alpha1.CertModeEdge, AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-dashboard"}},
 		}
 		ns := func(i uint8) string { return nss[int(i)%len(nss)].Name }
-		routes := []Route{
-			routeTo(ns(n1), "a", h1, h2),
-			routeTo(ns(n2), "b", h2),
-			routeTo(ns(n1+n2), "c"),
-			routeTo("tenant-root", "www", "www.example.org", h1),
+		// Each route of two may name a listener or a port (low and high
+		// nibble): one the function composes for h1, h2 or a child apex,
+		// a fixed one, or a port.
+		sectionsFor := []func(r *Route){
+			func(*Route) {},
+			func(r *Route) { r.ParentRefs[0].SectionName = ListenerHTTPS },
+			func(r *Route) { r.ParentRefs[0].SectionName = ListenerHTTP },
+			func(r *Route) { r.ParentRefs[0].SectionName = HostListenerName(h1) },
+			func(r *Route) { r.ParentRefs[0].SectionName = HostListenerName(h2) },
+			func(r *Route) { r.ParentRefs[0].SectionName = prefixChild + HostKey("alice.example.org") },
+			func(r *Route) { r.ParentRefs[0].SectionName = ListenerEdgeApex },
+			func(r *Route) { r.ParentRefs[0].Port = 80 },
+			func(r *Route) { r.ParentRefs[0].Port = 443 },
+			func(r *Route) { r.ParentRefs[0].SectionName = prefixEdge + HostKey(h2) },
+			func(r *Route) { r.ParentRefs[0].SectionName = ListenerHTTPSApex },
 		}
+		a, b := routeTo(ns(n1), "a", h1, h2), routeTo(ns(n2), "b", h2)
+		sectionsFor[int(sections&0xf)%len(sectionsFor)](&a)
+		sectionsFor[int(sections>>4)%len(sectionsFor)](&b)
+		routes := []Route{a, b, routeTo(ns(n1+n2), "c"), routeTo("tenant-root", "www", "www.example.org", h1)}
 		attack(t, Input{Spec: specs[int(mode)%len(specs)], Namespaces: nss, Routes: routes})
 	})
 }
@@ -757,7 +774,7 @@ func TestAttackSecondReview(t *testing.T) {
 			{Apex: "example.org", CertMode: v1alpha1.CertModeExistingSecret, WildcardSecretRef: &v1alpha1.LocalSecretReference{Name: "w"}, TLSPassthroughServices: []v1alpha1.DNSLabel{"api"}},
 		} {
 			out := attack(t, Input{Spec: spec, Namespaces: platform(), Routes: []Route{tls, routeTo("tenant-root", "web", "api.example.org")}})
-			want := map[string]string{"db.alice.example.org TLSRoute/tenant-alice/t": "Invalid", "api.example.org HTTPRoute/tenant-root/web": "Invalid"}
+			want := map[string]string{"db.alice.example.org TLSRoute/tenant-alice/t": "NoMatchingParent", "api.example.org HTTPRoute/tenant-root/web": "NoMatchingParent"}
 			if diff := cmp.Diff(want, hostnameStates(out)); diff != "" {
 				t.Errorf("%s: -want, +got:\n%s", spec.CertMode, diff)
 			}

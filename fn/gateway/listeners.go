@@ -66,7 +66,7 @@ func planHTTP01(in *Input, t *tenancy, claims []*claim, contests []*contest) *pl
 		case s.invalid != "":
 			c.state, c.message = v1alpha1.HostnameInvalid, s.invalid
 		case s.kept:
-			c.state, c.message = v1alpha1.HostnameListening, "listener "+s.name
+			c.state, c.message, c.listener = v1alpha1.HostnameListening, "listener "+s.name, s.name
 		default:
 			c.state, c.message = overLimit()
 		}
@@ -117,7 +117,7 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, contests []*contest, c
 
 	c.dropChildren(children)
 	for _, cl := range unjudged(claims) {
-		cl.state, cl.message = c.cover(in, t, cl.hostname, cl.namespace)
+		cl.state, cl.message, cl.listener = c.cover(in, t, cl.hostname, cl.namespace)
 	}
 	c.unenforced(in, t, claims)
 	return p

@@ -111,7 +111,7 @@ func answer(t *testing.T, in *Input, out *Output, port gwapiv1.PortNumber, h str
 		if !ok {
 			set = labels.Set{LabelNamespaceName: r.Namespace}
 		}
-		if !attaches(in, &r) || !sel.Matches(set) || !kindAllowed(*best, r.Kind) {
+		if !oracleAttaches(in, r, *best) || !sel.Matches(set) || !kindAllowed(*best, r.Kind) {
 			continue
 		}
 		// A route attaches only if one of its hostnames intersects the
@@ -127,6 +127,25 @@ func answer(t *testing.T, in *Input, out *Output, port gwapiv1.PortNumber, h str
 	}
 	sort.Strings(routes)
 	return string(best.Name), routes
+}
+
+// oracleAttaches reports whether a parentRef of r names the Gateway and, by
+// its sectionName and port when set, the listener (Gateway API
+// ParentReference semantics).
+func oracleAttaches(in *Input, r Route, l gwapiv1.Listener) bool {
+	for _, p := range r.ParentRefs {
+		ns := p.Namespace
+		if ns == "" {
+			ns = r.Namespace
+		}
+		if p.Group != "" && p.Group != gwapiv1.GroupName || p.Kind != "" && p.Kind != "Gateway" || ns != in.Namespace || p.Name != in.Name {
+			continue
+		}
+		if (p.SectionName == "" || p.SectionName == string(l.Name)) && (p.Port == 0 || p.Port == l.Port) {
+			return true
+		}
+	}
+	return false
 }
 
 // requests are the concrete hostnames worth asking for: every claimed exact

@@ -30,6 +30,11 @@ type ParentRef struct {
 	Kind      string
 	Namespace string
 	Name      string
+	// SectionName is the listener the route names, Port the port; a route
+	// naming either attaches only to the listeners they select (see
+	// Listener selection in docs/design.md).
+	SectionName string
+	Port        int32
 }
 
 // A Namespace is what the function reads of a namespace.
@@ -45,10 +50,11 @@ const (
 	LabelNamespaceHost = "namespace.cozystack.io/host"
 )
 
-// attaches reports whether any parentRef of r targets this TenantGateway's
-// Gateway. sectionName and port do not matter: a route pinned to one
-// listener still asks for its hostnames.
-func attaches(in *Input, r *Route) bool {
+// parentRefsTo are the parentRefs of r that target this TenantGateway's
+// Gateway; a route with none does not attach. Which listeners they select
+// is judged per hostname (see selection.go).
+func parentRefsTo(in *Input, r *Route) []ParentRef {
+	var out []ParentRef
 	for _, p := range r.ParentRefs {
 		ns := p.Namespace
 		if ns == "" {
@@ -57,10 +63,10 @@ func attaches(in *Input, r *Route) bool {
 		if (p.Group == "" || p.Group == gwapiv1.GroupName) &&
 			(p.Kind == "" || p.Kind == "Gateway") &&
 			ns == in.Namespace && p.Name == in.Name {
-			return true
+			out = append(out, p)
 		}
 	}
-	return false
+	return out
 }
 
 // isCozy reports whether a namespace belongs to the platform. Platform

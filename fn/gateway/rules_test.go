@@ -126,7 +126,7 @@ func TestHTTP01(t *testing.T) {
 			"*.foo.example.com HTTPRoute/tenant-root/harbor Invalid",
 			// The TLS passthrough listener takes api.foo.example.com; an
 			// HTTPRoute cannot be served there.
-			"api.foo.example.com HTTPRoute/tenant-root/harbor Invalid",
+			"api.foo.example.com HTTPRoute/tenant-root/harbor NoMatchingParent",
 			"harbor.foo.example.com HTTPRoute/tenant-root/harbor Listening",
 			"shop.example.net HTTPRoute/tenant-root/harbor OutsideApex",
 		},

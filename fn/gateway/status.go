@@ -120,16 +120,17 @@ func childApexStatus(children []*child) []v1alpha1.ChildApexStatus {
 }
 
 // hostnamelessStatus reports the first attached routes without hostnames,
-// with the listeners that admit their namespace: at most
-// MaxHostnamelessStatus and maxHostnamelessStatusBytes.
-func hostnamelessStatus(t *tenancy, p *plan, routes []*Route) []v1alpha1.HostnamelessRouteStatus {
+// with the listeners that admit their namespace and that their parentRefs
+// select: at most MaxHostnamelessStatus and maxHostnamelessStatusBytes.
+func hostnamelessStatus(in *Input, t *tenancy, p *plan, routes []*Route) []v1alpha1.HostnamelessRouteStatus {
 	out := make([]v1alpha1.HostnamelessRouteStatus, 0, min(len(routes), v1alpha1.MaxHostnamelessStatus))
 	bytes := 0
 	for _, r := range routes {
 		s := v1alpha1.HostnamelessRouteStatus{Route: r.ID()}
 		n := len(s.Route) + entryOverhead
+		refs := parentRefsTo(in, r)
 		for i, a := range p.admits {
-			if a.admits(t, r.Namespace) {
+			if l := p.listeners[i]; a.admits(t, r.Namespace) && selectsAny(refs, string(l.Name), l.Port) {
 				s.Listeners = append(s.Listeners, string(p.listeners[i].Name))
 				n += len(p.listeners[i].Name) + 3
 			}

@@ -307,7 +307,7 @@ func TestConditions(t *testing.T) {
 		tls := Route{Kind: KindTLSRoute, Namespace: "tenant-root", Name: "api", ParentRefs: []ParentRef{{Name: "cozystack"}}, Hostnames: []string{"api.example.org"}}
 		out := run(t, Input{Spec: v1alpha1.TenantGatewaySpec{CertMode: v1alpha1.CertModeEdge}, Routes: []Route{tls}})
 		want := Condition{Type: ConditionRoutesAccepted, Reason: ReasonNoMatchingParent,
-			Message: "routes target this Gateway but match no listener for these hostnames (a TLSRoute needs a TLS passthrough listener; an HTTPRoute cannot take a passthrough hostname): TLSRoute/tenant-root/api (api.example.org)"}
+			Message: "routes target this Gateway but match no listener for these hostnames (a sectionName or port that selects no listener taking the hostname; a TLSRoute needs a TLS passthrough listener; an HTTPRoute cannot take a passthrough hostname; see status.hostnames): TLSRoute/tenant-root/api (api.example.org)"}
 		if diff := cmp.Diff(want, condition(out, ConditionRoutesAccepted)); diff != "" {
 			t.Errorf("-want, +got:\n%s", diff)
 		}

@@ -65,16 +65,16 @@ func (c *coverage) serving(h string) (best *slot, under string) {
 }
 
 // cover judges a claim of h from namespace ns by the listener that serves
-// it.
-func (c *coverage) cover(in *Input, t *tenancy, h, ns string) (v1alpha1.HostnameState, string) {
+// it, which it returns.
+func (c *coverage) cover(in *Input, t *tenancy, h, ns string) (v1alpha1.HostnameState, string, string) {
 	if s := c.exact[h]; s != nil && s.kept {
-		return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", s.name, h)
+		return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", s.name, h), s.name
 	}
 	_, under := c.serving(h)
 	note := ""
 	if s := c.pins[h]; s != nil {
 		if st, msg := c.coverPinned(s, h, under); st != "" {
-			return st, msg
+			return st, msg, s.name
 		}
 		// The pin was left out: what serves the hostname instead serves
 		// every namespace it admits.
@@ -85,15 +85,16 @@ func (c *coverage) cover(in *Input, t *tenancy, h, ns string) (v1alpha1.Hostname
 		// The listener that would serve it leaves the namespace out: a
 		// child apex left out, more specific than that wildcard.
 		if c.dropped[under] == v1alpha1.ChildApexOverCertificateLimit {
-			return v1alpha1.HostnameOverCertificateLimit, fmt.Sprintf("%s is under a child apex left out of the wildcard certificate: the ACME CA issues at most %d names per certificate", h, maxCertificateDNSNames)
+			return v1alpha1.HostnameOverCertificateLimit, fmt.Sprintf("%s is under a child apex left out of the wildcard certificate: the ACME CA issues at most %d names per certificate", h, maxCertificateDNSNames), ""
 		}
-		return overLimit()
+		st, msg := overLimit()
+		return st, msg, ""
 	}
 	msg := fmt.Sprintf("served by listener %s (*.%s)", best.name, domain)
 	if in.Spec.CertMode != v1alpha1.CertModeEdge && !oneLabelBelow(h, domain) {
 		msg += fmt.Sprintf("; the wildcard certificate for *.%s covers only names one label below %s, so clients will see a name mismatch", domain, domain)
 	}
-	return v1alpha1.HostnameCovered, msg + note
+	return v1alpha1.HostnameCovered, msg + note, best.name
 }
 
 // coverPinned judges a hostname that has a pin of its own; "" when the pin
@@ -124,9 +125,9 @@ func (c *coverage) unenforced(in *Input, t *tenancy, claims []*claim) {
 		if s := c.exact[cl.hostname]; s != nil && s.kept {
 			continue // narrowed to the winner
 		}
-		if l, _ := c.takes(cl.hostname); l != nil && l.admit.admits(t, cl.namespace) {
-			if st, msg := c.cover(in, t, cl.hostname, cl.namespace); isServed(st) {
-				cl.state, cl.message = st, cl.route+" lost "+cl.hostname+", but "+msg
+		if l, _ := c.takes(cl.hostname); l != nil && l.admit.admits(t, cl.namespace) && selectsAny(cl.refs, l.name, servingPort(in)) {
+			if st, msg, name := c.cover(in, t, cl.hostname, cl.namespace); isServed(st) {
+				cl.state, cl.message, cl.listener = st, cl.route+" lost "+cl.hostname+", but "+msg, name
 			}
 		}
 	}

@@ -223,7 +223,7 @@ type ListenerStatus struct {
 }
 
 // HostnameState is the judgement of one hostname a route asked for.
-// +kubebuilder:validation:Enum=Listening;Conflict;OutsideApex;NotDelegated;Invalid;OverListenerLimit;OverCertificateLimit;Passthrough;Covered
+// +kubebuilder:validation:Enum=Listening;Conflict;OutsideApex;NotDelegated;Invalid;NoMatchingParent;OverListenerLimit;OverCertificateLimit;Passthrough;Covered
 type HostnameState string
 
 // Hostname states.
@@ -242,6 +242,10 @@ const (
 	// HostnameInvalid can never be served (pattern, wildcard under http01,
 	// a name over its limit).
 	HostnameInvalid HostnameState = "Invalid"
+	// HostnameNoMatchingParent is claimed only by routes whose parentRefs
+	// select no listener that takes the hostname: a sectionName or port
+	// naming another listener, or a route kind no listener for it serves.
+	HostnameNoMatchingParent HostnameState = "NoMatchingParent"
 	// HostnameOverListenerLimit was left out by the 64-listener budget.
 	HostnameOverListenerLimit HostnameState = "OverListenerLimit"
 	// HostnameOverCertificateLimit is under a child apex the dns01
