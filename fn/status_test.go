@@ -16,6 +16,8 @@ func TestEdgeConditionsGuardAndReadiness(t *testing.T) {
 	type want struct {
 		Conditions []string
 		Desired    map[string]string
+		// Composite is the XR's readiness the function sets.
+		Composite string
 	}
 	const foreignGateway = `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"Gateway","metadata":{"name":"cozystack","namespace":"tenant-root"}}`
 	const readyIssuer = `{"apiVersion":"cert-manager.io/v1","kind":"Issuer","metadata":{"name":"cozystack-gateway","namespace":"tenant-root"},"status":{"conditions":[{"type":"Ready","status":"True"}]}}`
@@ -26,7 +28,7 @@ func TestEdgeConditionsGuardAndReadiness(t *testing.T) {
 		want     want
 	}{
 		"ForeignGateway": {
-			reason:  "A Gateway at our name that is not ours is not composed, and GatewayReady says why",
+			reason:  "A Gateway at our name that is not ours is not composed, GatewayReady says why, and the XR is not ready whatever the rest says",
 			cluster: []string{foreignGateway},
 			want: want{
 				Conditions: []string{
@@ -34,11 +36,12 @@ func TestEdgeConditionsGuardAndReadiness(t *testing.T) {
 					"ListenersReady True ListenersFit: every hostname fits within the 64-listener limit",
 					"RoutesAccepted True Accepted: every claimed hostname is served or reported in status.hostnames",
 				},
-				Desired: map[string]string{"issuer": "READY_FALSE", "redirect": "READY_FALSE"},
+				Desired:   map[string]string{"issuer": "READY_FALSE", "redirect": "READY_FALSE"},
+				Composite: "READY_FALSE",
 			},
 		},
 		"ObservedIssuerReady": {
-			reason:   "An observed Issuer with Ready=True is marked ready; the rest are not observed yet",
+			reason:   "An observed Issuer with Ready=True is marked ready; the rest are not observed yet; the XR's readiness is left to Crossplane",
 			observed: map[string]*fnv1.Resource{"issuer": {Resource: resource.MustStructJSON(readyIssuer)}},
 			want: want{
 				Conditions: []string{
@@ -46,7 +49,8 @@ func TestEdgeConditionsGuardAndReadiness(t *testing.T) {
 					"ListenersReady True ListenersFit: every hostname fits within the 64-listener limit",
 					"RoutesAccepted True Accepted: every claimed hostname is served or reported in status.hostnames",
 				},
-				Desired: map[string]string{"gateway": "READY_FALSE", "issuer": "READY_TRUE", "redirect": "READY_FALSE"},
+				Desired:   map[string]string{"gateway": "READY_FALSE", "issuer": "READY_TRUE", "redirect": "READY_FALSE"},
+				Composite: "READY_UNSPECIFIED",
 			},
 		},
 	}
@@ -55,7 +59,7 @@ func TestEdgeConditionsGuardAndReadiness(t *testing.T) {
 			req := newRequest(t, `{"apex":"example.org"}`, nil, nil)
 			req.Observed.Resources = tc.observed
 			rsp, _ := fakeCluster{served: v1TLSRoutes, objects: tc.cluster}.run(t, NewFunction(), req)
-			got := want{Desired: map[string]string{}}
+			got := want{Desired: map[string]string{}, Composite: rsp.GetDesired().GetComposite().GetReady().String()}
 			for _, c := range rsp.GetConditions() {
 				got.Conditions = append(got.Conditions, c.GetType()+" "+map[fnv1.Status]string{fnv1.Status_STATUS_CONDITION_TRUE: "True", fnv1.Status_STATUS_CONDITION_FALSE: "False"}[c.GetStatus()]+" "+c.GetReason()+": "+c.GetMessage())
 			}

@@ -148,7 +148,7 @@ func setDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out
 	if out.Digests != (v1alpha1.StatusDigests{}) {
 		status.Digests = &out.Digests
 	}
-	return writeStatus(req, rsp, status)
+	return writeStatus(req, rsp, status, out.Unready)
 }
 
 // setComposed overlays the composed resources on the desired state of
@@ -178,8 +178,9 @@ func setComposed(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, re
 // writeStatus merges the fields of a typed status into the desired XR's
 // status. The fields are plain JSON values after one round trip, so they go
 // straight into the object rather than through SetValue's own round trip per
-// field; empty lists are left out.
-func writeStatus(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, status any) error {
+// field; empty lists are left out. unready marks the XR not ready whatever
+// its composed resources say (Crossplane then reports Ready=False, Creating).
+func writeStatus(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, status any, unready bool) error {
 	dxr, err := request.GetDesiredCompositeResource(req)
 	if err != nil {
 		return fmt.Errorf("cannot get the desired composite resource: %w", err)
@@ -195,6 +196,9 @@ func writeStatus(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, st
 	}
 	for k, v := range fields {
 		st[k] = v
+	}
+	if unready {
+		dxr.Ready = resource.ReadyFalse
 	}
 	if err := response.SetDesiredCompositeResource(rsp, dxr); err != nil {
 		return fmt.Errorf("cannot set the desired composite resource: %w", err)

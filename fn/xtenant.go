@@ -140,7 +140,7 @@ func setTenantDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 	for _, w := range out.Warnings {
 		response.Warning(rsp, errors.New(w)).TargetCompositeAndClaim()
 	}
-	return writeStatus(req, rsp, &out.Status)
+	return writeStatus(req, rsp, &out.Status, false)
 }
 
 // tenantReady reports whether a Tenant's composed resource is ready: a

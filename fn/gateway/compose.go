@@ -91,6 +91,10 @@ type Output struct {
 
 	// Ready maps the key of each resource to its readiness.
 	Ready map[string]bool
+	// Unready says the TenantGateway is not ready whatever its composed
+	// resources say: the guard refused an object it needs (see Ownership
+	// guard in docs/design.md).
+	Unready bool
 	// ListenerStatus mirrors the Gateway's listeners.
 	ListenerStatus []v1alpha1.ListenerStatus
 	// Conditions are the custom conditions (see Status and
@@ -160,6 +164,7 @@ func Compose(in Input) (*Output, error) {
 
 	var refused []string
 	out.Resources, refused = guard(&in, out.planned)
+	out.Unready = len(refused) > 0
 	out.Ready = make(map[string]bool, len(out.Resources))
 	for _, r := range out.Resources {
 		out.Ready[r.Key] = ready(&in, r.Key, in.Observed[r.Key], p.listeners)
