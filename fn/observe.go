@@ -248,6 +248,7 @@ func observeComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.ObservedR
 	for key, r := range req.GetObserved().GetResources() {
 		s := r.GetResource()
 		o := &gateway.ObservedResource{Conditions: conditions(field(s, "status", "conditions"))}
+		o.Reasons, o.Messages = conditionDetails(field(s, "status", "conditions"))
 		switch key {
 		case gateway.KeyCertificateWildcard:
 			o.DNSNames = []string{}
@@ -280,6 +281,17 @@ func conditions(v *structpb.Value) map[string]string {
 		out[str(c.GetStructValue(), "type")] = str(c.GetStructValue(), "status")
 	}
 	return out
+}
+
+// conditionDetails maps each condition type in a conditions list to its
+// reason and to its message.
+func conditionDetails(v *structpb.Value) (reasons, messages map[string]string) {
+	reasons, messages = map[string]string{}, map[string]string{}
+	for _, c := range v.GetListValue().GetValues() {
+		typ := str(c.GetStructValue(), "type")
+		reasons[typ], messages[typ] = str(c.GetStructValue(), "reason"), str(c.GetStructValue(), "message")
+	}
+	return reasons, messages
 }
 
 // stringMap reads an object of strings, leaving out values of other types.

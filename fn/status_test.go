@@ -41,11 +41,11 @@ func TestEdgeConditionsGuardAndReadiness(t *testing.T) {
 			},
 		},
 		"ObservedIssuerReady": {
-			reason:   "An observed Issuer with Ready=True is marked ready; the rest are not observed yet; the XR's readiness is left to Crossplane",
+			reason:   "An observed Issuer with Ready=True is marked ready; the rest are not observed yet; the XR's readiness is left to Crossplane; the cluster has no GatewayClass cilium",
 			observed: map[string]*fnv1.Resource{"issuer": {Resource: resource.MustStructJSON(readyIssuer)}},
 			want: want{
 				Conditions: []string{
-					"GatewayReady False GatewayNotAccepted: Underlying Gateway tenant-root/cozystack has not been accepted by its controller yet",
+					"GatewayReady False GatewayClassNotFound: GatewayClass cilium does not exist, so no controller will accept Gateway tenant-root/cozystack; set spec.gatewayClassName to a class of the cluster (kubectl get gatewayclass)",
 					"ListenersReady True ListenersFit: every hostname fits within the 64-listener limit",
 					"RoutesAccepted True Accepted: every claimed hostname is served or reported in status.hostnames",
 				},

@@ -21,6 +21,12 @@ func BoundedList(prefix string, items []string, sep, suffix string) string {
 
 // boundedListOf is BoundedList for the first items of a list of total.
 func boundedListOf(prefix string, items []string, total int, sep, suffix string) string {
+	return boundedListWithin(MaxMessage, prefix, items, total, sep, suffix)
+}
+
+// boundedListWithin is boundedListOf within limit bytes rather than
+// MaxMessage.
+func boundedListWithin(limit int, prefix string, items []string, total int, sep, suffix string) string {
 	var b strings.Builder
 	b.WriteString(prefix)
 	shown := 0
@@ -34,7 +40,7 @@ func boundedListOf(prefix string, items []string, total int, sep, suffix string)
 		if rest := total - i - 1; rest > 0 {
 			tail = fmt.Sprintf("%s… and %d more", sep, rest)
 		}
-		if b.Len()+len(add)+len(tail)+len(suffix) > MaxMessage {
+		if b.Len()+len(add)+len(tail)+len(suffix) > limit {
 			break
 		}
 		b.WriteString(add)
@@ -47,7 +53,7 @@ func boundedListOf(prefix string, items []string, total int, sep, suffix string)
 		fmt.Fprintf(&b, "… and %d more", total-shown)
 	}
 	b.WriteString(suffix)
-	return truncate(b.String())
+	return truncateTo(b.String(), limit)
 }
 
 // Truncate cuts a message at MaxMessage bytes, on a rune boundary: for
@@ -56,12 +62,15 @@ func Truncate(s string) string { return truncate(s) }
 
 // truncate cuts a message that is still too long (a long prefix) at
 // MaxMessage bytes, on a rune boundary.
-func truncate(s string) string {
-	if len(s) <= MaxMessage {
+func truncate(s string) string { return truncateTo(s, MaxMessage) }
+
+// truncateTo cuts s at limit bytes, on a rune boundary.
+func truncateTo(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
 	const ellipsis = "…"
-	cut := MaxMessage - len(ellipsis)
+	cut := limit - len(ellipsis)
 	for cut > 0 && !utf8RuneStart(s[cut]) {
 		cut--
 	}

@@ -175,7 +175,7 @@ func Compose(in Input) (*Output, error) {
 	out.Conditions = []Condition{
 		gatewayReady(&in, refused, p.listeners, out.ListenerStatus),
 		listenersReady(&in, out.LeftOut),
-		routesAccepted(claims, len(out.Hostnames), contests, t.foreign),
+		routesAccepted(claims, len(out.Hostnames), contests, t.foreign, children),
 	}
 	out.Warnings = warnings(&in, contests, left, out)
 	return out, nil

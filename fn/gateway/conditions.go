@@ -3,6 +3,7 @@ package gateway
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -31,14 +32,30 @@ const (
 type ConditionReason string
 
 // Reasons of GatewayReady, in the order the first problem found is
-// reported.
+// reported (see Status and conditions in docs/design.md).
 const (
-	ReasonReconcileError          ConditionReason = "ReconcileError"
+	// ReasonReconcileError: the ownership guard refused objects the
+	// TenantGateway needs; the message names each.
+	ReasonReconcileError ConditionReason = "ReconcileError"
+	// ReasonGatewayClassNotFound: spec.gatewayClassName names no
+	// GatewayClass, so no controller will ever accept the Gateway.
+	ReasonGatewayClassNotFound ConditionReason = "GatewayClassNotFound"
+	// ReasonGatewayClassUnsupported: passthrough listeners on a class that
+	// lists its supported features without TLSRoute.
 	ReasonGatewayClassUnsupported ConditionReason = "GatewayClassUnsupported"
-	ReasonGatewayNotAccepted      ConditionReason = "GatewayNotAccepted"
-	ReasonGatewayNotProgrammed    ConditionReason = "GatewayNotProgrammed"
-	ReasonListenersNotReady       ConditionReason = "ListenersNotReady"
-	ReasonReconciled              ConditionReason = "Reconciled"
+	// ReasonGatewayNotAccepted: the Gateway is not Accepted (not observed
+	// yet, or its controller refused it; its reason and message follow).
+	ReasonGatewayNotAccepted ConditionReason = "GatewayNotAccepted"
+	// ReasonGatewayNotProgrammed: the Gateway is Accepted but not
+	// Programmed; the message carries the controller's reason and message
+	// (AddressNotAssigned while a LoadBalancer is pending).
+	ReasonGatewayNotProgrammed ConditionReason = "GatewayNotProgrammed"
+	// ReasonListenersNotReady: listeners are not ready; the message names
+	// each with its status.listeners reason, and for CertificateNotReady
+	// cert-manager's reason and message.
+	ReasonListenersNotReady ConditionReason = "ListenersNotReady"
+	// ReasonReconciled: the Gateway is programmed and every listener ready.
+	ReasonReconciled ConditionReason = "Reconciled"
 )
 
 // Reasons of ListenersReady.
@@ -48,13 +65,26 @@ const (
 	ReasonListenersFit                 ConditionReason = "ListenersFit"
 )
 
-// Reasons of RoutesAccepted, in the order the first problem found is
-// reported.
+// Reasons of RoutesAccepted, in order of precedence: the reason is the
+// first cause found, and the message names every cause found, each
+// bounded (see Status and conditions in docs/design.md).
 const (
-	ReasonHostnameConflict     ConditionReason = "HostnameConflict"
-	ReasonNoMatchingParent     ConditionReason = "NoMatchingParent"
+	// ReasonHostnameConflict: routes lost hostnames to other namespaces.
+	ReasonHostnameConflict ConditionReason = "HostnameConflict"
+	// ReasonNoMatchingParent: routes match no listener for hostnames
+	// (their kind, or their sectionName or port).
+	ReasonNoMatchingParent ConditionReason = "NoMatchingParent"
+	// ReasonNamespaceNotAdmitted: attached namespaces carry another
+	// Gateway's label, so their routes get no listener.
 	ReasonNamespaceNotAdmitted ConditionReason = "NamespaceNotAdmitted"
-	ReasonAccepted             ConditionReason = "Accepted"
+	// ReasonHostnamesNotServed: claimed hostnames are OutsideApex or
+	// Invalid; the message names them.
+	ReasonHostnamesNotServed ConditionReason = "HostnamesNotServed"
+	// ReasonChildApexOutsideApex: child tenant apexes are not under the
+	// apex, so they get no listener; the message names them.
+	ReasonChildApexOutsideApex ConditionReason = "ChildApexOutsideApex"
+	// ReasonAccepted: every claimed hostname is served or reported.
+	ReasonAccepted ConditionReason = "Accepted"
 )
 
 // A Condition the function sets on the XR.
@@ -77,18 +107,23 @@ func gatewayReady(in *Input, refused []string, listeners []gwapiv1.Listener, ls 
 	switch {
 	case len(refused) > 0:
 		c.Reason, c.Message = ReasonReconcileError, BoundedList("", refused, "; ", "")
+	case in.GatewayClass == nil:
+		c.Reason = ReasonGatewayClassNotFound
+		c.Message = fmt.Sprintf("GatewayClass %s does not exist, so no controller will accept Gateway %s; set spec.gatewayClassName to a class of the cluster (kubectl get gatewayclass)", in.Spec.GatewayClassName, name)
 	case classLacksTLSRoute(in, listeners):
 		c.Reason = ReasonGatewayClassUnsupported
 		c.Message = fmt.Sprintf("GatewayClass %s lists its supported features but not TLSRoute, so nothing would serve the TLS passthrough listeners of Gateway %s", in.GatewayClass.Name, name)
 	case gw == nil || gw.Conditions[condAccepted] != statusTrue:
-		c.Reason, c.Message = ReasonGatewayNotAccepted, fmt.Sprintf("Underlying Gateway %s has not been accepted by its controller yet", name)
+		c.Reason = ReasonGatewayNotAccepted
+		c.Message = truncate(fmt.Sprintf("Underlying Gateway %s has not been accepted by its controller yet", name) + controllerSays(gw, condAccepted))
 	case gw.Conditions[condProgrammed] != statusTrue:
-		c.Reason, c.Message = ReasonGatewayNotProgrammed, fmt.Sprintf("Underlying Gateway %s has not been programmed by its controller yet", name)
+		c.Reason = ReasonGatewayNotProgrammed
+		c.Message = truncate(fmt.Sprintf("Underlying Gateway %s has not been programmed by its controller yet", name) + controllerSays(gw, condProgrammed))
 	default:
 		var bad []string
 		for _, l := range ls {
 			if !l.Ready {
-				bad = append(bad, l.Name+" ("+l.Reason+")")
+				bad = append(bad, listenerCause(l))
 			}
 		}
 		if len(bad) > 0 {
@@ -100,6 +135,28 @@ func gatewayReady(in *Input, refused []string, listeners []gwapiv1.Listener, ls 
 		c.Message = fmt.Sprintf("Gateway %s programmed with %d listeners", name, len(ls))
 	}
 	return c
+}
+
+// controllerSays is ": <reason>: <message>" of a condition of an observed
+// resource, as its controller wrote it, or "" when it wrote none.
+func controllerSays(o *ObservedResource, typ string) string {
+	if o == nil || o.Reasons[typ] == "" && o.Messages[typ] == "" {
+		return ""
+	}
+	out := ": " + o.Reasons[typ]
+	if m := o.Messages[typ]; m != "" {
+		out += ": " + m
+	}
+	return out
+}
+
+// listenerCause names a listener that is not ready with its reason, and
+// for a certificate not ready cert-manager's words.
+func listenerCause(l v1alpha1.ListenerStatus) string {
+	if l.Message != "" {
+		return l.Name + " (" + l.Reason + ": " + l.Message + ")"
+	}
+	return l.Name + " (" + l.Reason + ")"
 }
 
 // classLacksTLSRoute reports whether the Gateway has passthrough listeners
@@ -145,48 +202,99 @@ func listenersReady(in *Input, l LeftOut) Condition {
 }
 
 // routesAccepted is RoutesAccepted: False on hostname conflicts, on routes
-// no listener can take (NoMatchingParent), or on attached namespaces another
-// Gateway's owner marked. When status.hostnames is cut short, its message says so.
-func routesAccepted(claims []*claim, listed int, contests []*contest, foreign []string) Condition {
-	c := routeAcceptance(claims, contests, foreign)
+// no listener can take (NoMatchingParent), on attached namespaces another
+// Gateway's owner marked, on hostnames OutsideApex or Invalid, on child
+// apexes outside the apex. The reason is the first of these; the message
+// names every one, each in its share of the bound. When status.hostnames is
+// cut short, the message says so.
+func routesAccepted(claims []*claim, listed int, contests []*contest, foreign []string, children []*child) Condition {
+	c := routeAcceptance(claims, contests, foreign, children)
 	if len(claims) > listed {
 		c.Message = truncate(c.Message + fmt.Sprintf(" (status.hostnames lists %d of %d claims, those not served first)", listed, len(claims)))
 	}
 	return c
 }
 
-func routeAcceptance(claims []*claim, contests []*contest, foreign []string) Condition {
-	c := Condition{Type: ConditionRoutesAccepted}
-	if len(contests) > 0 {
-		var lost []string
-		for _, ct := range contests {
-			for _, l := range ct.losers {
-				lost = append(lost, fmt.Sprintf("%s lost %s to %s", l, ct.hostname, ct.winner.route))
+// A cause is one reason RoutesAccepted is False, with what it names.
+type cause struct {
+	reason ConditionReason
+	prefix string
+	items  []string
+	total  int
+	sep    string
+}
+
+// maxCauseItems bounds the items a cause collects; the message counts the
+// rest.
+const maxCauseItems = 100
+
+func (c *cause) add(item string) {
+	if len(c.items) < maxCauseItems {
+		c.items = append(c.items, item)
+	}
+	c.total++
+}
+
+func routeAcceptance(claims []*claim, contests []*contest, foreign []string, children []*child) Condition {
+	var found []*cause
+	for _, k := range routeCauses(claims, contests, foreign, children) {
+		if k.total > 0 {
+			found = append(found, k)
+		}
+	}
+	if len(found) == 0 {
+		return Condition{Type: ConditionRoutesAccepted, Status: true, Reason: ReasonAccepted, Message: "every claimed hostname is served or reported in status.hostnames"}
+	}
+	// Each cause gets an equal share of the bound, so that every one is
+	// named however long the first is.
+	share := (MaxMessage - (len(found)-1)*len(causeSep)) / len(found)
+	parts := make([]string, 0, len(found))
+	for _, k := range found {
+		parts = append(parts, boundedListWithin(share, k.prefix, k.items, k.total, k.sep, ""))
+	}
+	return Condition{Type: ConditionRoutesAccepted, Reason: found[0].reason, Message: truncate(strings.Join(parts, causeSep))}
+}
+
+// routeCauses are the causes of RoutesAccepted, in order of precedence,
+// each with what it names (none when it does not apply).
+func routeCauses(claims []*claim, contests []*contest, foreign []string, children []*child) []*cause {
+	conflict := &cause{reason: ReasonHostnameConflict, prefix: "hostname conflicts: ", sep: "; "}
+	for _, ct := range contests {
+		for _, l := range ct.losers {
+			conflict.add(fmt.Sprintf("%s lost %s to %s", l, ct.hostname, ct.winner.route))
+		}
+	}
+	sort.Strings(conflict.items)
+	orphans := &cause{reason: ReasonNoMatchingParent, prefix: "routes target this Gateway but match no listener for these hostnames (see status.hostnames): ", sep: ", "}
+	unserved := &cause{reason: ReasonHostnamesNotServed, prefix: "hostnames that can never be served (see status.hostnames): ", sep: ", "}
+	last := ""
+	for _, cl := range claims {
+		switch cl.state {
+		case v1alpha1.HostnameNoMatchingParent:
+			orphans.add(fmt.Sprintf("%s (%s)", cl.route, cl.hostname))
+		case v1alpha1.HostnameOutsideApex, v1alpha1.HostnameInvalid:
+			// Claims are sorted by hostname: one entry per hostname.
+			if item := fmt.Sprintf("%s (%s)", cl.hostname, cl.state); item != last {
+				unserved.add(item)
+				last = item
 			}
 		}
-		sort.Strings(lost)
-		c.Reason, c.Message = ReasonHostnameConflict, BoundedList("hostname conflicts: ", lost, "; ", "")
-		return c
 	}
-	var orphans []string
-	for _, cl := range claims {
-		if cl.state == v1alpha1.HostnameNoMatchingParent {
-			orphans = append(orphans, fmt.Sprintf("%s (%s)", cl.route, cl.hostname))
+	notAdmitted := &cause{reason: ReasonNamespaceNotAdmitted, prefix: "attached namespaces carry another Gateway's " + LabelNamespaceGateway + " label, so their routes get no listener: ", sep: ", "}
+	for _, ns := range foreign {
+		notAdmitted.add(ns)
+	}
+	outside := &cause{reason: ReasonChildApexOutsideApex, prefix: "child tenant apexes outside the apex get no listener (see status.childApexes): ", sep: ", "}
+	for _, ch := range children {
+		if ch.state == v1alpha1.ChildApexOutsideApex {
+			outside.add(fmt.Sprintf("%s (namespace %s)", ch.apex, ch.namespace))
 		}
 	}
-	if len(orphans) > 0 {
-		c.Reason = ReasonNoMatchingParent
-		c.Message = BoundedList("routes target this Gateway but match no listener for these hostnames (a sectionName or port that selects no listener taking the hostname; a TLSRoute needs a TLS passthrough listener; an HTTPRoute cannot take a passthrough hostname; see status.hostnames): ", orphans, ", ", "")
-		return c
-	}
-	if len(foreign) > 0 {
-		c.Reason = ReasonNamespaceNotAdmitted
-		c.Message = BoundedList("attached namespaces carry another Gateway's "+LabelNamespaceGateway+" label, so their routes get no listener: ", foreign, ", ", "")
-		return c
-	}
-	c.Status, c.Reason, c.Message = true, ReasonAccepted, "every claimed hostname is served or reported in status.hostnames"
-	return c
+	return []*cause{conflict, orphans, notAdmitted, unserved, outside}
 }
+
+// causeSep separates the causes in a message.
+const causeSep = " | "
 
 // warnings are the Warning events of this run: at most one per kind, each
 // bounded, and only when what it is about changed since the last run (a

@@ -14,6 +14,10 @@ import (
 type ObservedResource struct {
 	// Conditions maps a condition type to its status ("True", "False", …).
 	Conditions map[string]string
+	// Reasons and Messages map a condition type to the reason and message
+	// its controller gave, as it gave them (unbounded: the function bounds
+	// what it copies).
+	Reasons, Messages map[string]string
 	// Listeners maps a Gateway listener name to its conditions.
 	Listeners map[string]map[string]string
 	// ListenerNames are a Gateway's spec listener names, as last composed.

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"strings"
+
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -28,7 +30,15 @@ const (
 	ReasonListenerNotAccepted     = "NotAccepted"
 	ReasonListenerNotProgrammed   = "NotProgrammed"
 	ReasonListenerRefsNotResolved = "RefsNotResolved"
+	// ReasonListenerCertificateNotReady: the listener's Certificate is
+	// observed and not Ready; cert-manager's reason and message follow in
+	// status.listeners[].message. It comes first: a Secret not issued is
+	// why the Gateway's own listener conditions fail.
+	ReasonListenerCertificateNotReady = "CertificateNotReady"
 )
+
+// maxListenerMessage bounds status.listeners[].message.
+const maxListenerMessage = 256
 
 // ready reports whether a composed resource is ready, from what Crossplane
 // observed of it. A resource not observed yet is not ready.
@@ -56,6 +66,46 @@ func ready(in *Input, key string, o *ObservedResource, listeners []gwapiv1.Liste
 	}
 }
 
+// listenerReadiness judges one listener from its conditions on the observed
+// Gateway (nil when it reports none) and its observed Certificate (nil when
+// it has none, or Crossplane has not observed it).
+func listenerReadiness(in *Input, conds map[string]string, cert *ObservedResource) (bool, string, string) {
+	switch {
+	case cert != nil && cert.Conditions[condReady] != statusTrue:
+		msg := truncateTo(strings.TrimPrefix(controllerSays(cert, condReady), ": "), maxListenerMessage)
+		if msg == "" {
+			msg = "cert-manager has not reported it Ready yet"
+		}
+		return false, ReasonListenerCertificateNotReady, msg
+	case conds == nil:
+		return false, ReasonListenerPending, ""
+	case conds[condAccepted] != statusTrue:
+		return false, ReasonListenerNotAccepted, ""
+	case conds[condProgrammed] != statusTrue:
+		return false, ReasonListenerNotProgrammed, ""
+	case conds[condResolvedRefs] == statusFalse && !ciliumQuirk(in):
+		return false, ReasonListenerRefsNotResolved, ""
+	}
+	return true, ReasonListenerReady, ""
+}
+
+// listenerCertificateKey is the composition resource name of the
+// Certificate a listener serves, or "": its own in http01, the wildcard one
+// in dns01, none in existingSecret and edge or for a listener without TLS
+// termination.
+func listenerCertificateKey(in *Input, l gwapiv1.Listener) string {
+	if l.Protocol != gwapiv1.HTTPSProtocolType {
+		return ""
+	}
+	switch in.Spec.CertMode {
+	case v1alpha1.CertModeHTTP01:
+		return CertificateKey(string(l.Name))
+	case v1alpha1.CertModeDNS01:
+		return KeyCertificateWildcard
+	}
+	return ""
+}
+
 // listenerStatus mirrors each listener of the Gateway, in Gateway order,
 // with its readiness from the observed Gateway status.
 func listenerStatus(in *Input, listeners []gwapiv1.Listener, gw *ObservedResource) []v1alpha1.ListenerStatus {
@@ -72,18 +122,7 @@ func listenerStatus(in *Input, listeners []gwapiv1.Listener, gw *ObservedResourc
 		if gw != nil {
 			conds = gw.Listeners[string(l.Name)]
 		}
-		switch {
-		case conds == nil:
-			s.Reason = ReasonListenerPending
-		case conds[condAccepted] != statusTrue:
-			s.Reason = ReasonListenerNotAccepted
-		case conds[condProgrammed] != statusTrue:
-			s.Reason = ReasonListenerNotProgrammed
-		case conds[condResolvedRefs] == statusFalse && !ciliumQuirk(in):
-			s.Reason = ReasonListenerRefsNotResolved
-		default:
-			s.Ready, s.Reason = true, ReasonListenerReady
-		}
+		s.Ready, s.Reason, s.Message = listenerReadiness(in, conds, in.Observed[listenerCertificateKey(in, l)])
 		out = append(out, s)
 	}
 	return out

@@ -61,8 +61,16 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 		observed map[string]*ObservedResource
 		want     want
 	}{
+		"ClassNotFound": {
+			reason: "The GatewayClass does not exist: GatewayClassNotFound at once, before the Gateway sits unaccepted",
+			want: want{
+				Reasons:      []string{"http:false:Pending", wwwListener + ":false:Pending"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayClassNotFound, Message: "GatewayClass cilium does not exist, so no controller will accept Gateway tenant-root/cozystack; set spec.gatewayClassName to a class of the cluster (kubectl get gatewayclass)"},
+			},
+		},
 		"NotObserved": {
 			reason: "A Gateway not observed yet: every listener Pending, GatewayNotAccepted",
+			class:  cilium,
 			want: want{
 				Reasons:      []string{"http:false:Pending", wwwListener + ":false:Pending"},
 				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayNotAccepted, Message: "Underlying Gateway tenant-root/cozystack has not been accepted by its controller yet"},
@@ -70,12 +78,58 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 		},
 		"NotProgrammed": {
 			reason: "Accepted but not Programmed: GatewayNotProgrammed",
+			class:  cilium,
 			observed: gw(map[string]string{"Accepted": "True", "Programmed": "False"}, map[string]map[string]string{
 				"http": {"Accepted": "False"}, wwwListener: {"Accepted": "True", "Programmed": "False"},
 			}),
 			want: want{
 				Reasons:      []string{"http:false:NotAccepted", wwwListener + ":false:NotProgrammed"},
 				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayNotProgrammed, Message: "Underlying Gateway tenant-root/cozystack has not been programmed by its controller yet"},
+			},
+		},
+		"NotProgrammedWithTheControllersWords": {
+			reason: "GatewayNotProgrammed carries the Gateway's own reason and message (a LoadBalancer pending)",
+			class:  cilium,
+			observed: map[string]*ObservedResource{KeyGateway: {
+				Conditions: map[string]string{"Accepted": "True", "Programmed": "False"},
+				Reasons:    map[string]string{"Accepted": "Accepted", "Programmed": "AddressNotAssigned"},
+				Messages:   map[string]string{"Programmed": "No addresses have been assigned to the Gateway"},
+			}},
+			want: want{
+				Reasons:      []string{"http:false:Pending", wwwListener + ":false:Pending"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayNotProgrammed, Message: "Underlying Gateway tenant-root/cozystack has not been programmed by its controller yet: AddressNotAssigned: No addresses have been assigned to the Gateway"},
+			},
+		},
+		"CertificateNotReady": {
+			reason: "A listener whose Certificate is not Ready says so with cert-manager's reason and message, in status.listeners and in ListenersNotReady",
+			class:  envoy,
+			observed: map[string]*ObservedResource{
+				KeyGateway: {Conditions: accepted, Listeners: map[string]map[string]string{
+					"http": accepted, wwwListener: {"Accepted": "True", "Programmed": "False", "ResolvedRefs": "False"},
+				}},
+				wwwCert: {
+					Conditions: map[string]string{"Ready": "False"},
+					Reasons:    map[string]string{"Ready": "DoesNotExist"},
+					Messages:   map[string]string{"Ready": "Issuing certificate as Secret does not exist"},
+				},
+			},
+			want: want{
+				Reasons: []string{"http:true:Ready", wwwListener + ":false:CertificateNotReady:DoesNotExist: Issuing certificate as Secret does not exist"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (CertificateNotReady: DoesNotExist: Issuing certificate as Secret does not exist) (see status.listeners)"},
+			},
+		},
+		"CertificateReady": {
+			reason: "A Ready Certificate leaves the listener to the Gateway's conditions",
+			class:  envoy,
+			observed: map[string]*ObservedResource{
+				KeyGateway: {Conditions: accepted, Listeners: map[string]map[string]string{"http": accepted, wwwListener: accepted}},
+				wwwCert:    {Conditions: map[string]string{"Ready": "True"}},
+			},
+			want: want{
+				Reasons:      []string{"http:true:Ready", wwwListener + ":true:Ready"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Status: true, Reason: ReasonReconciled, Message: "Gateway tenant-root/cozystack programmed with 2 listeners"},
+				Ready:        true,
 			},
 		},
 		"OneListenerNotProgrammed": {
@@ -120,7 +174,11 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			out := run(t, Input{Observed: tc.observed, GatewayClass: tc.class})
 			got := want{GatewayReady: condition(out, ConditionGatewayReady), Ready: out.Ready[KeyGateway]}
 			for _, l := range out.ListenerStatus {
-				got.Reasons = append(got.Reasons, strings.Join([]string{l.Name, strconv.FormatBool(l.Ready), l.Reason}, ":"))
+				r := strings.Join([]string{l.Name, strconv.FormatBool(l.Ready), l.Reason}, ":")
+				if l.Message != "" {
+					r += ":" + l.Message
+				}
+				got.Reasons = append(got.Reasons, r)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
@@ -291,6 +349,60 @@ func TestConditions(t *testing.T) {
 			}
 		}
 	})
+	t.Run("GuardBeforeClass", func(t *testing.T) {
+		// A refused object and a missing class: ReconcileError first.
+		out := run(t, Input{Probes: map[string]Probe{KeyIssuer: {Exists: true}}})
+		if c := condition(out, ConditionGatewayReady); c.Reason != ReasonReconcileError {
+			t.Errorf("GatewayReady %s, want %s", c.Reason, ReasonReconcileError)
+		}
+	})
+	t.Run("HostnamesNotServed", func(t *testing.T) {
+		out := run(t, Input{Routes: []Route{routeTo("tenant-root", "r", "www.example.org", "shop.example.net", "Bad_Name.example.org", "*.example.org")}})
+		want := Condition{Type: ConditionRoutesAccepted, Reason: ReasonHostnamesNotServed,
+			Message: "hostnames that can never be served (see status.hostnames): *.example.org (Invalid), Bad_Name.example.org (Invalid), shop.example.net (OutsideApex)"}
+		if diff := cmp.Diff(want, condition(out, ConditionRoutesAccepted)); diff != "" {
+			t.Errorf("-want, +got:\n%s", diff)
+		}
+	})
+	t.Run("ChildApexOutsideApex", func(t *testing.T) {
+		out := run(t, Input{Namespaces: []Namespace{labelled("tenant-x", "x.example.net")}})
+		want := Condition{Type: ConditionRoutesAccepted, Reason: ReasonChildApexOutsideApex,
+			Message: "child tenant apexes outside the apex get no listener (see status.childApexes): x.example.net (namespace tenant-x)"}
+		if diff := cmp.Diff(want, condition(out, ConditionRoutesAccepted)); diff != "" {
+			t.Errorf("-want, +got:\n%s", diff)
+		}
+	})
+	t.Run("EveryCauseInOrder", func(t *testing.T) {
+		// Every cause at once, each with more items than fit: the reason
+		// is the first by precedence, and the message names every cause
+		// within the bound.
+		var routes []Route
+		for i := range 200 {
+			h := sprintf("h%03d.example.org", i)
+			routes = append(routes, routeTo("cozy-a", sprintf("w%03d", i), h), routeTo("tenant-root", sprintf("l%03d", i), h))
+			tls := routeTo("tenant-root", sprintf("t%03d", i), sprintf("t%03d.example.org", i))
+			tls.Kind = KindTLSRoute
+			routes = append(routes, tls, routeTo("tenant-root", sprintf("o%03d", i), sprintf("o%03d.example.net", i)))
+		}
+		nss := []Namespace{{Name: "cozy-other", Labels: map[string]string{LabelNamespaceGateway: "tenant-x"}}}
+		named := map[string]*Namespace{"cozy-other": {Name: "cozy-other", Labels: map[string]string{LabelNamespaceGateway: "tenant-x"}, Annotations: map[string]string{AnnotationAttachedBy: "tenant-x"}}}
+		for i := range 200 {
+			nss = append(nss, labelled(sprintf("tenant-x%03d", i), sprintf("x%03d.example.net", i)))
+		}
+		out := run(t, Input{Spec: v1alpha1.TenantGatewaySpec{AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-a", "cozy-other"}}, Routes: routes, Namespaces: nss, NamedNamespaces: named})
+		c := condition(out, ConditionRoutesAccepted)
+		if c.Reason != ReasonHostnameConflict || len(c.Message) > MaxMessage {
+			t.Errorf("RoutesAccepted %s with %d bytes, want %s within %d", c.Reason, len(c.Message), ReasonHostnameConflict, MaxMessage)
+		}
+		at := -1
+		for _, part := range []string{"hostname conflicts: ", "match no listener", "another Gateway's", "can never be served", "child tenant apexes outside"} {
+			i := strings.Index(c.Message, part)
+			if i <= at {
+				t.Errorf("message does not name %q after the causes before it: %s", part, c.Message)
+			}
+			at = i
+		}
+	})
 	t.Run("HostnameConflict", func(t *testing.T) {
 		out := run(t, Input{
 			Spec:       v1alpha1.TenantGatewaySpec{AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-b", "tenant-a"}},
@@ -307,7 +419,7 @@ func TestConditions(t *testing.T) {
 		tls := Route{Kind: KindTLSRoute, Namespace: "tenant-root", Name: "api", ParentRefs: []ParentRef{{Name: "cozystack"}}, Hostnames: []string{"api.example.org"}}
 		out := run(t, Input{Spec: v1alpha1.TenantGatewaySpec{CertMode: v1alpha1.CertModeEdge}, Routes: []Route{tls}})
 		want := Condition{Type: ConditionRoutesAccepted, Reason: ReasonNoMatchingParent,
-			Message: "routes target this Gateway but match no listener for these hostnames (a sectionName or port that selects no listener taking the hostname; a TLSRoute needs a TLS passthrough listener; an HTTPRoute cannot take a passthrough hostname; see status.hostnames): TLSRoute/tenant-root/api (api.example.org)"}
+			Message: "routes target this Gateway but match no listener for these hostnames (see status.hostnames): TLSRoute/tenant-root/api (api.example.org)"}
 		if diff := cmp.Diff(want, condition(out, ConditionRoutesAccepted)); diff != "" {
 			t.Errorf("-want, +got:\n%s", diff)
 		}
@@ -363,7 +475,7 @@ func TestHostnameStatusIsBounded(t *testing.T) {
 	if last.Hostname != "zzz.example.net" || last.State != v1alpha1.HostnameOutsideApex {
 		t.Errorf("the claim that is not served must be kept, sorted last: got %+v", last)
 	}
-	want := "every claimed hostname is served or reported in status.hostnames (status.hostnames lists 1000 of 1501 claims, those not served first)"
+	want := "hostnames that can never be served (see status.hostnames): zzz.example.net (OutsideApex) (status.hostnames lists 1000 of 1501 claims, those not served first)"
 	if got := condition(out, ConditionRoutesAccepted).Message; got != want {
 		t.Errorf("RoutesAccepted message:\nwant %s\ngot  %s", want, got)
 	}

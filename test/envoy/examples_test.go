@@ -119,6 +119,18 @@ var judged = map[string]struct {
 		shows:  "as status-listener-not-programmed",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckRouteTable: 2, CheckPort80: 2, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
 	},
+	"status-class-not-found": {
+		shows:  "as status-listener-not-programmed (the judge gives the Gateway Envoy Gateway's class, which exists)",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckRouteTable: 2, CheckPort80: 2, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
+	},
+	"status-not-programmed": {
+		shows:  "as status-listener-not-programmed",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckRouteTable: 2, CheckPort80: 2, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
+	},
+	"status-certificate-not-ready": {
+		shows:  "as status-listener-not-programmed",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckPort80: 3, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
+	},
 	"status-ready": {
 		shows:  "as status-listener-not-programmed",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckRouteTable: 2, CheckPort80: 2, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},

@@ -212,11 +212,18 @@ type ListenerStatus struct {
 	Hostname string `json:"hostname,omitempty"`
 	// Port of the listener.
 	Port int32 `json:"port"`
-	// Ready is true when the listener is Accepted and Programmed.
+	// Ready is true when the listener is Accepted and Programmed, its
+	// references resolved, and its Certificate, if composed, Ready.
 	Ready bool `json:"ready"`
-	// Reason is Ready, Pending, NotAccepted or NotProgrammed.
+	// Reason is Ready, Pending, NotAccepted, NotProgrammed,
+	// RefsNotResolved or CertificateNotReady.
 	// +optional
 	Reason string `json:"reason,omitempty"`
+	// Message is cert-manager's reason and message for CertificateNotReady,
+	// at most 256 bytes.
+	// +kubebuilder:validation:MaxLength=256
+	// +optional
+	Message string `json:"message,omitempty"`
 	// CertificateName is the Secret the listener's TLS refers to.
 	// +optional
 	CertificateName string `json:"certificateName,omitempty"`
