@@ -13,7 +13,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 )
 
-const tgwJSON = `{"apiVersion":"gateway.cozystack.io/v1alpha1","kind":"TenantGateway","metadata":{"name":"cozystack","namespace":"tenant-root"},"spec":%s}`
+const tgwJSON = `{"apiVersion":"gateway.cozystack.io/v1alpha1","kind":"TenantGateway","metadata":{"name":"cozystack","namespace":"tenant-root","generation":3},"spec":%s}`
 
 func newRequest(t testing.TB, spec string, input *structpb.Struct, desired map[string]*fnv1.Resource) *fnv1.RunFunctionRequest {
 	t.Helper()
@@ -64,10 +64,12 @@ func summarize(t *testing.T, rsp *fnv1.RunFunctionResponse) summary {
 }
 
 // pendingHTTP is the status of a fresh http01 TenantGateway without routes:
-// its Gateway, with only the http listener, is not observed yet.
+// its Gateway, with only the http listener, is not observed yet; computed
+// from the XR's generation 3.
 var pendingHTTP = map[string]any{
-	"certMode":  "http01",
-	"listeners": []any{map[string]any{"name": "http", "port": float64(80), "ready": false, "reason": "Pending"}},
+	"observedGeneration": float64(3),
+	"certMode":           "http01",
+	"listeners":          []any{map[string]any{"name": "http", "port": float64(80), "ready": false, "reason": "Pending"}},
 }
 
 // platformWith is the platform EnvironmentConfig holding data.

@@ -122,7 +122,7 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		}
 		set(rsp, string(c.Type), string(c.Reason)).WithMessage(c.Message).TargetComposite()
 	}
-	if err := setDesired(req, rsp, out); err != nil {
+	if err := setDesired(req, rsp, out, tgw.GetGeneration()); err != nil {
 		response.Fatal(rsp, err)
 		return
 	}
@@ -130,12 +130,14 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 }
 
 // setDesired overlays the composed resources on the desired state of earlier
-// pipeline steps and writes the status the function owns.
-func setDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *gateway.Output) error {
+// pipeline steps and writes the status the function owns, computed from the
+// XR's generation gen.
+func setDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *gateway.Output, gen int64) error {
 	if err := setComposed(req, rsp, out.Resources, func(key string) bool { return out.Ready[key] }); err != nil {
 		return err
 	}
 	status := &v1alpha1.TenantGatewayStatus{
+		ObservedGeneration: gen,
 		CertMode:           out.CertMode,
 		Listeners:          out.ListenerStatus,
 		Hostnames:          out.Hostnames,

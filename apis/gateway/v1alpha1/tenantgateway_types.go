@@ -354,6 +354,14 @@ type StatusDigests struct {
 // adds its own conditions (Ready, Synced) and the custom ones the function
 // returns (GatewayReady, ListenersReady, RoutesAccepted) next to these fields.
 type TenantGatewayStatus struct {
+	// ObservedGeneration is the metadata.generation of the TenantGateway
+	// the function last computed this status and its GatewayReady,
+	// ListenersReady and RoutesAccepted conditions from. Crossplane's
+	// function protocol carries no observedGeneration for the conditions a
+	// function sets: compare this with metadata.generation to know whether
+	// they reflect the current spec.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// CertMode is the certificate mode in force.
 	// +optional
 	CertMode CertMode `json:"certMode,omitempty"`
