@@ -81,7 +81,7 @@ func TestTenantGatewayXRD(t *testing.T) {
 	for _, c := range v.AdditionalPrinterColumns {
 		cols = append(cols, c.Name)
 	}
-	if diff := cmp.Diff([]string{"APEX", "MODE", "CLASS", "SYNCED", "READY", "COMPOSITION", "COMPOSITIONREVISION", "AGE"}, cols); diff != "" {
+	if diff := cmp.Diff([]string{"APEX", "MODE", "CLASS", "GATEWAY", "SYNCED", "READY", "COMPOSITION", "COMPOSITIONREVISION", "AGE"}, cols); diff != "" {
 		t.Errorf("printer columns: -want, +got:\n%s", diff)
 	}
 	status := v.Schema.OpenAPIV3Schema.Properties["status"].Properties
@@ -128,6 +128,19 @@ func TestTenantXRD(t *testing.T) {
 	for _, f := range []string{"host", "gateway", "gatewayClass", "resourceQuotas"} {
 		if _, ok := spec[f]; !ok {
 			t.Errorf("the claim has no spec.%s, which the seed's Tenants set", f)
+		}
+	}
+	cols := map[string]string{}
+	for _, c := range claim.Spec.Versions[0].AdditionalPrinterColumns {
+		cols[c.Name] = c.JSONPath
+	}
+	for name, path := range map[string]string{
+		"ACCEPTED":      ".status.conditions[?(@.type=='Accepted')].reason",
+		"TENANTGATEWAY": ".status.conditions[?(@.type=='TenantGatewayReady')].reason",
+		"READY":         ".status.conditions[?(@.type=='Ready')].status",
+	} {
+		if cols[name] != path {
+			t.Errorf("the claim's printer column %s is %q, want %q (a tenant sees its refusal or readiness at a glance)", name, cols[name], path)
 		}
 	}
 	status := claim.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["status"].Properties

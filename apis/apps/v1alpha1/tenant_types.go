@@ -53,12 +53,16 @@ type TenantStatus struct {
 
 // An XTenant is a tenant of the platform: a namespace, its inheritance
 // labels, and, for a tenant that owns one, a TenantGateway. Tenants create
-// it through the namespaced Tenant claim.
+// it through the namespaced Tenant claim. ACCEPTED is Derived, or Refused
+// (the Accepted condition's message says why); TENANTGATEWAY is the reason
+// of its TenantGateway's readiness.
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster
 // +kubebuilder:printcolumn:name="NAMESPACE",type="string",JSONPath=".status.namespace"
 // +kubebuilder:printcolumn:name="APEX",type="string",JSONPath=".status.apex"
 // +kubebuilder:printcolumn:name="GATEWAY",type="string",JSONPath=".status.gatewayNamespace"
+// +kubebuilder:printcolumn:name="ACCEPTED",type="string",JSONPath=".status.conditions[?(@.type=='Accepted')].reason"
+// +kubebuilder:printcolumn:name="TENANTGATEWAY",type="string",JSONPath=".status.conditions[?(@.type=='TenantGatewayReady')].reason"
 type XTenant struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

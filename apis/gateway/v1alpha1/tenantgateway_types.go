@@ -405,12 +405,14 @@ const (
 
 // A TenantGateway gives one tenant its own Gateway API Gateway with
 // automatic TLS. Crossplane appends its own SYNCED, READY, COMPOSITION and
-// AGE printer columns to the three declared here.
+// AGE printer columns to the four declared here; GATEWAY is the reason of
+// the GatewayReady condition (Reconciled, or the first problem found).
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Namespaced,shortName=tgw
 // +kubebuilder:printcolumn:name="APEX",type="string",JSONPath=".spec.apex"
 // +kubebuilder:printcolumn:name="MODE",type="string",JSONPath=".spec.certMode"
 // +kubebuilder:printcolumn:name="CLASS",type="string",JSONPath=".spec.gatewayClassName"
+// +kubebuilder:printcolumn:name="GATEWAY",type="string",JSONPath=".status.conditions[?(@.type=='GatewayReady')].reason"
 type TenantGateway struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
