@@ -13,10 +13,16 @@ import (
 )
 
 // fakeCluster answers requirements from JSON objects, through test/fake.
+// Like every platform of ours, it has the GatewayClass the TenantGateways
+// default to, unless noClass.
 type fakeCluster struct {
 	objects []string // JSON
 	served  map[string]bool
+	noClass bool
 }
+
+// ciliumClass is the GatewayClass the TenantGateways default to.
+const ciliumClass = `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"GatewayClass","metadata":{"name":"cilium"},"spec":{"controllerName":"io.cilium/gateway-controller"}}`
 
 // v1TLSRoutes is a cluster serving TLSRoute at v1 (Gateway API v1.6).
 var v1TLSRoutes = map[string]bool{"gateway.networking.k8s.io/v1 TLSRoute": true}
@@ -26,7 +32,11 @@ var v1TLSRoutes = map[string]bool{"gateway.networking.k8s.io/v1 TLSRoute": true}
 func (c fakeCluster) run(t testing.TB, f *Function, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, int) {
 	t.Helper()
 	cl := fake.Cluster{Served: c.served}
-	for _, o := range c.objects {
+	objects := c.objects
+	if !c.noClass {
+		objects = append([]string{ciliumClass}, objects...)
+	}
+	for _, o := range objects {
 		cl.Objects = append(cl.Objects, resource.MustStructJSON(o))
 	}
 	_, rsp, calls, err := cl.Run(context.Background(), f, req)

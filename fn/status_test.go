@@ -24,6 +24,7 @@ func TestEdgeConditionsGuardAndReadiness(t *testing.T) {
 	cases := map[string]struct {
 		reason   string
 		cluster  []string
+		noClass  bool
 		observed map[string]*fnv1.Resource
 		want     want
 	}{
@@ -40,12 +41,25 @@ func TestEdgeConditionsGuardAndReadiness(t *testing.T) {
 				Composite: "READY_FALSE",
 			},
 		},
-		"ObservedIssuerReady": {
-			reason:   "An observed Issuer with Ready=True is marked ready; the rest are not observed yet; the XR's readiness is left to Crossplane; the cluster has no GatewayClass cilium",
-			observed: map[string]*fnv1.Resource{"issuer": {Resource: resource.MustStructJSON(readyIssuer)}},
+		"NoGatewayClass": {
+			reason:  "The cluster has no GatewayClass cilium: GatewayClassNotFound, looked up by the edge",
+			noClass: true,
 			want: want{
 				Conditions: []string{
 					"GatewayReady False GatewayClassNotFound: GatewayClass cilium does not exist, so no controller will accept Gateway tenant-root/cozystack; set spec.gatewayClassName to a class of the cluster (kubectl get gatewayclass)",
+					"ListenersReady True ListenersFit: every hostname fits within the 64-listener limit",
+					"RoutesAccepted True Accepted: every claimed hostname is served or reported in status.hostnames",
+				},
+				Desired:   map[string]string{"gateway": "READY_FALSE", "issuer": "READY_FALSE", "redirect": "READY_FALSE"},
+				Composite: "READY_UNSPECIFIED",
+			},
+		},
+		"ObservedIssuerReady": {
+			reason:   "An observed Issuer with Ready=True is marked ready; the rest are not observed yet; the XR's readiness is left to Crossplane",
+			observed: map[string]*fnv1.Resource{"issuer": {Resource: resource.MustStructJSON(readyIssuer)}},
+			want: want{
+				Conditions: []string{
+					"GatewayReady False GatewayNotAccepted: Underlying Gateway tenant-root/cozystack has not been accepted by its controller yet",
 					"ListenersReady True ListenersFit: every hostname fits within the 64-listener limit",
 					"RoutesAccepted True Accepted: every claimed hostname is served or reported in status.hostnames",
 				},
@@ -58,7 +72,7 @@ func TestEdgeConditionsGuardAndReadiness(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			req := newRequest(t, `{"apex":"example.org"}`, nil, nil)
 			req.Observed.Resources = tc.observed
-			rsp, _ := fakeCluster{served: v1TLSRoutes, objects: tc.cluster}.run(t, NewFunction(), req)
+			rsp, _ := fakeCluster{served: v1TLSRoutes, objects: tc.cluster, noClass: tc.noClass}.run(t, NewFunction(), req)
 			got := want{Desired: map[string]string{}, Composite: rsp.GetDesired().GetComposite().GetReady().String()}
 			for _, c := range rsp.GetConditions() {
 				got.Conditions = append(got.Conditions, c.GetType()+" "+map[fnv1.Status]string{fnv1.Status_STATUS_CONDITION_TRUE: "True", fnv1.Status_STATUS_CONDITION_FALSE: "False"}[c.GetStatus()]+" "+c.GetReason()+": "+c.GetMessage())

@@ -153,7 +153,6 @@ func Compose(in Input) (*Output, error) {
 		ChildApexes:        childApexStatus(children),
 		ChildApexCount:     len(children),
 		HostnamelessRoutes: hostnamelessStatus(&in, t, p, hostless),
-		Digests:            digests(contests, left),
 		Listeners:          len(p.listeners),
 		LeftOut:            left.counts,
 	}
@@ -172,12 +171,15 @@ func Compose(in Input) (*Output, error) {
 	if _, composed := out.Ready[KeyGateway]; composed {
 		out.ListenerStatus = listenerStatus(&in, p.listeners, in.Observed[KeyGateway])
 	}
+	f := findings{contests: contests, leftOut: left, causes: routeCauses(claims, contests, t.foreign, children), refused: refused}
+	f.gatewayReady = gatewayReady(&in, refused, p.listeners, out.ListenerStatus)
 	out.Conditions = []Condition{
-		gatewayReady(&in, refused, p.listeners, out.ListenerStatus),
+		f.gatewayReady,
 		listenersReady(&in, out.LeftOut),
-		routesAccepted(claims, len(out.Hostnames), contests, t.foreign, children),
+		routesAccepted(f.causes, len(claims), len(out.Hostnames)),
 	}
-	out.Warnings = warnings(&in, contests, left, out)
+	out.Digests = digestsOf(&in, f, out.ListenerStatus)
+	out.Warnings = warnings(&in, f, out)
 	return out, nil
 }
 

@@ -201,27 +201,30 @@ func listenersReady(in *Input, l LeftOut) Condition {
 	return c
 }
 
-// routesAccepted is RoutesAccepted: False on hostname conflicts, on routes
-// no listener can take (NoMatchingParent), on attached namespaces another
-// Gateway's owner marked, on hostnames OutsideApex or Invalid, on child
-// apexes outside the apex. The reason is the first of these; the message
-// names every one, each in its share of the bound. When status.hostnames is
-// cut short, the message says so.
-func routesAccepted(claims []*claim, listed int, contests []*contest, foreign []string, children []*child) Condition {
-	c := routeAcceptance(claims, contests, foreign, children)
-	if len(claims) > listed {
-		c.Message = truncate(c.Message + fmt.Sprintf(" (status.hostnames lists %d of %d claims, those not served first)", listed, len(claims)))
+// routesAccepted is RoutesAccepted from the causes of routeCauses: False on
+// hostname conflicts, on routes no listener can take (NoMatchingParent), on
+// attached namespaces another Gateway's owner marked, on hostnames
+// OutsideApex or Invalid, on child apexes outside the apex. The reason is
+// the first of these; the message names every one, each in its share of the
+// bound. When status.hostnames is cut short, the message says so.
+func routesAccepted(causes routeCauseSet, claims, listed int) Condition {
+	c := routeAcceptance(causes)
+	if claims > listed {
+		c.Message = truncate(c.Message + fmt.Sprintf(" (status.hostnames lists %d of %d claims, those not served first)", listed, claims))
 	}
 	return c
 }
 
-// A cause is one reason RoutesAccepted is False, with what it names.
+// A cause is one reason RoutesAccepted is False, with what it names: the
+// first items, how many in all, and a digest of all of them (status
+// remembers it, so that a warning is raised only when the set changes).
 type cause struct {
 	reason ConditionReason
 	prefix string
 	items  []string
 	total  int
 	sep    string
+	digest *lineDigest
 }
 
 // maxCauseItems bounds the items a cause collects; the message counts the
@@ -233,11 +236,28 @@ func (c *cause) add(item string) {
 		c.items = append(c.items, item)
 	}
 	c.total++
+	if c.digest == nil {
+		c.digest = newLineDigest()
+	}
+	c.digest.add(item)
 }
 
-func routeAcceptance(claims []*claim, contests []*contest, foreign []string, children []*child) Condition {
+// sum is the digest of every item; "" for none.
+func (c *cause) sum() string {
+	if c.digest == nil {
+		return ""
+	}
+	return c.digest.sum()
+}
+
+// message is the cause's prefix and items within limit bytes.
+func (c *cause) message(limit int) string {
+	return boundedListWithin(limit, c.prefix, c.items, c.total, c.sep, "")
+}
+
+func routeAcceptance(causes routeCauseSet) Condition {
 	var found []*cause
-	for _, k := range routeCauses(claims, contests, foreign, children) {
+	for _, k := range causes.inOrder() {
 		if k.total > 0 {
 			found = append(found, k)
 		}
@@ -250,14 +270,24 @@ func routeAcceptance(claims []*claim, contests []*contest, foreign []string, chi
 	share := (MaxMessage - (len(found)-1)*len(causeSep)) / len(found)
 	parts := make([]string, 0, len(found))
 	for _, k := range found {
-		parts = append(parts, boundedListWithin(share, k.prefix, k.items, k.total, k.sep, ""))
+		parts = append(parts, k.message(share))
 	}
 	return Condition{Type: ConditionRoutesAccepted, Reason: found[0].reason, Message: truncate(strings.Join(parts, causeSep))}
 }
 
-// routeCauses are the causes of RoutesAccepted, in order of precedence,
-// each with what it names (none when it does not apply).
-func routeCauses(claims []*claim, contests []*contest, foreign []string, children []*child) []*cause {
+// A routeCauseSet is every cause of RoutesAccepted, each with what it
+// names (nothing when it does not apply).
+type routeCauseSet struct {
+	conflict, orphans, notAdmitted, unserved, outside *cause
+}
+
+// inOrder lists the causes in order of precedence.
+func (s routeCauseSet) inOrder() []*cause {
+	return []*cause{s.conflict, s.orphans, s.notAdmitted, s.unserved, s.outside}
+}
+
+// routeCauses collects the causes of RoutesAccepted.
+func routeCauses(claims []*claim, contests []*contest, foreign []string, children []*child) routeCauseSet {
 	conflict := &cause{reason: ReasonHostnameConflict, prefix: "hostname conflicts: ", sep: "; "}
 	for _, ct := range contests {
 		for _, l := range ct.losers {
@@ -290,28 +320,8 @@ func routeCauses(claims []*claim, contests []*contest, foreign []string, childre
 			outside.add(fmt.Sprintf("%s (namespace %s)", ch.apex, ch.namespace))
 		}
 	}
-	return []*cause{conflict, orphans, notAdmitted, unserved, outside}
+	return routeCauseSet{conflict: conflict, orphans: orphans, notAdmitted: notAdmitted, unserved: unserved, outside: outside}
 }
 
 // causeSep separates the causes in a message.
 const causeSep = " | "
-
-// warnings are the Warning events of this run: at most one per kind, each
-// bounded, and only when what it is about changed since the last run (a
-// conflict, a hostname or child apex left out, the Gateway passing 56
-// listeners), because Crossplane turns every warning into an event and
-// rate-limits events per object. Status lists are cut short, so changes are
-// told by digests of the whole sets.
-func warnings(in *Input, contests []*contest, leftOut leftOutSet, out *Output) []string {
-	var w []string
-	if d := out.Digests.Conflicts; d != "" && d != in.Previous.Digests.Conflicts {
-		w = append(w, BoundedList(fmt.Sprintf("hostname conflicts changed; %d contested now: ", len(contests)), conflictLines(contests), "; ", ""))
-	}
-	if d := out.Digests.LeftOut; d != "" && d != in.Previous.Digests.LeftOut {
-		w = append(w, boundedListOf(fmt.Sprintf("hostnames and child apexes left out changed; %d left out now: ", leftOut.counts.Total()), leftOut.first, leftOut.counts.Total(), ", ", ""))
-	}
-	if out.Listeners > WarnListeners && len(in.served) <= WarnListeners {
-		w = append(w, fmt.Sprintf("Gateway %s/%s now has %d listeners, close to the limit of %d; %s", in.Namespace, in.Name, out.Listeners, MaxListeners, budgetAdvice(in)))
-	}
-	return w
-}

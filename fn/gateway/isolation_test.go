@@ -47,6 +47,9 @@ func attack(t *testing.T, in Input) *Output {
 func attackP(t *testing.T, in *Input) *Output {
 	t.Helper()
 	in.Name, in.Namespace, in.UID, in.CertManagerNamespace = "cozystack", "tenant-root", uid, "cozy-cert-manager"
+	if in.GatewayClass == nil {
+		in.GatewayClass = someClass
+	}
 	if in.NamedNamespaces == nil {
 		in.NamedNamespaces = map[string]*Namespace{}
 		for i := range in.Namespaces {

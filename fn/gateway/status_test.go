@@ -19,7 +19,22 @@ var (
 	accepted    = map[string]string{"Accepted": "True", "Programmed": "True"}
 )
 
+// someClass is a GatewayClass of an implementation without quirks, which
+// the tests' TenantGateways get unless they name one.
+var someClass = &Class{Name: "cilium", ControllerName: "example.com/gateway-controller"}
+
+// run composes tenant-root's TenantGateway cozystack; a test that sets no
+// GatewayClass gets someClass.
 func run(t *testing.T, in Input) *Output {
+	t.Helper()
+	if in.GatewayClass == nil {
+		in.GatewayClass = someClass
+	}
+	return runNoClass(t, in)
+}
+
+// runNoClass is run on a cluster without the GatewayClass named.
+func runNoClass(t *testing.T, in Input) *Output {
 	t.Helper()
 	in.Name, in.Namespace, in.UID, in.CertManagerNamespace = "cozystack", "tenant-root", uid, "cozy-cert-manager"
 	if in.Spec.Apex == "" {
@@ -58,11 +73,13 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 	cases := map[string]struct {
 		reason   string
 		class    *Class
+		noClass  bool
 		observed map[string]*ObservedResource
 		want     want
 	}{
 		"ClassNotFound": {
-			reason: "The GatewayClass does not exist: GatewayClassNotFound at once, before the Gateway sits unaccepted",
+			reason:  "The GatewayClass does not exist: GatewayClassNotFound at once, before the Gateway sits unaccepted",
+			noClass: true,
 			want: want{
 				Reasons:      []string{"http:false:Pending", wwwListener + ":false:Pending"},
 				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayClassNotFound, Message: "GatewayClass cilium does not exist, so no controller will accept Gateway tenant-root/cozystack; set spec.gatewayClassName to a class of the cluster (kubectl get gatewayclass)"},
@@ -171,7 +188,11 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			out := run(t, Input{Observed: tc.observed, GatewayClass: tc.class})
+			in, compose := Input{Observed: tc.observed, GatewayClass: tc.class}, run
+			if tc.noClass {
+				compose = runNoClass
+			}
+			out := compose(t, in)
 			got := want{GatewayReady: condition(out, ConditionGatewayReady), Ready: out.Ready[KeyGateway]}
 			for _, l := range out.ListenerStatus {
 				r := strings.Join([]string{l.Name, strconv.FormatBool(l.Ready), l.Reason}, ":")

@@ -348,6 +348,27 @@ type StatusDigests struct {
 	// LeftOut is a digest of every hostname and child apex a limit left out.
 	// +optional
 	LeftOut string `json:"leftOut,omitempty"`
+	// Refused is a digest of the objects the ownership guard refused.
+	// +optional
+	Refused string `json:"refused,omitempty"`
+	// Gateway is a digest of the GatewayReady cause about the class or the
+	// Gateway's programming (GatewayClassNotFound, GatewayClassUnsupported,
+	// GatewayNotProgrammed with the controller's reason).
+	// +optional
+	Gateway string `json:"gateway,omitempty"`
+	// Certificates is a digest of the listeners whose Certificate is not
+	// Ready, with cert-manager's reason.
+	// +optional
+	Certificates string `json:"certificates,omitempty"`
+	// NoMatchingParent is a digest of the claims that match no listener.
+	// +optional
+	NoMatchingParent string `json:"noMatchingParent,omitempty"`
+	// NotServed is a digest of the hostnames OutsideApex or Invalid.
+	// +optional
+	NotServed string `json:"notServed,omitempty"`
+	// ChildApexesOutside is a digest of the child apexes outside the apex.
+	// +optional
+	ChildApexesOutside string `json:"childApexesOutside,omitempty"`
 }
 
 // TenantGatewayStatus is what the function observed and decided. Crossplane
