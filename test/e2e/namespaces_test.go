@@ -134,6 +134,19 @@ spec:
 		_, r := get(t, gvkHTTPRoute, "tenant-fg", "cozystack-http-redirect")
 		return i && r, fmt.Sprintf("issuer %v, redirect %v", i, r)
 	})
+	// cert-manager's part, played: the Issuer Ready. Everything composed is
+	// ready, yet the TenantGateway is not: the Gateway it needs is refused,
+	// and a Warning event says so.
+	iss, _ := get(t, gvkIssuer, "tenant-fg", "cozystack-gateway")
+	readyStatus(t, iss)
+	eventually(t, settle, "the Issuer ready, the TenantGateway still Ready=False, and a Warning naming the refused Gateway", func() (bool, string) {
+		x := tgw(t, "tenant-fg", "cozystack")
+		ready, reason, _ := condition(x, "Ready")
+		if ok, saw := warningOn(t, "tenant-fg", "TenantGateway", "cozystack", want); !ok {
+			return false, "no Warning: " + saw
+		}
+		return ready == "False" && reason == "Creating", fmt.Sprintf("Ready %s %s", ready, reason)
+	})
 	after, _ := get(t, gvkGateway, "tenant-fg", "cozystack")
 	if after.GetResourceVersion() != before.GetResourceVersion() || len(after.GetOwnerReferences()) != 0 {
 		t.Errorf("the foreign Gateway was modified: before %s, after %s (owners %v)", before.GetResourceVersion(), after.GetResourceVersion(), after.GetOwnerReferences())

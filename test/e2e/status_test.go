@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // listenerState finds one entry of status.listeners.
@@ -26,8 +28,10 @@ func listenerState(t *testing.T, ns, name, listener string) map[string]any {
 // readiness, to ready and back. The https listener's Secret does not exist
 // at first, so Envoy Gateway refuses the listener (ResolvedRefs=False
 // InvalidCertificateRef, Programmed=False) while accepting the Gateway; the
-// test then writes the Secret and marks the Issuer and the Certificate Ready,
-// playing cert-manager (which does not run here), and the listener becomes
+// test, playing cert-manager (which does not run here), reports the
+// Certificate not Ready (the listener is CertificateNotReady with
+// cert-manager's words, and a Warning says so), then writes the Secret and
+// marks the Issuer and the Certificate Ready, and the listener becomes
 // ready; deleting the Secret makes it unready again. The Gateway is
 // Programmed once its proxy pod is reported ready (kubelet_test.go).
 func TestEnvoyGatewayDrivesReadiness(t *testing.T) {
@@ -49,23 +53,32 @@ func TestEnvoyGatewayDrivesReadiness(t *testing.T) {
 				l == "Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/InvalidCertificateRef attached=1",
 			fmt.Sprintf("Accepted=%s Programmed=%s; http: %s; %s: %s", a, p, h, https, l)
 	})
-	eventually(t, settle, "GatewayReady=False ListenersNotReady naming "+https+", which status.listeners reports NotProgrammed", func() (bool, string) {
+	// cert-manager's part, played: the Certificate not Ready while its
+	// order is pending, the Secret not there yet.
+	cert, found := get(t, gvkCertificate, "tenant-st", "cozystack-www-8a59b0a3-tls")
+	if !found {
+		t.Fatal("no Certificate cozystack-www-8a59b0a3-tls for www.example.org")
+	}
+	const issuing = "DoesNotExist: Issuing certificate as Secret does not exist"
+	conditionStatus(t, cert, "Ready", "False", "DoesNotExist", "Issuing certificate as Secret does not exist")
+	eventually(t, settle, "GatewayReady=False ListenersNotReady naming "+https+", which status.listeners reports CertificateNotReady with cert-manager's words, from the current generation", func() (bool, string) {
 		x := tgw(t, "tenant-st", "cozystack")
 		s, r, m := condition(x, "GatewayReady")
 		ready, _, _ := condition(x, "Ready")
 		l := listenerState(t, "tenant-st", "cozystack", https)
 		h := listenerState(t, "tenant-st", "cozystack", "http")
-		return s == "False" && r == "ListenersNotReady" && strings.Contains(m, https+" (NotProgrammed)") &&
-				l["ready"] == false && l["reason"] == "NotProgrammed" && h["ready"] == true && ready == "False",
-			fmt.Sprintf("GatewayReady %s %s %q; Ready %s; listeners %v %v", s, r, m, ready, h, l)
+		gen, _, _ := unstructured.NestedInt64(x.Object, "status", "observedGeneration")
+		return s == "False" && r == "ListenersNotReady" && strings.Contains(m, https+" (CertificateNotReady: "+issuing+")") &&
+				l["ready"] == false && l["reason"] == "CertificateNotReady" && l["message"] == issuing && h["ready"] == true && ready == "False" &&
+				gen == x.GetGeneration(),
+			fmt.Sprintf("GatewayReady %s %s %q; Ready %s; listeners %v %v; observedGeneration %d of %d", s, r, m, ready, h, l, gen, x.GetGeneration())
+	})
+	eventually(t, settle, "a Warning event on the TenantGateway naming the certificate not ready", func() (bool, string) {
+		return warningOn(t, "tenant-st", "TenantGateway", "cozystack", https+" (CertificateNotReady: "+issuing+")")
 	})
 
-	// cert-manager's part, played: the Secret the Certificate names, for its
+	// cert-manager issues it: the Secret the Certificate names, for its
 	// dnsNames, and the Issuer and the Certificate Ready.
-	cert, found := get(t, gvkCertificate, "tenant-st", "cozystack-www-8a59b0a3-tls")
-	if !found {
-		t.Fatal("no Certificate cozystack-www-8a59b0a3-tls for www.example.org")
-	}
 	var names []string
 	for _, n := range slice(cert, "spec", "dnsNames") {
 		names = append(names, n.(string))
@@ -107,12 +120,37 @@ func TestEnvoyGatewayDrivesReadiness(t *testing.T) {
 // readyStatus marks a cert-manager object Ready, as cert-manager would.
 func readyStatus(t *testing.T, obj *unstructured.Unstructured) {
 	t.Helper()
+	conditionStatus(t, obj, "Ready", "True", "Ready", "ready")
+}
+
+// conditionStatus writes one condition of an object's status, as its
+// controller would.
+func conditionStatus(t *testing.T, obj *unstructured.Unstructured, typ, status, reason, message string) {
+	t.Helper()
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": obj.GetAPIVersion(), "kind": obj.GetKind(),
 		"metadata": map[string]any{"name": obj.GetName(), "namespace": obj.GetNamespace()},
 		"status": map[string]any{"conditions": []any{map[string]any{
-			"type": "Ready", "status": "True", "reason": "Ready", "message": "ready", "lastTransitionTime": "2026-01-01T00:00:00Z",
+			"type": typ, "status": status, "reason": reason, "message": message, "lastTransitionTime": "2026-01-01T00:00:00Z",
 		}}},
 	}}
 	statusApply(t, u)
+}
+
+// warningOn looks for a Warning event on an object whose message contains
+// want; it says what it saw otherwise.
+func warningOn(t *testing.T, ns, kind, name, want string) (bool, string) {
+	t.Helper()
+	l := &corev1.EventList{}
+	if err := k8s.List(t.Context(), l, client.InNamespace(ns)); err != nil {
+		return false, err.Error()
+	}
+	var saw []string
+	for _, e := range l.Items {
+		if e.InvolvedObject.Kind == kind && e.InvolvedObject.Name == name && e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, want) {
+			return true, ""
+		}
+		saw = append(saw, e.InvolvedObject.Kind+"/"+e.InvolvedObject.Name+" "+e.Type+": "+e.Message)
+	}
+	return false, strings.Join(saw, "\n")
 }
