@@ -147,6 +147,13 @@ spec:
 		}
 		return ready == "False" && reason == "Creating", fmt.Sprintf("Ready %s %s", ready, reason)
 	})
+	eventually(t, settle, "kubectl get tgw prints GATEWAY ReconcileError, READY False", func() (bool, string) {
+		cols, err := printed(t, "/apis/gateway.cozystack.io/v1alpha1/namespaces/tenant-fg/tenantgateways/cozystack")
+		if err != nil {
+			return false, err.Error()
+		}
+		return cols["GATEWAY"] == "ReconcileError" && cols["READY"] == "False", fmt.Sprint(cols)
+	})
 	after, _ := get(t, gvkGateway, "tenant-fg", "cozystack")
 	if after.GetResourceVersion() != before.GetResourceVersion() || len(after.GetOwnerReferences()) != 0 {
 		t.Errorf("the foreign Gateway was modified: before %s, after %s (owners %v)", before.GetResourceVersion(), after.GetResourceVersion(), after.GetOwnerReferences())

@@ -142,6 +142,13 @@ spec: {gateway: true, gatewayClass: envoy}
 		s, r, m := condition(c, "Accepted")
 		return s == "False" && r == "Refused" && m == want, show(c)
 	})
+	eventually(t, settle, "kubectl get tenant prints ACCEPTED Refused", func() (bool, string) {
+		cols, err := printed(t, "/apis/apps.cozystack.io/v1alpha1/namespaces/tenant-refusal/tenants/carl")
+		if err != nil {
+			return false, err.Error()
+		}
+		return cols["ACCEPTED"] == "Refused", fmt.Sprint(cols)
+	})
 	eventually(t, oneTTL+settle, "a Warning event on the claim with the refusal", func() (bool, string) {
 		l := &corev1.EventList{}
 		if err := carol.List(t.Context(), l, client.InNamespace("tenant-refusal")); err != nil {
