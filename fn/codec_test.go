@@ -29,6 +29,7 @@ var codecRoutes = []string{
 	`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"HTTPRoute","metadata":{"namespace":"tenant-root"},"spec":{}}`,
 	`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"HTTPRoute","metadata":"x","spec":7}`,
 	`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"TLSRoute","metadata":{"name":"db","namespace":"tenant-root"},"spec":{"parentRefs":[{"name":"cozystack","sectionName":"tls-db"}],"hostnames":["db.example.org"]}}`,
+	`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"HTTPRoute","metadata":{"name":"ports","namespace":"tenant-root"},"spec":{"parentRefs":[{"name":"cozystack","port":443,"sectionName":"https"},{"name":"cozystack","port":80},{"name":"cozystack","port":"x"}],"hostnames":["p.example.org"]}}`,
 }
 
 // codecRequest is a TenantGateway's request with its requirements resolved,
@@ -191,8 +192,8 @@ func TestCodecUnmarshal(t *testing.T) {
 		t.Fatalf("%d lazy requirements, want 2", got)
 	}
 	routes, _, skipped := observe(req)
-	if len(routes) != 3 || len(skipped) != 5 {
-		t.Errorf("after gRPC's buffers are cleared, the lazy request reads %d routes and %d skipped, want 3 and 5: it must own its bytes", len(routes), len(skipped))
+	if len(routes) != 4 || len(skipped) != 5 {
+		t.Errorf("after gRPC's buffers are cleared, the lazy request reads %d routes and %d skipped, want 4 and 5: it must own its bytes", len(routes), len(skipped))
 	}
 }
 

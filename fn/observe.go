@@ -123,7 +123,7 @@ var (
 	keysRoute     = []string{keyMetadata, keySpec}
 	keysMetadata  = []string{"name", "namespace"}
 	keysSpec      = []string{"parentRefs", "hostnames"}
-	keysParentRef = []string{"group", "kind", "namespace", "name"}
+	keysParentRef = []string{"group", "kind", "namespace", "name", "sectionName", "port"}
 )
 
 // decodeWireRoute is decodeRoute on a Struct's bytes: the same fields, the
@@ -145,14 +145,17 @@ func decodeWireRoute(kind string, s []byte) (gateway.Route, error) {
 	if err != nil {
 		return r, err
 	}
-	var ref [4]wireValue
+	var ref [6]wireValue
 	for i, v := range refs {
 		p, ok := v.object()
 		if !ok {
 			return r, fmt.Errorf("spec.parentRefs[%d] is not an object", i)
 		}
 		lookup(p, keysParentRef, ref[:])
-		r.ParentRefs = append(r.ParentRefs, gateway.ParentRef{Group: ref[0].str(), Kind: ref[1].str(), Namespace: ref[2].str(), Name: ref[3].str()})
+		r.ParentRefs = append(r.ParentRefs, gateway.ParentRef{
+			Group: ref[0].str(), Kind: ref[1].str(), Namespace: ref[2].str(), Name: ref[3].str(),
+			SectionName: ref[4].str(), Port: int32(ref[5].number()),
+		})
 	}
 	hosts, err := wireList(spec[1], "hostnames")
 	if err != nil {

@@ -1,6 +1,7 @@
 package fn
 
 import (
+	"math"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -291,13 +292,16 @@ func lookup(s []byte, keys []string, out []wireValue) {
 	}
 }
 
-// valueOf reads a Value's bytes.
+// valueOf reads a Value's bytes. A number's payload is its 8 bytes.
 func valueOf(b []byte) wireValue {
 	var v wireValue
 	for len(b) > 0 {
-		num, _, p, n := next(b)
+		num, typ, p, n := next(b)
 		if n < 0 {
 			break
+		}
+		if typ == protowire.Fixed64Type {
+			p = b[n-8 : n]
 		}
 		b = b[n:]
 		if num >= fieldValueNull && num <= fieldValueList {
@@ -305,6 +309,18 @@ func valueOf(b []byte) wireValue {
 		}
 	}
 	return v
+}
+
+// number is the number a Value holds, or 0.
+func (v wireValue) number() float64 {
+	if v.kind != fieldValueNumber {
+		return 0
+	}
+	bits, n := protowire.ConsumeFixed64(v.payload)
+	if n < 0 {
+		return 0
+	}
+	return math.Float64frombits(bits)
 }
 
 // str is the string a Value holds, or "".

@@ -30,10 +30,12 @@ const (
 	ReasonListenerNotAccepted     = "NotAccepted"
 	ReasonListenerNotProgrammed   = "NotProgrammed"
 	ReasonListenerRefsNotResolved = "RefsNotResolved"
-	// ReasonListenerCertificateNotReady: the listener's Certificate is
-	// observed and not Ready; cert-manager's reason and message follow in
+	// ReasonListenerCertificateNotReady: cert-manager reports the
+	// listener's Certificate not Ready; its reason and message follow in
 	// status.listeners[].message. It comes first: a Secret not issued is
-	// why the Gateway's own listener conditions fail.
+	// why the Gateway's own listener conditions fail. A Certificate
+	// cert-manager has said nothing about yet leaves the listener to the
+	// Gateway's conditions.
 	ReasonListenerCertificateNotReady = "CertificateNotReady"
 )
 
@@ -70,11 +72,15 @@ func ready(in *Input, key string, o *ObservedResource, listeners []gwapiv1.Liste
 // Gateway (nil when it reports none) and its observed Certificate (nil when
 // it has none, or Crossplane has not observed it).
 func listenerReadiness(in *Input, conds map[string]string, cert *ObservedResource) (bool, string, string) {
+	certReady, certSaid := "", false
+	if cert != nil {
+		certReady, certSaid = cert.Conditions[condReady]
+	}
 	switch {
-	case cert != nil && cert.Conditions[condReady] != statusTrue:
+	case certSaid && certReady != statusTrue:
 		msg := truncateTo(strings.TrimPrefix(controllerSays(cert, condReady), ": "), maxListenerMessage)
 		if msg == "" {
-			msg = "cert-manager has not reported it Ready yet"
+			msg = "Ready=" + certReady
 		}
 		return false, ReasonListenerCertificateNotReady, msg
 	case conds == nil:

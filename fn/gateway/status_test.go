@@ -136,6 +136,19 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (CertificateNotReady: DoesNotExist: Issuing certificate as Secret does not exist) (see status.listeners)"},
 			},
 		},
+		"CertificateNothingSaid": {
+			reason: "A Certificate cert-manager has said nothing about yet leaves the listener to the Gateway's conditions",
+			class:  envoy,
+			observed: map[string]*ObservedResource{
+				KeyGateway: {Conditions: accepted, Listeners: map[string]map[string]string{"http": accepted, wwwListener: {"Accepted": "True", "Programmed": "False"}}},
+				wwwCert:    {Conditions: map[string]string{}},
+			},
+			want: want{
+				Reasons: []string{"http:true:Ready", wwwListener + ":false:NotProgrammed"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (NotProgrammed) (see status.listeners)"},
+			},
+		},
 		"CertificateReady": {
 			reason: "A Ready Certificate leaves the listener to the Gateway's conditions",
 			class:  envoy,

@@ -109,9 +109,9 @@ func TestHTTP01RouteBecomesListener(t *testing.T) {
 		return ha == "True/Accepted" && ia == "False/NotAllowedByListeners" && fmt.Sprint(attached) == "1",
 			fmt.Sprintf("harbor %s, intruder %s, https-harbor-760d5a8a attachedRoutes %v", ha, ia, attached)
 	})
-	eventually(t, settle, "status.listeners to report https-harbor-760d5a8a CertificateNotReady (cert-manager, which does not run here, has not issued it, so Envoy Gateway refuses the listener for its missing Secret)", func() (bool, string) {
+	eventually(t, settle, "status.listeners to report https-harbor-760d5a8a NotProgrammed (Envoy Gateway refuses it until cert-manager, which does not run here, writes its Secret)", func() (bool, string) {
 		m := listenerState(t, "tenant-foo", "cozystack", "https-harbor-760d5a8a")
-		return m["reason"] == "CertificateNotReady" && m["message"] == "cert-manager has not reported it Ready yet" && m["certificateName"] == "cozystack-harbor-760d5a8a-tls", fmt.Sprint(m)
+		return m["reason"] == "NotProgrammed" && m["certificateName"] == "cozystack-harbor-760d5a8a-tls", fmt.Sprint(m)
 	})
 
 	remove(t, route)
