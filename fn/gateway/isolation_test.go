@@ -555,6 +555,16 @@ func FuzzIsolation(f *testing.F) {
 			func(r *Route) { r.ParentRefs[0].Port = 443 },
 			func(r *Route) { r.ParentRefs[0].SectionName = prefixEdge + HostKey(h2) },
 			func(r *Route) { r.ParentRefs[0].SectionName = ListenerHTTPSApex },
+			func(r *Route) { r.ParentRefs[0].SectionName = prefixHTTPS + LongHostKey(h1) },
+			func(r *Route) { r.ParentRefs[0].SectionName = prefixHTTPS + HostKey("*."+parent(base(h2))) },
+			func(r *Route) { r.ParentRefs[0].SectionName = prefixChild + LongHostKey("alice.example.org") },
+			func(r *Route) { r.ParentRefs[0].SectionName = PassthroughListenerName("api") },
+			func(r *Route) {
+				// A second parentRef to the Gateway, as the Gateway API
+				// allows when sectionName or port tell them apart.
+				r.ParentRefs = append(r.ParentRefs, ParentRef{Name: r.ParentRefs[0].Name, Namespace: r.ParentRefs[0].Namespace, SectionName: HostListenerName(h1), Port: 443})
+				r.ParentRefs[0].SectionName = ListenerHTTP
+			},
 		}
 		a, b := routeTo(ns(n1), "a", h1, h2), routeTo(ns(n2), "b", h2)
 		sectionsFor[int(sections&0xf)%len(sectionsFor)](&a)
