@@ -692,10 +692,11 @@ func TestForgedHostLabel(t *testing.T) {
 
 // TestAttackStatusBytes: one tenant (alice and the nested tenants she
 // creates) with names at the lengths the API server accepts: 253-character
-// route names and hostnames, 16 hostnames per route, ten losing routes per
-// contested hostname, routes without hostnames, 3,000 nested tenants. The
-// status and the whole response stay far below etcd's 1.5 MiB and
-// Crossplane's 4 MiB (see Bounds in docs/design.md).
+// route names, hostnames and sectionNames, 16 hostnames per route, ten
+// losing routes per contested hostname (half of them naming 32 listeners),
+// routes without hostnames, 3,000 nested tenants. The status and the whole
+// response stay far below etcd's 1.5 MiB and Crossplane's 4 MiB (see Bounds
+// in docs/design.md).
 func TestAttackStatusBytes(t *testing.T) {
 	l63 := strings.Repeat("l", 63)
 	name := func(p string, i int) string {
@@ -719,7 +720,18 @@ func TestAttackStatusBytes(t *testing.T) {
 		}
 		routes = append(routes, routeTo("tenant-alice-x", name("w", g), hs...))
 		for k := range 10 {
-			routes = append(routes, routeTo("tenant-alice", name(fmt.Sprintf("l%02d-", k), g), hs...))
+			r := routeTo("tenant-alice", name(fmt.Sprintf("l%02d-", k), g), hs...)
+			if k%2 == 1 {
+				// 32 parentRefs naming 253-character listeners: every
+				// claim NoMatchingParent, its message naming them.
+				refs := make([]ParentRef, 32)
+				for j := range refs {
+					refs[j] = r.ParentRefs[0]
+					refs[j].SectionName = name("s", j)
+				}
+				r.ParentRefs = refs
+			}
+			routes = append(routes, r)
 		}
 	}
 	for i := range 100 {
