@@ -110,6 +110,19 @@ func TestListenerSelection(t *testing.T) {
 			}()},
 			want: map[string]string{"www.example.org HTTPRoute/tenant-root/www": "Listening"},
 		},
+		"a port no listener has, and duplicated parentRefs": {
+			spec: dns01Spec,
+			routes: func() []Route {
+				odd := naming("", 8443, "tenant-alice", "odd", "odd.alice.example.org")
+				twice := naming(ListenerHTTPS, 0, "tenant-root", "twice", "twice.example.org")
+				twice.ParentRefs = append(twice.ParentRefs, twice.ParentRefs[0])
+				return []Route{odd, twice}
+			}(),
+			want: map[string]string{
+				"odd.alice.example.org HTTPRoute/tenant-alice/odd": "NoMatchingParent",
+				"twice.example.org HTTPRoute/tenant-root/twice":    "Covered",
+			},
+		},
 		"passthrough listener named": {
 			spec: v1alpha1.TenantGatewaySpec{Apex: "example.org", TLSPassthroughServices: []v1alpha1.DNSLabel{"api", "db"}},
 			routes: func() []Route {
