@@ -555,6 +555,16 @@ func FuzzIsolation(f *testing.F) {
 			func(r *Route) { r.ParentRefs[0].Port = 443 },
 			func(r *Route) { r.ParentRefs[0].SectionName = prefixEdge + HostKey(h2) },
 			func(r *Route) { r.ParentRefs[0].SectionName = ListenerHTTPSApex },
+			func(r *Route) { r.ParentRefs[0].SectionName = prefixHTTPS + LongHostKey(h1) },
+			func(r *Route) { r.ParentRefs[0].SectionName = prefixHTTPS + HostKey("*."+parent(base(h2))) },
+			func(r *Route) { r.ParentRefs[0].SectionName = prefixChild + LongHostKey("alice.example.org") },
+			func(r *Route) { r.ParentRefs[0].SectionName = PassthroughListenerName("api") },
+			func(r *Route) {
+				// A second parentRef to the Gateway, as the Gateway API
+				// allows when sectionName or port tell them apart.
+				r.ParentRefs = append(r.ParentRefs, ParentRef{Name: r.ParentRefs[0].Name, Namespace: r.ParentRefs[0].Namespace, SectionName: HostListenerName(h1), Port: 443})
+				r.ParentRefs[0].SectionName = ListenerHTTP
+			},
 		}
 		a, b := routeTo(ns(n1), "a", h1, h2), routeTo(ns(n2), "b", h2)
 		sectionsFor[int(sections&0xf)%len(sectionsFor)](&a)
@@ -682,10 +692,11 @@ func TestForgedHostLabel(t *testing.T) {
 
 // TestAttackStatusBytes: one tenant (alice and the nested tenants she
 // creates) with names at the lengths the API server accepts: 253-character
-// route names and hostnames, 16 hostnames per route, ten losing routes per
-// contested hostname, routes without hostnames, 3,000 nested tenants. The
-// status and the whole response stay far below etcd's 1.5 MiB and
-// Crossplane's 4 MiB (see Bounds in docs/design.md).
+// route names, hostnames and sectionNames, 16 hostnames per route, ten
+// losing routes per contested hostname (half of them naming 32 listeners),
+// routes without hostnames, 3,000 nested tenants. The status and the whole
+// response stay far below etcd's 1.5 MiB and Crossplane's 4 MiB (see Bounds
+// in docs/design.md).
 func TestAttackStatusBytes(t *testing.T) {
 	l63 := strings.Repeat("l", 63)
 	name := func(p string, i int) string {
@@ -709,7 +720,18 @@ func TestAttackStatusBytes(t *testing.T) {
 		}
 		routes = append(routes, routeTo("tenant-alice-x", name("w", g), hs...))
 		for k := range 10 {
-			routes = append(routes, routeTo("tenant-alice", name(fmt.Sprintf("l%02d-", k), g), hs...))
+			r := routeTo("tenant-alice", name(fmt.Sprintf("l%02d-", k), g), hs...)
+			if k%2 == 1 {
+				// 32 parentRefs naming 253-character listeners: every
+				// claim NoMatchingParent, its message naming them.
+				refs := make([]ParentRef, 32)
+				for j := range refs {
+					refs[j] = r.ParentRefs[0]
+					refs[j].SectionName = name("s", j)
+				}
+				r.ParentRefs = refs
+			}
+			routes = append(routes, r)
 		}
 	}
 	for i := range 100 {

@@ -124,7 +124,10 @@ func httpNote(in *Input, c *claim) string {
 // NoMatchingParent, naming that listener. The plan is not redone: the
 // listener stays, and the route is served once it names it (a pin taking a
 // hostname from the wildcard a winner's route names; the other form of a
-// listener name, after a hash collision).
+// listener name, after a hash collision). Since a losing namespace decides
+// whether the pin exists, the message steers to an unset sectionName, the
+// only choice no other namespace can move (see Listener selection in
+// docs/design.md).
 func misselected(in *Input, claims []*claim) {
 	for _, c := range claims {
 		if !isServed(c.state) || c.listener == "" {
@@ -138,7 +141,7 @@ func misselected(in *Input, claims []*claim) {
 			continue
 		}
 		c.state = v1alpha1.HostnameNoMatchingParent
-		c.message = fmt.Sprintf("%s is taken by listener %s (port %d), which its parentRefs (%s) do not select: this route matches no listener for it (NoMatchingParent); name %s or leave sectionName unset",
+		c.message = fmt.Sprintf("%s is taken by listener %s (port %d), which its parentRefs (%s) do not select: this route matches no listener for it (NoMatchingParent); leave sectionName unset, which follows the name: a contest for the name adds or removes its pin, moving it to another listener (or name %s)",
 			c.hostname, c.listener, port, describeRefs(c.refs), c.listener)
 	}
 }

@@ -110,6 +110,19 @@ func TestListenerSelection(t *testing.T) {
 			}()},
 			want: map[string]string{"www.example.org HTTPRoute/tenant-root/www": "Listening"},
 		},
+		"a port no listener has, and duplicated parentRefs": {
+			spec: dns01Spec,
+			routes: func() []Route {
+				odd := naming("", 8443, "tenant-alice", "odd", "odd.alice.example.org")
+				twice := naming(ListenerHTTPS, 0, "tenant-root", "twice", "twice.example.org")
+				twice.ParentRefs = append(twice.ParentRefs, twice.ParentRefs[0])
+				return []Route{odd, twice}
+			}(),
+			want: map[string]string{
+				"odd.alice.example.org HTTPRoute/tenant-alice/odd": "NoMatchingParent",
+				"twice.example.org HTTPRoute/tenant-root/twice":    "Covered",
+			},
+		},
 		"passthrough listener named": {
 			spec: v1alpha1.TenantGatewaySpec{Apex: "example.org", TLSPassthroughServices: []v1alpha1.DNSLabel{"api", "db"}},
 			routes: func() []Route {
@@ -289,3 +302,59 @@ func TestAttackListenerSelection(t *testing.T) {
 		}
 	})
 }
+
+// TestAttackContestMovesTheListener plays an ancestor (tenant-root, which
+// loses every name of alice's zone to her) that adds and removes a losing
+// claim on alice's name: the pin that keeps it out comes and goes, so which
+// listener takes the name moves, and a route of alice's that names one
+// listener is served in only one of the two worlds. Nothing the ancestor
+// does can be served, and a parentRef without sectionName (or naming only
+// port 443) follows the listener, so it is served in both; the status of a
+// route naming a listener says so (see Listener selection in
+// docs/design.md).
+func TestAttackContestMovesTheListener(t *testing.T) {
+	const h = "app.alice.example.org"
+	child, pin := prefixChild+HostKey("alice.example.org"), HostListenerName(h)
+	cases := map[string]struct {
+		section string
+		port    int32
+		// want is alice's state without and with tenant-root's claim.
+		want [2]string
+	}{
+		"no sectionName": {want: [2]string{"Covered", "Covered"}},
+		"port 443":       {port: 443, want: [2]string{"Covered", "Covered"}},
+		"child listener": {section: child, want: [2]string{"Covered", "NoMatchingParent"}},
+		"pin":            {section: pin, want: [2]string{"NoMatchingParent", "Covered"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			for i, contested := range []bool{false, true} {
+				routes := []Route{naming(tc.section, tc.port, "tenant-alice", "app", h)}
+				if contested {
+					routes = append(routes, routeTo("tenant-root", "grab", h))
+				}
+				in := Input{Spec: dns01Spec, Namespaces: platform(), Routes: routes}
+				out := attackP(t, &in)
+				var got claimView
+				for _, s := range out.Hostnames {
+					if s.Route == "HTTPRoute/tenant-alice/app" {
+						got = claimView{State: string(s.State), Message: s.Message}
+					}
+				}
+				if got.State != tc.want[i] {
+					t.Errorf("contested %v: alice's claim is %s, want %s (%s)", contested, got.State, tc.want[i], got.Message)
+				}
+				if got.State == "NoMatchingParent" && !strings.Contains(got.Message, "a contest for the name adds or removes its pin") {
+					t.Errorf("contested %v: the message does not say why naming a listener is fragile: %s", contested, got.Message)
+				}
+				_, rs := answer(t, &in, out, 443, h)
+				if served := isServed(v1alpha1.HostnameState(got.State)); served != (len(rs) == 1 && rs[0] == "HTTPRoute/tenant-alice/app") {
+					t.Errorf("contested %v: %s answered by %v", contested, h, rs)
+				}
+			}
+		})
+	}
+}
+
+// claimView is the state and message of one claim in status.
+type claimView struct{ State, Message string }

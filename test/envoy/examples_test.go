@@ -103,6 +103,10 @@ var judged = map[string]struct {
 		shows:  "routes naming listeners and ports: served where they name the listener that takes the name; refused where they name another, a port with no HTTPS listener, or the wildcard a pin takes the name from",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 5, overlappingTLS: 4, CheckPort80: 7, CheckRefused: 4, CheckRouteRefused: 2, CheckServedAccepted: 3, CheckServedCertificate: 3, CheckServedRouting: 3},
 	},
+	"section-names-edge": {
+		shows:  "edge: routes naming a child listener or edge for names another namespace contests: the pins take the names, so neither side is served and the shared port-80 route table lists each name once; a child's uncontested name served on the child listener it names; port 443 refused",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRefused: 5, CheckRouteRefused: 4, CheckRouteTable: 1, CheckServedAccepted: 1, CheckServedRouting: 1},
+	},
 	"passthrough": {
 		shows:  "as envoy-gateway, composed for a Cilium class and judged with the kinds the function gives Envoy Gateway's",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 2, CheckPort80: 3, CheckRefused: 1, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
