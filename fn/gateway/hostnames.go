@@ -1,16 +1,16 @@
 package gateway
 
 import (
-	"regexp"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// routeHostnameRE is the Gateway API Hostname pattern, wildcard included.
-var routeHostnameRE = regexp.MustCompile(`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-
-// validHostname reports whether h passes the Gateway API Hostname schema.
+// validHostname reports whether h passes the Gateway API Hostname schema: a
+// DNS-1123 subdomain of at most 253 characters, the "*." wildcard label
+// included in the count.
 func validHostname(h string) bool {
-	return len(h) <= 253 && routeHostnameRE.MatchString(h)
+	return len(h) <= validation.DNS1123SubdomainMaxLength && len(validation.IsDNS1123Subdomain(base(h))) == 0
 }
 
 // isWildcard reports whether h starts with the "*." wildcard label.

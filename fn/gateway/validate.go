@@ -2,20 +2,13 @@ package gateway
 
 import (
 	"fmt"
-	"regexp"
+	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
-)
-
-var (
-	// hostnameRE is the Gateway API Hostname pattern without its wildcard
-	// prefix: an apex is always a concrete name.
-	hostnameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-	// dnsLabelRE is an RFC 1123 label (namespace and service names).
-	dnsLabelRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 )
 
 // Defaulted returns the spec with the XRD's defaults applied. Admission
@@ -55,7 +48,7 @@ func Validate(s v1alpha1.TenantGatewaySpec) field.ErrorList {
 
 	errs = append(errs, validateHostname(p.Child("apex"), s.Apex)...)
 
-	if !oneOf(s.CertMode, v1alpha1.CertModes) {
+	if !slices.Contains(v1alpha1.CertModes, s.CertMode) {
 		errs = append(errs, field.NotSupported(p.Child("certMode"), s.CertMode, v1alpha1.CertModes))
 	}
 	if s.GatewayClassName == "" {
@@ -85,18 +78,18 @@ func validateHostname(p *field.Path, h string) field.ErrorList {
 	switch {
 	case h == "":
 		return field.ErrorList{field.Required(p, "a lowercase DNS name such as example.org")}
-	case len(h) > 253:
-		return field.ErrorList{field.TooLong(p, "", 253)}
+	case len(h) > validation.DNS1123SubdomainMaxLength:
+		return field.ErrorList{field.TooLong(p, "", validation.DNS1123SubdomainMaxLength)}
 	case strings.HasPrefix(h, "*."):
 		return field.ErrorList{field.Invalid(p, h, "must be a concrete DNS name, not a wildcard")}
-	case !hostnameRE.MatchString(h):
+	case len(validation.IsDNS1123Subdomain(h)) > 0:
 		return field.ErrorList{field.Invalid(p, h, "must be a lowercase DNS name (labels of a-z, 0-9 and '-', separated by dots)")}
 	}
 	return nil
 }
 
 func validateIssuerName(p *field.Path, n v1alpha1.IssuerName) field.ErrorList {
-	if oneOf(n, v1alpha1.IssuerNames) {
+	if slices.Contains(v1alpha1.IssuerNames, n) {
 		return nil
 	}
 	return field.ErrorList{field.NotSupported(p, n, v1alpha1.IssuerNames)}
@@ -104,7 +97,7 @@ func validateIssuerName(p *field.Path, n v1alpha1.IssuerName) field.ErrorList {
 
 func validateDNS01(p *field.Path, d *v1alpha1.DNS01) field.ErrorList {
 	if d == nil {
-		return field.ErrorList{field.Required(p, fmt.Sprintf("the DNS-01 provider is required when spec.certMode is dns01 (spec.dns01.provider: one of %s, with the block of that name)", quoted(v1alpha1.DNS01ProviderNames)))}
+		return field.ErrorList{field.Required(p, fmt.Sprintf("the DNS-01 provider is required when spec.certMode is dns01 (spec.dns01.provider: one of %s, with the block of that name)", Quoted(v1alpha1.DNS01ProviderNames)))}
 	}
 	v, ok := dns01Providers[d.Provider]
 	switch {
@@ -138,7 +131,7 @@ func validateLabels(p *field.Path, l []v1alpha1.DNSLabel) field.ErrorList {
 	seen := make(map[v1alpha1.DNSLabel]bool, len(l))
 	for i, v := range l {
 		switch {
-		case len(v) > 63 || !dnsLabelRE.MatchString(string(v)):
+		case len(validation.IsDNS1123Label(string(v))) > 0:
 			errs = append(errs, field.Invalid(p.Index(i), v, "must be a DNS label: at most 63 characters of a-z, 0-9 and '-', starting and ending with a letter or digit"))
 		case seen[v]:
 			errs = append(errs, field.Duplicate(p.Index(i), v))
@@ -148,16 +141,9 @@ func validateLabels(p *field.Path, l []v1alpha1.DNSLabel) field.ErrorList {
 	return errs
 }
 
-func oneOf[T comparable](v T, allowed []T) bool {
-	for _, a := range allowed {
-		if v == a {
-			return true
-		}
-	}
-	return false
-}
-
-func quoted[T ~string](l []T) string {
+// Quoted lists allowed values as "a", "b", the way every refusal names
+// them (refusals of the Tenant derivation put them in brackets).
+func Quoted[T ~string](l []T) string {
 	s := make([]string, len(l))
 	for i, v := range l {
 		s[i] = fmt.Sprintf("%q", v)

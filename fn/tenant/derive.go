@@ -295,7 +295,7 @@ func gatewaySpec(in Input, ns, apex string) (v1alpha1.TenantGatewaySpec, error) 
 	}
 	allowed := append([]string{p.ClassName}, p.TenantSelectableClasses...)
 	if !slices.Contains(allowed, class) {
-		return v1alpha1.TenantGatewaySpec{}, refuse("gatewayClass %q is not allowed for tenants: allowed classes are %s (gateway.className and gateway.tenantSelectableClasses)", class, quoted(allowed))
+		return v1alpha1.TenantGatewaySpec{}, refuse("gatewayClass %q is not allowed for tenants: allowed classes are [%s] (gateway.className and gateway.tenantSelectableClasses)", class, gateway.Quoted(allowed))
 	}
 	edge := slices.Contains(p.EdgeTerminatedClasses, class)
 	publishing := ns == p.IngressName
@@ -346,10 +346,10 @@ func acmeSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
 	case v1alpha1.CertModeHTTP01, v1alpha1.CertModeDNS01:
 		spec.CertMode = v1alpha1.CertMode(p.Solver)
 	default:
-		return refuse("publishing.certificates.solver %q is not supported: use %s", p.Solver, quoted([]string{"http01", "dns01"}))
+		return refuse("publishing.certificates.solver %q is not supported: use [%s]", p.Solver, gateway.Quoted([]string{"http01", "dns01"}))
 	}
 	if !slices.Contains(v1alpha1.IssuerNames, v1alpha1.IssuerName(p.IssuerName)) {
-		return refuse("publishing.certificates.issuerName %q is not supported: use %s", p.IssuerName, quoted(v1alpha1.IssuerNames))
+		return refuse("publishing.certificates.issuerName %q is not supported: use [%s]", p.IssuerName, gateway.Quoted(v1alpha1.IssuerNames))
 	}
 	spec.IssuerName = v1alpha1.IssuerName(p.IssuerName)
 	if spec.CertMode != v1alpha1.CertModeDNS01 {
@@ -357,7 +357,7 @@ func acmeSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
 	}
 	spec.DNS01 = gateway.PlatformDNS01(p.DNS01)
 	if !slices.Contains(v1alpha1.DNS01ProviderNames, spec.DNS01.Provider) {
-		return refuse("publishing.certificates.dns01.provider %q is not supported: use %s", spec.DNS01.Provider, quoted(v1alpha1.DNS01ProviderNames))
+		return refuse("publishing.certificates.dns01.provider %q is not supported: use [%s]", spec.DNS01.Provider, gateway.Quoted(v1alpha1.DNS01ProviderNames))
 	}
 	if errs := gateway.Validate(gateway.Defaulted(*spec)); len(errs) > 0 {
 		return refuse("publishing.certificates.dns01 does not make a valid TenantGateway: %s", strings.ReplaceAll(errs.ToAggregate().Error(), "spec.dns01", "publishing.certificates.dns01"))
@@ -383,13 +383,4 @@ func object(name string, manifest any, policies xpv2.ManagementPolicies) (*kclus
 	}
 	o.Spec.ManagementPolicies = policies
 	return o, nil
-}
-
-// quoted lists names as ["a", "b"], the way refusals name the allowed set.
-func quoted[T ~string](l []T) string {
-	q := make([]string, len(l))
-	for i, e := range l {
-		q[i] = fmt.Sprintf("%q", e)
-	}
-	return "[" + strings.Join(q, ", ") + "]"
 }
