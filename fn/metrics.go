@@ -148,7 +148,7 @@ var (
 	hostnameStates = []v1alpha1.HostnameState{
 		v1alpha1.HostnameListening, v1alpha1.HostnameCovered, v1alpha1.HostnamePassthrough,
 		v1alpha1.HostnameConflict, v1alpha1.HostnameOutsideApex, v1alpha1.HostnameNotDelegated,
-		v1alpha1.HostnameInvalid, v1alpha1.HostnameOverListenerLimit, v1alpha1.HostnameOverCertificateLimit,
+		v1alpha1.HostnameInvalid, v1alpha1.HostnameNoMatchingParent, v1alpha1.HostnameOverListenerLimit, v1alpha1.HostnameOverCertificateLimit,
 	}
 	childApexStates = []v1alpha1.ChildApexState{
 		v1alpha1.ChildApexListening, v1alpha1.ChildApexOutsideApex, v1alpha1.ChildApexOverListenerLimit,
@@ -168,7 +168,7 @@ type gatewaySnapshot struct {
 }
 
 // gatewayCollector serves one fixed set of series per TenantGateway
-// composed within the expiry: 1 + 1 + 9 + 5 + 1 = 17 (see Metrics in
+// composed within the expiry: 1 + 1 + 1 + 10 + 5 = 18 (see Metrics in
 // docs/design.md). Series are built at scrape time from the snapshots, so
 // that an expired TenantGateway's series all go at once.
 type gatewayCollector struct {
