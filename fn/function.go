@@ -68,13 +68,15 @@ func NewFunction(o ...Option) *Function {
 // answered at all.
 func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
 	start := time.Now()
-	rsp, kind := f.run(req)
-	f.metrics.observe(kind, req, rsp, time.Since(start))
+	var composed gatewayRun
+	rsp, kind := f.run(req, &composed)
+	f.metrics.observe(kind, req, rsp, &composed, time.Since(start))
 	return rsp, nil
 }
 
-// run runs one pipeline step and says which kind of XR it ran for.
-func (f *Function) run(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, string) {
+// run runs one pipeline step and says which kind of XR it ran for, and in
+// composed what it composed for a TenantGateway.
+func (f *Function) run(req *fnv1.RunFunctionRequest, composed *gatewayRun) (*fnv1.RunFunctionResponse, string) {
 	rsp := response.To(req, f.ttl)
 
 	in := &fnv1beta1.Input{}
@@ -101,7 +103,7 @@ func (f *Function) run(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse,
 
 	switch gvk.GroupKind() {
 	case v1alpha1.TenantGatewayGroupVersionKind.GroupKind():
-		runTenantGateway(log, req, rsp, xr, settings, f.maxScoped)
+		runTenantGateway(log, req, rsp, xr, settings, f.maxScoped, composed)
 	case appsv1alpha1.XTenantGroupVersionKind.GroupKind():
 		runTenant(log, req, rsp, xr, settings)
 	default:

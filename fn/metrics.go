@@ -3,12 +3,17 @@ package fn
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/types"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/request"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
 // Outcomes of a call, as the metrics label them. A call that waits is one
@@ -25,16 +30,39 @@ const (
 // could not be read.
 const kindOther = "other"
 
-// Metrics counts the function's calls on the metrics endpoint.
+// SeriesExpiryTTLs is how many TTLs the series of a TenantGateway outlive
+// its last composing call: the function is not called when an XR is
+// deleted, and Crossplane calls each XR at least once a TTL (plus 10%
+// jitter) while it exists. See Metrics in docs/design.md.
+const SeriesExpiryTTLs = 5
+
+// Metrics counts the function's calls, and reports each TenantGateway's
+// last composition, on the metrics endpoint.
 type Metrics struct {
 	calls    *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	gateways *gatewayCollector
+}
+
+// A MetricsOption configures Metrics.
+type MetricsOption func(*Metrics)
+
+// WithSeriesExpiry sets how long the series of a TenantGateway outlive the
+// last call that composed it; SeriesExpiryTTLs times the TTL.
+func WithSeriesExpiry(d time.Duration) MetricsOption {
+	return func(m *Metrics) { m.gateways.expiry = d }
+}
+
+// WithMetricsClock sets the clock the series expire by.
+func WithMetricsClock(now func() time.Time) MetricsOption {
+	return func(m *Metrics) { m.gateways.now = now }
 }
 
 // NewMetrics registers the function's metrics with r:
-// function_tenant_gateway_calls_total{xr_kind,outcome} and
-// function_tenant_gateway_call_duration_seconds{xr_kind}.
-func NewMetrics(r prometheus.Registerer) (*Metrics, error) {
+// function_tenant_gateway_calls_total{xr_kind,outcome},
+// function_tenant_gateway_call_duration_seconds{xr_kind}, and the series of
+// each TenantGateway (see gatewayCollector).
+func NewMetrics(r prometheus.Registerer, o ...MetricsOption) (*Metrics, error) {
 	m := &Metrics{
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "function_tenant_gateway_calls_total",
@@ -46,8 +74,12 @@ func NewMetrics(r prometheus.Registerer) (*Metrics, error) {
 			// 1 ms to about 4 s: a child tenant's Gateway to 10,000 routes.
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 13),
 		}, []string{"xr_kind"}),
+		gateways: newGatewayCollector(),
 	}
-	for _, c := range []prometheus.Collector{m.calls, m.duration} {
+	for _, fn := range o {
+		fn(m)
+	}
+	for _, c := range []prometheus.Collector{m.calls, m.duration, m.gateways} {
 		if err := r.Register(c); err != nil {
 			return nil, fmt.Errorf("cannot register metrics: %w", err)
 		}
@@ -55,13 +87,16 @@ func NewMetrics(r prometheus.Registerer) (*Metrics, error) {
 	return m, nil
 }
 
-// observe records one call.
-func (m *Metrics) observe(kind string, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, d time.Duration) {
+// observe records one call, and what it composed for a TenantGateway.
+func (m *Metrics) observe(kind string, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, composed *gatewayRun, d time.Duration) {
 	if m == nil {
 		return
 	}
 	m.calls.WithLabelValues(kind, outcome(req, rsp)).Inc()
 	m.duration.WithLabelValues(kind).Observe(d.Seconds())
+	if composed.out != nil {
+		m.gateways.record(composed.xr, composed.out, d)
+	}
 }
 
 // outcome tells what a call answered: a Fatal result, requirements the
@@ -92,4 +127,147 @@ func outcome(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) string
 		return OutcomeWaitingForProbes
 	}
 	return OutcomeComposed
+}
+
+// A gatewayRun is what one call composed for a TenantGateway: nothing
+// unless the call answered a composition.
+type gatewayRun struct {
+	xr  types.NamespacedName
+	out *gateway.Output
+}
+
+// composed keeps what a call composed for the metrics.
+func (r *gatewayRun) composed(namespace, name string, out *gateway.Output) {
+	r.xr, r.out = types.NamespacedName{Namespace: namespace, Name: name}, out
+}
+
+// The states a TenantGateway's series report, every one each time (zero
+// included), so that the series of one TenantGateway are a fixed set. A test
+// keeps them equal to the enums of the XRD.
+var (
+	hostnameStates = []v1alpha1.HostnameState{
+		v1alpha1.HostnameListening, v1alpha1.HostnameCovered, v1alpha1.HostnamePassthrough,
+		v1alpha1.HostnameConflict, v1alpha1.HostnameOutsideApex, v1alpha1.HostnameNotDelegated,
+		v1alpha1.HostnameInvalid, v1alpha1.HostnameNoMatchingParent, v1alpha1.HostnameOverListenerLimit, v1alpha1.HostnameOverCertificateLimit,
+	}
+	childApexStates = []v1alpha1.ChildApexState{
+		v1alpha1.ChildApexListening, v1alpha1.ChildApexOutsideApex, v1alpha1.ChildApexOverListenerLimit,
+		v1alpha1.ChildApexOverCertificateLimit, v1alpha1.ChildApexInvalid,
+	}
+)
+
+// A gatewaySnapshot is the last composition of one TenantGateway this
+// replica answered.
+type gatewaySnapshot struct {
+	seen        time.Time
+	listeners   int
+	conflicts   int
+	hostnames   map[v1alpha1.HostnameState]int
+	childApexes map[v1alpha1.ChildApexState]int
+	duration    time.Duration
+}
+
+// gatewayCollector serves one fixed set of series per TenantGateway
+// composed within the expiry: 1 + 1 + 1 + 10 + 5 = 18 (see Metrics in
+// docs/design.md). Series are built at scrape time from the snapshots, so
+// that an expired TenantGateway's series all go at once.
+type gatewayCollector struct {
+	now    func() time.Time
+	expiry time.Duration
+
+	listeners, hostnames, conflicts, childApexes, duration *prometheus.Desc
+
+	mu        sync.Mutex
+	snapshots map[types.NamespacedName]gatewaySnapshot
+	swept     time.Time
+}
+
+func newGatewayCollector() *gatewayCollector {
+	xr := []string{"xr_namespace", "xr_name"}
+	withState := []string{"xr_namespace", "xr_name", "state"}
+	return &gatewayCollector{
+		now:    time.Now,
+		expiry: SeriesExpiryTTLs * DefaultTTL,
+		listeners: prometheus.NewDesc("function_tenant_gateway_listeners",
+			fmt.Sprintf("Listeners on the TenantGateway's Gateway, of the Gateway API's %d.", gateway.MaxListeners), xr, nil),
+		hostnames: prometheus.NewDesc("function_tenant_gateway_hostnames",
+			"Hostname claims (a hostname and the route asking for it, as in status.hostnames, uncut) by state.", withState, nil),
+		conflicts: prometheus.NewDesc("function_tenant_gateway_conflicts",
+			"Hostnames claimed from more than one namespace (status.conflictCount).", xr, nil),
+		childApexes: prometheus.NewDesc("function_tenant_gateway_child_apexes",
+			"Inheriting child apexes by state; OverListenerLimit and OverCertificateLimit are those left out.", withState, nil),
+		duration: prometheus.NewDesc("function_tenant_gateway_last_run_duration_seconds",
+			"Time in RunFunction of the last call that composed the TenantGateway.", xr, nil),
+		snapshots: map[types.NamespacedName]gatewaySnapshot{},
+	}
+}
+
+// record keeps the last composition of a TenantGateway.
+func (c *gatewayCollector) record(xr types.NamespacedName, out *gateway.Output, d time.Duration) {
+	now := c.now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.snapshots[xr] = gatewaySnapshot{
+		seen:        now,
+		listeners:   out.Listeners,
+		conflicts:   out.ConflictCount,
+		hostnames:   out.HostnameStates,
+		childApexes: out.ChildApexStates,
+		duration:    d,
+	}
+	// Sweep here too, at most once an expiry, so that memory stays bounded
+	// when nobody scrapes.
+	if now.Sub(c.swept) >= c.expiry {
+		c.sweep(now)
+	}
+}
+
+// sweep forgets the TenantGateways not composed within the expiry. The
+// caller holds mu.
+func (c *gatewayCollector) sweep(now time.Time) {
+	for xr, s := range c.snapshots {
+		if now.Sub(s.seen) >= c.expiry {
+			delete(c.snapshots, xr)
+		}
+	}
+	c.swept = now
+}
+
+// Describe sends the descriptors of every series.
+func (c *gatewayCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.listeners, c.hostnames, c.conflicts, c.childApexes, c.duration} {
+		ch <- d
+	}
+}
+
+// Collect sends the series of every TenantGateway composed within the
+// expiry. The snapshots are copied out first, so that calls do not wait on
+// a scrape.
+func (c *gatewayCollector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	c.sweep(c.now())
+	xrs := make([]types.NamespacedName, 0, len(c.snapshots))
+	snapshots := make([]gatewaySnapshot, 0, len(c.snapshots))
+	for xr, s := range c.snapshots {
+		xrs, snapshots = append(xrs, xr), append(snapshots, s)
+	}
+	c.mu.Unlock()
+	for i, s := range snapshots {
+		gauge := func(d *prometheus.Desc, v float64, state ...string) {
+			m, err := prometheus.NewConstMetric(d, prometheus.GaugeValue, v, append([]string{xrs[i].Namespace, xrs[i].Name}, state...)...)
+			if err != nil {
+				m = prometheus.NewInvalidMetric(d, err)
+			}
+			ch <- m
+		}
+		gauge(c.listeners, float64(s.listeners))
+		gauge(c.conflicts, float64(s.conflicts))
+		gauge(c.duration, s.duration.Seconds())
+		for _, st := range hostnameStates {
+			gauge(c.hostnames, float64(s.hostnames[st]), string(st))
+		}
+		for _, st := range childApexStates {
+			gauge(c.childApexes, float64(s.childApexes[st]), string(st))
+		}
+	}
 }

@@ -50,8 +50,9 @@ func decodeTenantGateway(xr *resource.Composite) (*v1alpha1.TenantGateway, error
 	return tgw, jsonobj.Decode(obj, tgw)
 }
 
-// runTenantGateway composes one TenantGateway.
-func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr *resource.Composite, settings fnv1beta1.Input, maxScoped int) {
+// runTenantGateway composes one TenantGateway, and keeps in composed what
+// it answered for the metrics.
+func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr *resource.Composite, settings fnv1beta1.Input, maxScoped int, composed *gatewayRun) {
 	tgw, err := decodeTenantGateway(xr)
 	if err != nil {
 		response.Fatal(rsp, fmt.Errorf("cannot decode TenantGateway %s/%s (is every spec field of the type the XRD declares?): %w", xr.Resource.GetNamespace(), xr.Resource.GetName(), err))
@@ -126,6 +127,7 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		response.Fatal(rsp, err)
 		return
 	}
+	composed.composed(tgw.GetNamespace(), tgw.GetName(), out)
 	log.Debug("composed TenantGateway", "cert-mode", out.CertMode, "resources", len(out.Resources), "routes", len(in.Routes), "hostnames", len(out.Hostnames), "listeners", out.Listeners, "left-out", out.LeftOut.Total())
 }
 

@@ -88,6 +88,10 @@ type Output struct {
 	Listeners int
 	// LeftOut counts the hostnames and child apexes a limit left out.
 	LeftOut LeftOut
+	// HostnameStates count every claim (the entries of status.hostnames
+	// before its bound) by state, ChildApexStates every child apex.
+	HostnameStates  map[v1alpha1.HostnameState]int
+	ChildApexStates map[v1alpha1.ChildApexState]int
 
 	// Ready maps the key of each resource to its readiness.
 	Ready map[string]bool
@@ -155,6 +159,8 @@ func Compose(in Input) (*Output, error) {
 		HostnamelessRoutes: hostnamelessStatus(&in, t, p, hostless),
 		Listeners:          len(p.listeners),
 		LeftOut:            left.counts,
+		HostnameStates:     countByState(claims, claimState),
+		ChildApexStates:    countByState(children, childState),
 	}
 	var err error
 	if out.planned, err = planResources(&in, p, children); err != nil {

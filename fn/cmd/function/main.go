@@ -39,8 +39,10 @@ func (c *CLI) Run() error {
 	log.Info("serving function-tenant-gateway", "address", c.Address, "insecure", c.Insecure, "ttl", c.TTL.String(), "max-recv-message-size-mib", c.MaxRecvMessageSize)
 	opts := []fn.Option{fn.WithLogger(log), fn.WithTTL(c.TTL)}
 	if c.MetricsAddress != "" {
-		// The registry function.Serve's metrics endpoint serves.
-		m, err := fn.NewMetrics(prometheus.DefaultRegisterer)
+		// The registry function.Serve's metrics endpoint serves. A
+		// TenantGateway's series outlive its last call by a few TTLs (see
+		// Metrics in docs/design.md).
+		m, err := fn.NewMetrics(prometheus.DefaultRegisterer, fn.WithSeriesExpiry(fn.SeriesExpiryTTLs*c.TTL))
 		if err != nil {
 			return err
 		}
