@@ -44,12 +44,12 @@ var maxPerChange = map[string]float64{"create": 8, "change": 4, "delete": 8}
 // happens: 20 HTTPRoutes created, changed (a backend port: nothing the
 // function reads) and deleted one at a time in the attached namespace of
 // tenant-calls, each change waited out (its listener in the Gateway, or the
-// route's status from Envoy Gateway, then no call and no reconcile for a
-// while). It counts the function's calls per TenantGateway from its debug
-// log (which names the XR of every call; the metrics endpoint counts the
-// same calls across all tests), Crossplane's reconciles from its debug log,
-// and the events of every object the TenantGateway composes or requires,
-// by who wrote what. It fails when:
+// route's status from Envoy Gateway, then no call and no reconcile for
+// half a second). It counts the function's calls per TenantGateway from
+// its debug log (which names the XR of every call; the metrics endpoint
+// counts the same calls across all tests), Crossplane's reconciles from
+// its debug log, and the events of every object the TenantGateway
+// composes or requires, by who wrote what. It fails when:
 //   - a change in tenant-calls' namespace re-runs tenant-calls-b's
 //     TenantGateway: every run of it in the window must be its TTL's
 //     requeue, at least 0.9 TTL after the one before (Crossplane jitters
@@ -343,18 +343,19 @@ func countBreakerOpen(lines []string, ns string) int {
 }
 
 // quiet waits until ns's TenantGateway has had no call and no reconcile for
-// a second.
+// half a second: the reconciles one change causes follow each other within
+// a few hundred milliseconds.
 func quiet(t *testing.T, fnLog, xpLog *logCursor, ns string) {
 	t.Helper()
 	deadline := time.Now().Add(settle)
 	fnAt, xpAt := fnLog.offset(), xpLog.offset()
 	n, r := 0, 0
 	since := time.Now()
-	for time.Since(since) < time.Second {
+	for time.Since(since) < 500*time.Millisecond {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s/cozystack still running after %s", ns, settle)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 		c, _ := countCalls(readFrom(t, fnLog.path, fnAt), ns)
 		rc := countReconciles(readFrom(t, xpLog.path, xpAt), ns)
 		if c != n || rc != r {

@@ -172,10 +172,10 @@ kubeconfig_for crossplane > "$S/crossplane.kubeconfig"
 
 # --- Crossplane core, out of cluster ---
 # Its per-XR circuit breaker is raised (defaults: a burst of 100 tokens, one
-# more a second; an update event costs 2): one route change costs a
-# TenantGateway about 40 (README, Performance), so with the defaults the
-# tests' bursts of route changes would open it, and later changes would wait
-# for the TTL. TestCallsPerRouteChange measures the tokens per change.
+# more a second; an update event costs 2): a route that adds or removes a
+# listener costs its TenantGateway 20 to 26 (README, Route changes), so with
+# the defaults the tests' bursts of route changes open it and later changes
+# wait for the TTL. TestCallsPerRouteChange measures the tokens per change.
 mkdir -p "$S/crds" && cp "$XP_DIR"/cluster/crds/*.yaml "$S/crds/"
 for i in 1 2 3 4 5; do # the first run can race the Lock CRD into the RESTMapper
   if env KUBECONFIG="$S/crossplane.kubeconfig" CRDS_PATH="$S/crds" ENABLE_WEBHOOKS=false TLS_CA_SECRET_NAME=crossplane-root-ca \
