@@ -632,10 +632,9 @@ func scrapeCalls(t *testing.T) callCounts {
 		if i < 0 || j < 0 {
 			continue
 		}
-		o := l[i+len(`outcome="`):]
-		o = o[:strings.Index(o, `"`)]
+		o, _, found := strings.Cut(l[i+len(`outcome="`):], `"`)
 		v, err := strconv.ParseFloat(l[j+1:], 64)
-		if err == nil {
+		if found && err == nil {
 			out[o] = v
 		}
 	}
