@@ -117,6 +117,20 @@ func TestCallsPerRouteChange(t *testing.T) {
 		apply(t, route(i, 80))
 		return func(gw *unstructured.Unstructured) bool { return listenerFor(gw, host(i)) != "" }, created
 	})
+	// The creations' last writes (Envoy Gateway's status of the Gateway's
+	// latest generation, Crossplane's of the XR) are over before the
+	// versions are taken.
+	eventually(t, settle, "Gateway "+a+"/cozystack status of its latest generation", func() (bool, string) {
+		gw, _ := get(t, gvkGateway, a, "cozystack")
+		for _, c := range slice(gw, "status", "conditions") {
+			if m, _ := c.(map[string]any); m["type"] == "Programmed" {
+				g, _ := m["observedGeneration"].(int64)
+				return g == gw.GetGeneration(), fmt.Sprintf("observedGeneration %d of %d", g, gw.GetGeneration())
+			}
+		}
+		return false, "no Programmed condition"
+	})
+	quiet(t, fnLog, xpLog, 3*time.Second, a)
 	composedBefore := composedVersions(t, a)
 	run("change", func(i int) (func(*unstructured.Unstructured) bool, map[string]time.Duration) {
 		apply(t, route(i, 8080))
