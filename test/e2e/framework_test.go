@@ -306,6 +306,19 @@ func eventually(t *testing.T, timeout time.Duration, expected string, check func
 	}
 }
 
+// watchClient is a client for watches that last a whole test: without the
+// request timeout of every other request, which would end them after 30 s.
+func watchClient(t *testing.T) client.WithWatch {
+	t.Helper()
+	cfg := rest.CopyConfig(restCfg)
+	cfg.Timeout = 0
+	wc, err := client.NewWithWatch(cfg, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wc
+}
+
 // str reads a string field of an unstructured object.
 func str(u *unstructured.Unstructured, fields ...string) string {
 	if u == nil {

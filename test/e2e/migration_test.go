@@ -161,10 +161,7 @@ func watchMarks(t *testing.T, before snapshot, want map[string]string) *marksWat
 			t.Fatalf("namespace %s was written between the seed and the migration", ns)
 		}
 	}
-	wc, err := client.NewWithWatch(restCfg, client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	wc := watchClient(t)
 	var l corev1.NamespaceList
 	if err := k8s.List(t.Context(), &l); err != nil {
 		t.Fatal(err)

@@ -42,7 +42,7 @@ bg(){ local name=$1; shift; setsid nohup "$@" > "$L/$name.log" 2>&1 & echo $! > 
 waitfor(){ local n=$1; shift; for _ in $(seq 1 "$n"); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done; echo "timeout after ${n}s: $*" >&2; return 1; }
 fail(){ echo "e2e-up: $*" >&2; echo "logs: $L" >&2; exit 1; }
 for t in etcd etcdctl openssl curl jq unshare; do command -v $t >/dev/null || fail "$t is missing (apt-get install etcd-server etcd-client openssl curl jq util-linux)"; done
-for port in 2379 2380 2381 6443 10257 5000 8080 9443 9444 18080 18081 18082; do
+for port in 2379 2380 2381 6443 10257 5000 8080 9443 9444 18080 18081 18082 18083; do
   if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then fail "port $port is in use: is another control plane up? (make e2e-down)"; fi
 done
 
@@ -171,6 +171,11 @@ kubectl apply -f "$ROOT/examples/cluster/crossplane-rbac.yaml" >/dev/null
 kubeconfig_for crossplane > "$S/crossplane.kubeconfig"
 
 # --- Crossplane core, out of cluster ---
+# Its per-XR circuit breaker is raised (defaults: a burst of 100 tokens, one
+# more a second; an update event costs 2): a route that adds or removes a
+# listener costs its TenantGateway 20 to 26 (README, Route changes), so with
+# the defaults the tests' bursts of route changes open it and later changes
+# wait for the TTL. TestCallsPerRouteChange measures the tokens per change.
 mkdir -p "$S/crds" && cp "$XP_DIR"/cluster/crds/*.yaml "$S/crds/"
 for i in 1 2 3 4 5; do # the first run can race the Lock CRD into the RESTMapper
   if env KUBECONFIG="$S/crossplane.kubeconfig" CRDS_PATH="$S/crds" ENABLE_WEBHOOKS=false TLS_CA_SECRET_NAME=crossplane-root-ca \
@@ -192,7 +197,7 @@ kubectl -n crossplane-system create secret generic provider-kubernetes-tls-serve
   --from-file=ca.crt="$P/ca.crt" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
 KUBECONFIG="$S/crossplane.kubeconfig" POD_NAMESPACE=crossplane-system TLS_CLIENT_CERTS_DIR="$S/xp-client-certs" \
   bg crossplane "$CROSSPLANE_CORE" core start --debug --package-runtime='Provider=Deployment;Function=External' --enable-webhooks=false --cache-dir="$S/xpkg-cache" \
-  --metrics-port=18080 --health-probe-port=18081 --poll-interval=15s
+  --metrics-port=18080 --health-probe-port=18081 --poll-interval=15s --circuit-breaker-burst=2000 --circuit-breaker-refill-rate=20
 waitfor 60 curl -sf http://127.0.0.1:18081/readyz || fail "crossplane did not become ready"; ts "crossplane"
 
 # The RBAC manager writes the ClusterRoles that let Crossplane manage the XRs
@@ -203,8 +208,10 @@ waitfor 60 curl -sf http://127.0.0.1:18081/readyz || fail "crossplane did not be
 # flag to move either.
 KUBECONFIG="$P/kubeconfig" POD_NAMESPACE=crossplane-system bg rbac-manager "$CROSSPLANE_CORE" rbac start
 
-# --- the function: a local process that Crossplane reaches over mTLS ---
-bg function "$FUNCTION_BIN" --address=127.0.0.1:9444 --tls-server-certs-dir="$S/fn-certs" --debug --metrics-address= --ttl="${FUNCTION_TTL:-10s}"
+# --- the function: a local process that Crossplane reaches over mTLS; its
+# metrics on 18083 (8080, its default, is provider-kubernetes'), which
+# TestCallsPerRouteChange reads ---
+bg function "$FUNCTION_BIN" --address=127.0.0.1:9444 --tls-server-certs-dir="$S/fn-certs" --debug --metrics-address=127.0.0.1:18083 --ttl="${FUNCTION_TTL:-10s}"
 
 # --- optional, before our packages: E2E_BEFORE_INSTALL (the Makefile's is
 # reference-seed.sh, which leaves the cluster as the Cozystack controller

@@ -1,0 +1,680 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// functionMetrics is the function's metrics endpoint (up.sh).
+const functionMetrics = "http://127.0.0.1:18083/metrics"
+
+// Bounds of what one route change may cost, on average over 20, the
+// TenantGateway whose routes changed, in calls and in reconciles (see Calls
+// per reconcile in docs/design.md for what was measured). Issue #15 targets
+// at most 4 calls: held for a change the function's output does not depend
+// on; a change of listeners costs more, in reconciles on the events of
+// Crossplane's own writes, and is held at twice that. Counts, not times;
+// a loaded machine adds some (Crossplane re-writes conditions from a stale
+// cache), so the bounds leave room above what was measured.
+var maxPerChange = map[string]float64{"create": 8, "change": 4, "delete": 8}
+
+// TestCallsPerRouteChange measures what a route change costs where it
+// happens: 20 HTTPRoutes created, changed (a backend port: nothing the
+// function reads) and deleted one at a time in the attached namespace of
+// tenant-calls, each change waited out (its listener in the Gateway, or the
+// route's status from Envoy Gateway, then no call and no reconcile for
+// half a second). It counts the function's calls per TenantGateway from
+// its debug log (which names the XR of every call; the metrics endpoint
+// counts the same calls across all tests), Crossplane's reconciles from
+// its debug log, and the events of every object the TenantGateway
+// composes or requires, by who wrote what. It fails when:
+//   - a change in tenant-calls' namespace re-runs tenant-calls-b's
+//     TenantGateway: every run of it in the window must be its TTL's
+//     requeue, at least 0.9 TTL after the one before (Crossplane jitters
+//     the TTL by 10%, and a slow machine only delays runs), or follow an
+//     event of an object it composes or requires;
+//   - a change costs more calls or reconciles on average than maxPerChange;
+//   - a change the function's output does not depend on (the backend port)
+//     writes anything the TenantGateway composes, or its status.
+func TestCallsPerRouteChange(t *testing.T) {
+	t.Parallel()
+	const routes = 20
+	const a, b, apps = "tenant-calls", "tenant-calls-b", "tenant-calls-apps"
+	ttl := functionTTL(t)
+	tenantNamespaces(t, a, "calls.example", nil)
+	tenantNamespaces(t, b, "calls-b.example", nil)
+	namespace(t, apps, map[string]string{"namespace.cozystack.io/host": "calls.example", "namespace.cozystack.io/gateway": a})
+	apply(t, envoyTenantGateway(a, "calls.example"))
+	apply(t, envoyTenantGateway(b, "calls-b.example"))
+	apply(t, httpRoute(b, "www", b, "cozystack", "www.calls-b.example"))
+	for _, ns := range []string{a, b} {
+		eventually(t, oneTTL+settle, "Gateway "+ns+"/cozystack Accepted by Envoy Gateway", func() (bool, string) {
+			gw, _ := get(t, gvkGateway, ns, "cozystack")
+			s, r, _ := condition(gw, "Accepted")
+			return s == "True", fmt.Sprintf("%s %s", s, r)
+		})
+	}
+	fnLog, xpLog := newLogCursor(t, "function.log"), newLogCursor(t, "crossplane.log")
+	// Both settled: tenant-calls-b's own events (its route, Envoy Gateway's
+	// status) are over before the window opens.
+	quiet(t, fnLog, xpLog, 3*time.Second, a, b)
+	events, eventsB := watchTracked(t, a, apps), watchTracked(t, b, b)
+	metricsBefore := scrapeCalls(t)
+	fnLog.mark()
+	xpLog.mark()
+	bBefore := lastCall(fnLog.before(), b)
+
+	host := func(i int) string { return fmt.Sprintf("r%02d.calls.example", i) }
+	route := func(i, port int) string {
+		return strings.Replace(httpRoute(apps, fmt.Sprintf("r%02d", i), a, "cozystack", host(i)), "port: 80", fmt.Sprintf("port: %d", port), 1)
+	}
+	var phases []phase
+	created, deleted := map[string]time.Duration{}, map[string]time.Duration{}
+	run := func(name string, change func(i int) (done func(gw *unstructured.Unstructured) bool, lat map[string]time.Duration)) {
+		p := phase{name: name, start: time.Now(), fn: fnLog.offset(), xp: xpLog.offset()}
+		for i := range routes {
+			start := time.Now()
+			done, lat := change(i)
+			for {
+				gw, _ := get(t, gvkGateway, a, "cozystack")
+				if done(gw) {
+					break
+				}
+				if time.Since(start) > oneTTL+settle {
+					t.Fatalf("%s r%02d: not seen after %s; Gateway listeners %v", name, i, oneTTL+settle, listeners(gw))
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if lat != nil {
+				lat[host(i)] = time.Since(start)
+			}
+			quiet(t, fnLog, xpLog, 500*time.Millisecond, a)
+		}
+		p.end, p.fnEnd, p.xpEnd = time.Now(), fnLog.offset(), xpLog.offset()
+		phases = append(phases, p)
+	}
+	run("create", func(i int) (func(*unstructured.Unstructured) bool, map[string]time.Duration) {
+		apply(t, route(i, 80))
+		return func(gw *unstructured.Unstructured) bool { return listenerFor(gw, host(i)) != "" }, created
+	})
+	// The creations' last writes (Envoy Gateway's status of the Gateway's
+	// latest generation, Crossplane's of the XR) are over before the
+	// versions are taken.
+	eventually(t, settle, "Gateway "+a+"/cozystack status of its latest generation", func() (bool, string) {
+		gw, _ := get(t, gvkGateway, a, "cozystack")
+		for _, c := range slice(gw, "status", "conditions") {
+			if m, _ := c.(map[string]any); m["type"] == "Programmed" {
+				g, _ := m["observedGeneration"].(int64)
+				return g == gw.GetGeneration(), fmt.Sprintf("observedGeneration %d of %d", g, gw.GetGeneration())
+			}
+		}
+		return false, "no Programmed condition"
+	})
+	quiet(t, fnLog, xpLog, 3*time.Second, a)
+	composedBefore := composedVersions(t, a)
+	run("change", func(i int) (func(*unstructured.Unstructured) bool, map[string]time.Duration) {
+		apply(t, route(i, 8080))
+		name := fmt.Sprintf("r%02d", i)
+		return func(*unstructured.Unstructured) bool {
+			// Envoy Gateway has seen the change: the route's status is of
+			// its new generation.
+			rt, _ := get(t, gvkHTTPRoute, apps, name)
+			return rt != nil && routeObservedGeneration(rt) == rt.GetGeneration()
+		}, nil
+	})
+	if diff := diffVersions(composedBefore, composedVersions(t, a)); diff != "" {
+		t.Errorf("20 changes of a backend port, which nothing the function composes depends on, wrote: %s", diff)
+	}
+	run("delete", func(i int) (func(*unstructured.Unstructured) bool, map[string]time.Duration) {
+		remove(t, route(i, 8080))
+		return func(gw *unstructured.Unstructured) bool { return listenerFor(gw, host(i)) == "" }, deleted
+	})
+	metricsAfter := scrapeCalls(t)
+	evs, evsB := events.stop(), eventsB.stop()
+
+	all := readFrom(t, fnLog.path, fnLog.start)
+	callsB := callTimes(all, b)
+	t.Logf("function --ttl=%s; %d HTTPRoutes in %s, one change at a time", ttl, routes, apps)
+	for _, p := range phases {
+		fn := readRange(t, fnLog.path, p.fn, p.fnEnd)
+		xp := readRange(t, xpLog.path, p.xp, p.xpEnd)
+		calls, outcomes := countCalls(fn, a)
+		reconciles := countReconciles(xp, a)
+		perCall, perRec := float64(calls)/routes, float64(reconciles)/routes
+		what, tokens := evs.during(p.start, p.end)
+		t.Logf("%s: %d calls of %s/cozystack (%.2f per change; %s), %d reconciles (%.2f per change), %d calls of %s/cozystack, in %s; events of what it composes or requires: %s; %.1f circuit breaker tokens per change",
+			p.name, calls, a, perCall, outcomes, reconciles, perRec, len(callTimes(fn, b)), b, p.end.Sub(p.start).Round(time.Second), what, float64(tokens)/routes)
+		if open := countBreakerOpen(xp, a); open > 0 {
+			t.Errorf("%s: Crossplane's circuit breaker dropped events of %s/cozystack %d times: changes waited for the TTL and the counts are not per change", p.name, a, open)
+		}
+		if limit := maxPerChange[p.name]; perCall > limit || perRec > limit {
+			t.Errorf("%s: %.2f calls and %.2f reconciles per route change; at most %.0f of each expected", p.name, perCall, perRec, limit)
+		}
+		if calls < routes || reconciles < routes {
+			t.Errorf("%s: %d calls and %d reconciles for %d changes: a change that runs no reconcile is not watched, or the logs are not read right", p.name, calls, reconciles, routes)
+		}
+	}
+	t.Logf("route -> listener in the Gateway: created %s; deleted -> listener gone %s", quantiles(created), quantiles(deleted))
+	t.Logf("function_tenant_gateway_calls_total{xr_kind=\"TenantGateway\"} rose by %v over the window (every test's TenantGateways)", metricsAfter.minus(metricsBefore))
+	if got, logged := metricsAfter.total()-metricsBefore.total(), len(callTimes(all, "")); got < float64(logged) {
+		t.Errorf("the metrics endpoint counted %v TenantGateway calls in the window, the debug log %d", got, logged)
+	}
+
+	// tenant-calls-b lists routes only in its own namespaces: it runs on its
+	// TTL, or on an event of its own objects (Crossplane's and Envoy
+	// Gateway's writes after its own runs), never on tenant-calls' changes.
+	prev := bBefore
+	for _, c := range callTimes(all, b) {
+		if !prev.IsZero() && c.Sub(prev) < ttl*9/10-time.Second/2 {
+			what, _ := evsB.during(prev, c)
+			if what == "" {
+				t.Errorf("%s/cozystack ran %s after its previous run, before its TTL (%s), with no event of its own in between: a change in %s re-ran it; its runs in the window: %v", b, c.Sub(prev).Round(time.Millisecond), ttl, apps, callsB)
+				break
+			}
+			t.Logf("%s/cozystack ran %s after its previous run, on events of its own: %s", b, c.Sub(prev).Round(time.Millisecond), what)
+		}
+		prev = c
+	}
+}
+
+// functionTTL is the --ttl the harness runs the function with.
+func functionTTL(t *testing.T) time.Duration {
+	s := os.Getenv("FUNCTION_TTL")
+	if s == "" {
+		s = "10s" // up.sh's default
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatalf("FUNCTION_TTL %q: %v", s, err)
+	}
+	return d
+}
+
+type phase struct {
+	name       string
+	start, end time.Time
+	fn, fnEnd  int64
+	xp, xpEnd  int64
+}
+
+// logCursor reads a log of the harness (E2E_DIR/logs) from a point on.
+type logCursor struct {
+	t     *testing.T
+	path  string
+	start int64
+}
+
+func newLogCursor(t *testing.T, name string) *logCursor {
+	dir := os.Getenv("E2E_DIR")
+	if dir == "" {
+		t.Fatal("E2E_DIR is not set: run through make e2e")
+	}
+	return &logCursor{t: t, path: filepath.Join(dir, "logs", name)}
+}
+
+func (c *logCursor) offset() int64 {
+	st, err := os.Stat(c.path)
+	if err != nil {
+		c.t.Fatalf("cannot read %s: %v", c.path, err)
+	}
+	return st.Size()
+}
+
+func (c *logCursor) mark() { c.start = c.offset() }
+
+func (c *logCursor) before() []string { return readRange(c.t, c.path, 0, c.start) }
+
+func readFrom(t *testing.T, path string, from int64) []string { return readRange(t, path, from, -1) }
+
+// readRange is the lines of path between two offsets (to the end for -1).
+func readRange(t *testing.T, path string, from, to int64) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("cannot read %s: %v", path, err)
+	}
+	defer f.Close()
+	var r io.Reader = io.NewSectionReader(f, from, 1<<40)
+	if to >= 0 {
+		r = io.NewSectionReader(f, from, to-from)
+	}
+	var lines []string
+	s := bufio.NewScanner(r)
+	s.Buffer(make([]byte, 1<<20), 1<<24)
+	for s.Scan() {
+		lines = append(lines, s.Text())
+	}
+	return lines
+}
+
+// fnCall is one call the function's debug log records: every TenantGateway
+// call logs one of these messages with the XR's namespace and name.
+type fnCall struct {
+	at        time.Time
+	namespace string
+	outcome   string
+}
+
+var callMessages = map[string]string{
+	"waiting for required resources":   "waiting-for-resources",
+	"waiting for the ownership probes": "waiting-for-probes",
+	"composed TenantGateway":           "composed",
+}
+
+func parseCalls(lines []string) []fnCall {
+	var out []fnCall
+	for _, l := range lines {
+		f := strings.SplitN(l, "\t", 5)
+		if len(f) < 5 || f[1] != "DEBUG" || callMessages[f[3]] == "" {
+			continue
+		}
+		var kv map[string]any
+		if json.Unmarshal([]byte(f[4]), &kv) != nil || kv["xr-kind"] != "TenantGateway" || kv["xr-name"] != "cozystack" {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, f[0])
+		if err != nil {
+			continue
+		}
+		ns, _ := kv["xr-namespace"].(string)
+		out = append(out, fnCall{at: at, namespace: ns, outcome: callMessages[f[3]]})
+	}
+	return out
+}
+
+// callTimes is when the TenantGateway cozystack of ns was called ("" for
+// every namespace).
+func callTimes(lines []string, ns string) []time.Time {
+	var out []time.Time
+	for _, c := range parseCalls(lines) {
+		if ns == "" || c.namespace == ns {
+			out = append(out, c.at)
+		}
+	}
+	return out
+}
+
+func lastCall(lines []string, ns string) time.Time {
+	ts := callTimes(lines, ns)
+	if len(ts) == 0 {
+		return time.Time{}
+	}
+	return ts[len(ts)-1]
+}
+
+// countCalls is the number of calls of ns's TenantGateway and their
+// outcomes.
+func countCalls(lines []string, ns string) (int, string) {
+	by := map[string]int{}
+	n := 0
+	for _, c := range parseCalls(lines) {
+		if c.namespace == ns {
+			by[c.outcome]++
+			n++
+		}
+	}
+	return n, countsString(by)
+}
+
+// countReconciles counts Crossplane's reconciles of ns's TenantGateway in
+// its debug log.
+func countReconciles(lines []string, ns string) int {
+	req := fmt.Sprintf(`"request": {"name":"cozystack","namespace":%q}`, ns)
+	n := 0
+	for _, l := range lines {
+		if strings.Contains(l, "\tReconciling\t") && strings.Contains(l, `"composite/tenantgateways.gateway.cozystack.io"`) && strings.Contains(l, req) {
+			n++
+		}
+	}
+	return n
+}
+
+// countBreakerOpen counts the events of ns's TenantGateway that Crossplane's
+// circuit breaker dropped.
+func countBreakerOpen(lines []string, ns string) int {
+	req := fmt.Sprintf(`"request": {"name":"cozystack","namespace":%q}`, ns)
+	n := 0
+	for _, l := range lines {
+		if strings.Contains(l, "\tCircuit breaker is open\t") && strings.Contains(l, req) {
+			n++
+		}
+	}
+	return n
+}
+
+// quiet waits until the TenantGateways of namespaces have had no call and
+// no reconcile for window (half a second after a change: the reconciles
+// one change causes follow each other within a few hundred milliseconds).
+func quiet(t *testing.T, fnLog, xpLog *logCursor, window time.Duration, namespaces ...string) {
+	t.Helper()
+	deadline := time.Now().Add(settle)
+	fnAt, xpAt := fnLog.offset(), xpLog.offset()
+	n := 0
+	since := time.Now()
+	for time.Since(since) < window {
+		if time.Now().After(deadline) {
+			t.Fatalf("%v still running after %s", namespaces, settle)
+		}
+		time.Sleep(50 * time.Millisecond)
+		fn, xp := readFrom(t, fnLog.path, fnAt), readFrom(t, xpLog.path, xpAt)
+		c := 0
+		for _, ns := range namespaces {
+			calls, _ := countCalls(fn, ns)
+			c += calls + countReconciles(xp, ns)
+		}
+		if c != n {
+			n, since = c, time.Now()
+		}
+	}
+}
+
+func countsString(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// routeObservedGeneration is the generation of the route Envoy Gateway's
+// status last reported on, 0 when it reported none.
+func routeObservedGeneration(rt *unstructured.Unstructured) int64 {
+	for _, p := range slice(rt, "status", "parents") {
+		for _, c := range anySlice(p, "conditions") {
+			if m, _ := c.(map[string]any); m["type"] == "Accepted" {
+				g, _ := m["observedGeneration"].(int64)
+				return g
+			}
+		}
+	}
+	return 0
+}
+
+func anySlice(v any, field string) []any {
+	m, _ := v.(map[string]any)
+	s, _ := m[field].([]any)
+	return s
+}
+
+// composedVersions is the resourceVersion of the TenantGateway cozystack in
+// ns and of everything it composes there.
+func composedVersions(t *testing.T, ns string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	xr, _ := get(t, gvkTenantGateway, ns, "cozystack")
+	out["TenantGateway/cozystack"] = xr.GetResourceVersion()
+	for _, gvk := range []schema.GroupVersionKind{gvkGateway, gvkCertificate, gvkIssuer, gvkHTTPRoute, gvkNSObject} {
+		for _, o := range list(t, gvk, ns) {
+			out[gvk.Kind+"/"+o.GetName()] = o.GetResourceVersion()
+		}
+	}
+	return out
+}
+
+func diffVersions(before, after map[string]string) string {
+	var d []string
+	for k, v := range after {
+		if before[k] != v {
+			d = append(d, fmt.Sprintf("%s (resourceVersion %s -> %s)", k, before[k], v))
+		}
+	}
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			d = append(d, k+" (deleted)")
+		}
+	}
+	slices.Sort(d)
+	return strings.Join(d, ", ")
+}
+
+// trackedEvents records the watch events of what a TenantGateway composes
+// or requires, each named by kind and what changed: added, deleted, spec
+// (its generation or metadata), or status.
+type trackedEvents struct {
+	mu    sync.Mutex
+	evs   []trackedEvent
+	stops []func()
+	wg    sync.WaitGroup
+}
+
+type trackedEvent struct {
+	at   time.Time
+	what string
+	// tokens is what the event costs the XR in Crossplane's circuit
+	// breaker: controller-runtime maps an update twice (old and new
+	// object), anything else once.
+	tokens int
+}
+
+func watchTracked(t *testing.T, ns, apps string) *trackedEvents {
+	t.Helper()
+	wc := watchClient(t)
+	te := &trackedEvents{}
+	watchOne := func(gvk schema.GroupVersionKind, ns, label string) {
+		l := &unstructured.UnstructuredList{}
+		l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := k8s.List(t.Context(), l, client.InNamespace(ns)); err != nil {
+			t.Fatal(err)
+		}
+		prev := map[string]*unstructured.Unstructured{}
+		for i := range l.Items {
+			prev[l.Items[i].GetName()] = &l.Items[i]
+		}
+		w, err := wc.Watch(t.Context(), l, client.InNamespace(ns), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: l.GetResourceVersion()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		te.stops = append(te.stops, w.Stop)
+		te.wg.Add(1)
+		go func() {
+			defer te.wg.Done()
+			for ev := range w.ResultChan() {
+				u, ok := ev.Object.(*unstructured.Unstructured)
+				if !ok {
+					continue
+				}
+				what := label + " " + changeOf(ev.Type, prev[u.GetName()], u)
+				prev[u.GetName()] = u
+				tokens := 1
+				if ev.Type == watch.Modified {
+					tokens = 2
+				}
+				te.mu.Lock()
+				te.evs = append(te.evs, trackedEvent{at: time.Now(), what: what, tokens: tokens})
+				te.mu.Unlock()
+			}
+		}()
+	}
+	watchOne(gvkHTTPRoute, apps, "route")
+	watchOne(gvkHTTPRoute, ns, "redirect-route")
+	watchOne(gvkGateway, ns, "Gateway")
+	watchOne(gvkCertificate, ns, "Certificate")
+	watchOne(gvkIssuer, ns, "Issuer")
+	watchOne(gvkNSObject, ns, "Object")
+	watchOne(gvkTenantGateway, ns, "TenantGateway")
+	t.Cleanup(func() { te.stop() })
+	return te
+}
+
+// changeOf names what an event changed.
+func changeOf(typ watch.EventType, before, after *unstructured.Unstructured) string {
+	switch {
+	case typ == watch.Added:
+		return "added"
+	case typ == watch.Deleted:
+		return "deleted"
+	case before == nil:
+		return "modified"
+	case before.GetGeneration() != after.GetGeneration() || !equality.Semantic.DeepEqual(before.Object["spec"], after.Object["spec"]):
+		return "spec"
+	case !reflect.DeepEqual(before.Object["status"], after.Object["status"]):
+		return "status" + statusDiff(before, after)
+	default:
+		var keys []string
+		mb, _ := before.Object["metadata"].(map[string]any)
+		ma, _ := after.Object["metadata"].(map[string]any)
+		for _, k := range unionKeys(mb, ma) {
+			if k != "resourceVersion" && !reflect.DeepEqual(mb[k], ma[k]) {
+				keys = append(keys, k)
+			}
+		}
+		return "metadata(" + strings.Join(keys, ", ") + ")"
+	}
+}
+
+// statusDiff names the status fields an update changed, and for
+// conditions their types: "(conditions Ready, hostnames)".
+func statusDiff(before, after *unstructured.Unstructured) string {
+	b, _ := before.Object["status"].(map[string]any)
+	a, _ := after.Object["status"].(map[string]any)
+	var changed []string
+	for _, k := range unionKeys(b, a) {
+		if reflect.DeepEqual(b[k], a[k]) {
+			continue
+		}
+		if k != "conditions" {
+			changed = append(changed, k)
+			continue
+		}
+		byType := func(v any) map[string]any {
+			out := map[string]any{}
+			for _, c := range anySlice(map[string]any{"c": v}, "c") {
+				if m, ok := c.(map[string]any); ok {
+					out[fmt.Sprint(m["type"])] = m
+				}
+			}
+			return out
+		}
+		cb, ca := byType(b[k]), byType(a[k])
+		for _, typ := range unionKeys(cb, ca) {
+			if !reflect.DeepEqual(cb[typ], ca[typ]) {
+				mb, _ := cb[typ].(map[string]any)
+				ma, _ := ca[typ].(map[string]any)
+				var fields []string
+				for _, f := range unionKeys(mb, ma) {
+					if !reflect.DeepEqual(mb[f], ma[f]) {
+						fields = append(fields, f)
+					}
+				}
+				changed = append(changed, "condition "+typ+" "+strings.Join(fields, "+"))
+			}
+		}
+	}
+	return "(" + strings.Join(changed, ", ") + ")"
+}
+
+func unionKeys(a, b map[string]any) []string {
+	var keys []string
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func (te *trackedEvents) stop() *trackedEvents {
+	for _, s := range te.stops {
+		s()
+	}
+	te.stops = nil
+	te.wg.Wait()
+	return te
+}
+
+// during is the events between two times by what they changed, and the
+// circuit breaker tokens they cost.
+func (te *trackedEvents) during(from, to time.Time) (string, int) {
+	te.mu.Lock()
+	defer te.mu.Unlock()
+	by := map[string]int{}
+	tokens := 0
+	for _, e := range te.evs {
+		if !e.at.Before(from) && e.at.Before(to) {
+			by[e.what]++
+			tokens += e.tokens
+		}
+	}
+	return countsString(by), tokens
+}
+
+// callCounts is function_tenant_gateway_calls_total of TenantGateways by
+// outcome.
+type callCounts map[string]float64
+
+func scrapeCalls(t *testing.T) callCounts {
+	t.Helper()
+	rsp, err := http.Get(functionMetrics) //nolint:noctx // a loopback scrape in a test
+	if err != nil {
+		t.Fatalf("cannot scrape the function's metrics: %v", err)
+	}
+	defer rsp.Body.Close()
+	out := callCounts{}
+	s := bufio.NewScanner(rsp.Body)
+	for s.Scan() {
+		l := s.Text()
+		if !strings.HasPrefix(l, "function_tenant_gateway_calls_total{") || !strings.Contains(l, `xr_kind="TenantGateway"`) {
+			continue
+		}
+		i := strings.Index(l, `outcome="`)
+		j := strings.LastIndex(l, " ")
+		if i < 0 || j < 0 {
+			continue
+		}
+		o, _, found := strings.Cut(l[i+len(`outcome="`):], `"`)
+		v, err := strconv.ParseFloat(l[j+1:], 64)
+		if found && err == nil {
+			out[o] = v
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s serves no function_tenant_gateway_calls_total of TenantGateways", functionMetrics)
+	}
+	return out
+}
+
+func (c callCounts) total() float64 {
+	var n float64
+	for _, v := range c {
+		n += v
+	}
+	return n
+}
+
+func (c callCounts) minus(o callCounts) string {
+	by := map[string]int{}
+	for k, v := range c {
+		by[k] = int(v - o[k])
+	}
+	return countsString(by)
+}
