@@ -476,17 +476,18 @@ func watchTracked(t *testing.T, ns, apps string) *trackedEvents {
 	t.Helper()
 	wc := watchClient(t)
 	te := &trackedEvents{}
-	watchOne := func(gvk schema.GroupVersionKind, ns, label string) {
+	watchOne := func(gvk schema.GroupVersionKind, ns, label string, only ...client.ListOption) {
 		l := &unstructured.UnstructuredList{}
 		l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := k8s.List(t.Context(), l, client.InNamespace(ns)); err != nil {
+		if err := k8s.List(t.Context(), l, append([]client.ListOption{client.InNamespace(ns)}, only...)...); err != nil {
 			t.Fatal(err)
 		}
 		prev := map[string]*unstructured.Unstructured{}
 		for i := range l.Items {
 			prev[l.Items[i].GetName()] = &l.Items[i]
 		}
-		w, err := wc.Watch(t.Context(), l, client.InNamespace(ns), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: l.GetResourceVersion()}})
+		opts := append([]client.ListOption{client.InNamespace(ns), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: l.GetResourceVersion()}}}, only...)
+		w, err := wc.Watch(t.Context(), l, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -518,9 +519,21 @@ func watchTracked(t *testing.T, ns, apps string) *trackedEvents {
 	watchOne(gvkIssuer, ns, "Issuer")
 	watchOne(gvkNSObject, ns, "Object")
 	watchOne(gvkTenantGateway, ns, "TenantGateway")
+	// The cluster-scoped objects every TenantGateway requires: its
+	// GatewayClass (Envoy Gateway writes its status) and the platform
+	// settings (other tests change them), whose events re-run every
+	// TenantGateway that required them.
+	watchOne(gvkGatewayClass, "", "GatewayClass", client.MatchingFields{"metadata.name": "envoy"})
+	watchOne(gvkEnvironmentConfig, "", "EnvironmentConfig", client.MatchingFields{"metadata.name": "tenant-gateway-platform"})
 	t.Cleanup(func() { te.stop() })
 	return te
 }
+
+// The cluster-scoped kinds a TenantGateway requires by name.
+var (
+	gvkGatewayClass      = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "GatewayClass"}
+	gvkEnvironmentConfig = schema.GroupVersionKind{Group: "apiextensions.crossplane.io", Version: "v1beta1", Kind: "EnvironmentConfig"}
+)
 
 // changeOf names what an event changed.
 func changeOf(typ watch.EventType, before, after *unstructured.Unstructured) string {
