@@ -185,13 +185,10 @@ func mirrorGatewayReady(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespo
 		if str(cs, "type") != "Ready" {
 			continue
 		}
-		set := response.ConditionFalse
-		if str(cs, "status") == "True" {
-			set = response.ConditionTrue
-		}
 		// Bounded like every message the function writes (see Bounds in
 		// docs/design.md): the claim sits in the parent's namespace.
-		set(rsp, string(tenant.ConditionTenantGatewayReady), gateway.Truncate(str(cs, "reason"))).WithMessage(gateway.Truncate(str(cs, "message"))).TargetCompositeAndClaim()
+		setTenantCondition(rsp, tenant.Condition{Type: tenant.ConditionTenantGatewayReady, Status: str(cs, "status") == "True",
+			Reason: tenant.ConditionReason(gateway.Truncate(str(cs, "reason"))), Message: gateway.Truncate(str(cs, "message"))})
 		return
 	}
 	setTenantCondition(rsp, tenant.Condition{Type: tenant.ConditionTenantGatewayReady, Reason: tenant.ReasonCreating,

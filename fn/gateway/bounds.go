@@ -56,13 +56,10 @@ func boundedListWithin(limit int, prefix string, items []string, total int, sep,
 	return truncateTo(b.String(), limit)
 }
 
-// Truncate cuts a message at MaxMessage bytes, on a rune boundary: for
-// messages that are not lists, such as a refusal quoting its input.
-func Truncate(s string) string { return truncate(s) }
-
-// truncate cuts a message that is still too long (a long prefix) at
-// MaxMessage bytes, on a rune boundary.
-func truncate(s string) string { return truncateTo(s, MaxMessage) }
+// Truncate cuts a message at MaxMessage bytes, on a rune boundary: a list
+// whose prefix is still too long, or a message that is not a list, such as a
+// refusal quoting its input.
+func Truncate(s string) string { return truncateTo(s, MaxMessage) }
 
 // truncateTo cuts s at limit bytes, on a rune boundary.
 func truncateTo(s string, limit int) string {

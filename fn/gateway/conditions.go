@@ -115,10 +115,10 @@ func gatewayReady(in *Input, refused []string, listeners []gwapiv1.Listener, ls 
 		c.Message = fmt.Sprintf("GatewayClass %s lists its supported features but not TLSRoute, so nothing would serve the TLS passthrough listeners of Gateway %s", in.GatewayClass.Name, name)
 	case gw == nil || gw.Conditions[condAccepted] != statusTrue:
 		c.Reason = ReasonGatewayNotAccepted
-		c.Message = truncate(fmt.Sprintf("Underlying Gateway %s has not been accepted by its controller yet", name) + controllerSays(gw, condAccepted))
+		c.Message = Truncate(fmt.Sprintf("Underlying Gateway %s has not been accepted by its controller yet", name) + controllerSays(gw, condAccepted))
 	case gw.Conditions[condProgrammed] != statusTrue:
 		c.Reason = ReasonGatewayNotProgrammed
-		c.Message = truncate(fmt.Sprintf("Underlying Gateway %s has not been programmed by its controller yet", name) + controllerSays(gw, condProgrammed))
+		c.Message = Truncate(fmt.Sprintf("Underlying Gateway %s has not been programmed by its controller yet", name) + controllerSays(gw, condProgrammed))
 	default:
 		var bad []string
 		for _, l := range ls {
@@ -210,7 +210,7 @@ func listenersReady(in *Input, l LeftOut) Condition {
 func routesAccepted(causes routeCauseSet, claims, listed int) Condition {
 	c := routeAcceptance(causes)
 	if claims > listed {
-		c.Message = truncate(c.Message + fmt.Sprintf(" (status.hostnames lists %d of %d claims, those not served first)", listed, claims))
+		c.Message = Truncate(c.Message + fmt.Sprintf(" (status.hostnames lists %d of %d claims, those not served first)", listed, claims))
 	}
 	return c
 }
@@ -272,7 +272,7 @@ func routeAcceptance(causes routeCauseSet) Condition {
 	for _, k := range found {
 		parts = append(parts, k.message(share))
 	}
-	return Condition{Type: ConditionRoutesAccepted, Reason: found[0].reason, Message: truncate(strings.Join(parts, causeSep))}
+	return Condition{Type: ConditionRoutesAccepted, Reason: found[0].reason, Message: Truncate(strings.Join(parts, causeSep))}
 }
 
 // A routeCauseSet is every cause of RoutesAccepted, each with what it

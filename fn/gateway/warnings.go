@@ -107,7 +107,7 @@ func gatewayWarnings(prev v1alpha1.StatusDigests, f findings, out *Output) []str
 		w = append(w, BoundedList(fmt.Sprintf("the ownership guard refuses %d objects the TenantGateway needs, so it is not Ready: ", len(f.refused)), f.refused, "; ", ""))
 	}
 	if changed(now.Gateway, prev.Gateway) {
-		w = append(w, truncate(string(f.gatewayReady.Reason)+": "+f.gatewayReady.Message))
+		w = append(w, Truncate(string(f.gatewayReady.Reason)+": "+f.gatewayReady.Message))
 	}
 	if changed(now.Certificates, prev.Certificates) {
 		var bad []string
