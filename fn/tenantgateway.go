@@ -3,19 +3,16 @@ package fn
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
-	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	kclusterv1alpha2 "github.com/crossplane-contrib/provider-kubernetes/apis/cluster/object/v1alpha2"
-	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/request"
 	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/crossplane/function-sdk-go/response"
 
 	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
@@ -24,17 +21,6 @@ import (
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 	"github.com/cozystack/function-tenant-gateway/fn/tenant"
 )
-
-func init() { //nolint:gochecknoinits // composed.From needs the kinds we compose in its scheme.
-	for _, add := range []func(*runtime.Scheme) error{
-		gwapiv1.Install, cmv1.AddToScheme, corev1.AddToScheme,
-		kobjv1alpha1.SchemeBuilder.AddToScheme, kclusterv1alpha2.SchemeBuilder.AddToScheme,
-	} {
-		if err := add(composed.Scheme); err != nil {
-			panic(fmt.Sprintf("cannot register composed kinds: %v", err))
-		}
-	}
-}
 
 // decodeTenantGateway reads the observed XR's metadata and spec into its Go
 // type. The status is the function's own memory, read apart (see
@@ -155,69 +141,291 @@ func setDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out
 	return writeStatus(req, rsp, status, out.Unready)
 }
 
-// setComposed overlays the composed resources on the desired state of
-// earlier pipeline steps, each marked ready or not.
-func setComposed(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, resources []gateway.Resource, ready func(key string) bool) error {
-	desired, err := request.GetDesiredComposedResources(req)
-	if err != nil {
-		return fmt.Errorf("cannot get desired composed resources: %w", err)
-	}
-	for _, r := range resources {
-		cd, err := toComposed(r)
-		if err != nil {
-			return err
-		}
-		state := resource.ReadyFalse
-		if ready(r.Key) {
-			state = resource.ReadyTrue
-		}
-		desired[resource.Name(r.Key)] = &resource.DesiredComposed{Resource: cd, Ready: state}
-	}
-	if err := response.SetDesiredComposedResources(rsp, desired); err != nil {
-		return fmt.Errorf("cannot set desired composed resources: %w", err)
-	}
-	return nil
+// Names of the resources and schemas a TenantGateway run requires.
+const (
+	reqHTTPRoutes      = "httproutes"
+	reqTLSRoutes       = "tlsroutes"
+	reqNamespaces      = "namespaces"
+	reqNamespacePrefix = "namespace-"
+	reqGatewayClass    = "gatewayclass"
+	reqProbePrefix     = "probe-"
+
+	// The TLSRoute schemas as the Composition's step bootstraps them
+	// (package/configuration/tenantgateway/composition.yaml).
+	schemaTLSRouteV1       = "schema-tlsroute-v1"
+	schemaTLSRouteV1alpha2 = "schema-tlsroute-v1alpha2"
+	// The same schemas as the function asks for them itself when the step
+	// does not bootstrap them.
+	askedTLSRouteV1       = "tlsroute-v1"
+	askedTLSRouteV1alpha2 = "tlsroute-v1alpha2"
+)
+
+// TLSRoute API versions, newest first: v1 where the cluster serves it, else
+// the experimental v1alpha2.
+var tlsRouteVersions = []struct{ bootstrap, asked, apiVersion string }{
+	{schemaTLSRouteV1, askedTLSRouteV1, gwapiv1.GroupVersion.String()},
+	{schemaTLSRouteV1alpha2, askedTLSRouteV1alpha2, gwapiv1.GroupName + "/v1alpha2"},
 }
 
-// writeStatus merges the fields of a typed status into the desired XR's
-// status. The fields are plain JSON values after one round trip, so they go
-// straight into the object rather than through SetValue's own round trip per
-// field; empty lists are left out. unready marks the XR not ready whatever
-// its composed resources say (Crossplane then reports Ready=False, Creating).
-func writeStatus(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, status any, unready bool) error {
-	dxr, err := request.GetDesiredCompositeResource(req)
-	if err != nil {
-		return fmt.Errorf("cannot get the desired composite resource: %w", err)
+// requireResources asks Crossplane for everything a TenantGateway run reads:
+// the platform settings, namespaces, routes, the GatewayClass.
+// The selectors depend only on the XR, except the TLSRoute version, which
+// waits for the schemas: listing a kind the cluster does not serve fails the
+// whole pipeline, so TLSRoutes are requested only in a version Crossplane
+// reported a schema for. The Composition's step bootstraps the schemas, so
+// that with the required resources Crossplane seeds from the last reconcile
+// a steady-state reconcile is one call (see Calls per reconcile in docs/design.md).
+func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, tgw *v1alpha1.TenantGateway, settings fnv1beta1.Input, maxScoped int) {
+	if !schemasBootstrapped(req) {
+		// A Composition without the bootstrap: ask on every call, since
+		// Crossplane keeps only the schemas a call asked for (or bootstrapped).
+		for _, v := range tlsRouteVersions {
+			response.RequireSchema(rsp, v.asked, v.apiVersion, gateway.KindTLSRoute)
+		}
 	}
-	fields, err := statusFields(status)
-	if err != nil {
-		return err
+	r := rsp.GetRequirements()
+	if r == nil {
+		r = &fnv1.Requirements{}
+		rsp.Requirements = r
 	}
-	st, _ := dxr.Resource.Object["status"].(map[string]any)
+	if r.Resources == nil {
+		r.Resources = map[string]*fnv1.ResourceSelector{}
+	}
+	r.Resources[reqNamespaces] = all("v1", "Namespace", map[string]string{gateway.LabelNamespaceGateway: tgw.GetNamespace()})
+	r.Resources[reqPlatform] = platformSelector(settings)
+	requireRoutes(req, r, tgw, maxScoped)
+	for _, ns := range namedNamespaces(req, tgw) {
+		r.Resources[reqNamespacePrefix+ns] = byName("v1", "Namespace", ns)
+	}
+	class := tgw.Spec.GatewayClassName
+	if class == "" {
+		class = v1alpha1.DefaultGatewayClassName
+	}
+	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), "GatewayClass", class)
+}
+
+// schemasBootstrapped reports whether the request carries every TLSRoute
+// schema under the names the Composition's step bootstraps them with.
+func schemasBootstrapped(req *fnv1.RunFunctionRequest) bool {
+	for _, v := range tlsRouteVersions {
+		if _, ok := request.GetRequiredSchema(req, v.bootstrap); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// DefaultMaxScopedNamespaces is how many admitted namespaces a TenantGateway
+// may have and still list routes namespace by namespace. Every TenantGateway
+// reads routes on every run; listing only the admitted namespaces spares a
+// child tenant's Gateway the routes of the whole cluster, while a Gateway
+// that admits many namespaces (the root tenant's) lists all routes once
+// rather than making Crossplane issue a list per namespace.
+const DefaultMaxScopedNamespaces = 32
+
+// requireRoutes asks for the HTTPRoutes and TLSRoutes, once the namespaces
+// (and, for TLSRoutes, the served version) are known: per admitted namespace
+// when there are few, else cluster-wide. Routes from other namespaces are
+// ignored by the computation anyway.
+func requireRoutes(req *fnv1.RunFunctionRequest, r *fnv1.Requirements, tgw *v1alpha1.TenantGateway, maxScoped int) {
+	if _, ok := req.GetRequiredResources()[reqNamespaces]; !ok {
+		return
+	}
+	tlsVersion, ok := tlsRouteVersion(req)
+	if !ok {
+		return
+	}
+	kinds := []struct{ key, apiVersion, kind string }{{reqHTTPRoutes, gwapiv1.GroupVersion.String(), gateway.KindHTTPRoute}}
+	if tlsVersion != "" {
+		kinds = append(kinds, struct{ key, apiVersion, kind string }{reqTLSRoutes, tlsVersion, gateway.KindTLSRoute})
+	}
+	scopes := admittedNamespaces(req, tgw)
+	for _, k := range kinds {
+		if len(scopes) > maxScoped {
+			// An empty label selector without a namespace lists every
+			// object of the kind in every namespace.
+			r.Resources[k.key] = all(k.apiVersion, k.kind, nil)
+			continue
+		}
+		for _, ns := range scopes {
+			s := all(k.apiVersion, k.kind, nil)
+			s.Namespace = &ns
+			r.Resources[k.key+"/"+ns] = s
+		}
+	}
+}
+
+// admittedNamespaces are the TenantGateway's own namespace, the attached
+// ones and those labelled as publishing through it, sorted.
+func admittedNamespaces(req *fnv1.RunFunctionRequest, tgw *v1alpha1.TenantGateway) []string {
+	set := map[string]bool{tgw.GetNamespace(): true}
+	for _, a := range tgw.Spec.AttachedNamespaces {
+		set[string(a)] = true
+	}
+	for _, it := range req.GetRequiredResources()[reqNamespaces].GetItems() {
+		if n := str(it.GetResource(), "metadata", "name"); n != "" {
+			set[n] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// tlsRouteVersion returns the TLSRoute apiVersion to list, "" when the
+// cluster serves none, and false while the schemas are not resolved yet.
+func tlsRouteVersion(req *fnv1.RunFunctionRequest) (string, bool) {
+	bootstrapped := schemasBootstrapped(req)
+	for _, v := range tlsRouteVersions {
+		name := v.asked
+		if bootstrapped {
+			name = v.bootstrap
+		}
+		s, ok := request.GetRequiredSchema(req, name)
+		if !ok {
+			return "", false
+		}
+		if s != nil {
+			return v.apiVersion, true
+		}
+	}
+	return "", true
+}
+
+// namedNamespaces are the namespaces fetched by name: the TenantGateway's
+// own, each attached one, and each one a namespace patch was composed for,
+// so that a patch can release its label once the namespace leaves the list.
+func namedNamespaces(req *fnv1.RunFunctionRequest, tgw *v1alpha1.TenantGateway) []string {
+	out := gateway.AttachedNamespaces(&gateway.Input{Namespace: tgw.GetNamespace(), Spec: tgw.Spec})
+	seen := map[string]bool{}
+	for _, n := range out {
+		seen[n] = true
+	}
+	for _, key := range slices.Sorted(maps.Keys(req.GetObserved().GetResources())) {
+		if ns, ok := gateway.NamespaceOfKey(key); ok && !seen[ns] {
+			seen[ns] = true
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+// requireProbes asks Crossplane to look up, by name, each object the
+// function is about to compose that it has not observed as ours.
+func requireProbes(rsp *fnv1.RunFunctionResponse, need []gateway.Resource) {
+	for _, r := range need {
+		gvk := r.Object.GetObjectKind().GroupVersionKind()
+		ns := r.Object.GetNamespace()
+		rsp.Requirements.Resources[reqProbePrefix+r.Key] = &fnv1.ResourceSelector{
+			ApiVersion: gvk.GroupVersion().String(),
+			Kind:       gvk.Kind,
+			Namespace:  &ns,
+			Match:      &fnv1.ResourceSelector_MatchName{MatchName: r.Object.GetName()},
+		}
+	}
+}
+
+// observe reads the routes and namespaces a TenantGateway run required, and
+// says what it skipped and why.
+func observe(req *fnv1.RunFunctionRequest) ([]gateway.Route, []gateway.Namespace, []string) {
+	httpRoutes, w1 := observeRoutes(req, reqHTTPRoutes, gateway.KindHTTPRoute)
+	tlsRoutes, w2 := observeRoutes(req, reqTLSRoutes, gateway.KindTLSRoute)
+	for _, name := range slices.Sorted(maps.Keys(req.GetRequiredResources())) {
+		if ns, ok := strings.CutPrefix(name, reqHTTPRoutes+"/"); ok && ns != "" {
+			r, w := observeRoutes(req, name, gateway.KindHTTPRoute)
+			httpRoutes, w1 = append(httpRoutes, r...), append(w1, w...)
+		}
+		if ns, ok := strings.CutPrefix(name, reqTLSRoutes+"/"); ok && ns != "" {
+			r, w := observeRoutes(req, name, gateway.KindTLSRoute)
+			tlsRoutes, w2 = append(tlsRoutes, r...), append(w2, w...)
+		}
+	}
+	namespaces, w3 := observeNamespaces(req, reqNamespaces)
+	return append(httpRoutes, tlsRoutes...), namespaces, slices.Concat(w1, w2, w3)
+}
+
+// observeGatewayClass reads the GatewayClass requirement; nil when the class
+// does not exist. Supported features are objects with a name since Gateway
+// API v1.2, plain strings before.
+func observeGatewayClass(req *fnv1.RunFunctionRequest) *gateway.Class {
+	items := req.GetRequiredResources()[reqGatewayClass].GetItems()
+	if len(items) == 0 {
+		return nil
+	}
+	s := items[0].GetResource()
+	gc := &gateway.Class{Name: str(s, keyMetadata, "name"), ControllerName: str(s, keySpec, "controllerName")}
+	for _, f := range field(s, "status", "supportedFeatures").GetListValue().GetValues() {
+		name := f.GetStringValue()
+		if name == "" {
+			name = str(f.GetStructValue(), "name")
+		}
+		if name != "" {
+			gc.SupportedFeatures = append(gc.SupportedFeatures, name)
+		}
+	}
+	return gc
+}
+
+// observeNamedNamespaces reads the namespaces looked up by name; a nil value
+// means Crossplane found no such namespace.
+func observeNamedNamespaces(req *fnv1.RunFunctionRequest, names []string) map[string]*gateway.Namespace {
+	out := make(map[string]*gateway.Namespace, len(names))
+	for _, n := range names {
+		items := req.GetRequiredResources()[reqNamespacePrefix+n].GetItems()
+		if len(items) == 0 {
+			out[n] = nil
+			continue
+		}
+		s := items[0].GetResource()
+		out[n] = &gateway.Namespace{Name: n, Labels: stringMap(field(s, keyMetadata, "labels")), Annotations: stringMap(field(s, keyMetadata, "annotations"))}
+	}
+	return out
+}
+
+// observeProbes reads the look-ups by name of resources about to be composed.
+func observeProbes(req *fnv1.RunFunctionRequest) map[string]gateway.Probe {
+	out := map[string]gateway.Probe{}
+	for name, rs := range req.GetRequiredResources() {
+		key, ok := strings.CutPrefix(name, reqProbePrefix)
+		if !ok {
+			continue
+		}
+		p := gateway.Probe{}
+		if items := rs.GetItems(); len(items) > 0 {
+			p.Exists = true
+			for _, ref := range field(items[0].GetResource(), keyMetadata, "ownerReferences").GetListValue().GetValues() {
+				r := ref.GetStructValue()
+				if field(r, "controller").GetBoolValue() {
+					p.ControllerUID = str(r, "uid")
+				}
+			}
+		}
+		out[key] = p
+	}
+	return out
+}
+
+// observePrevious reads the status the last run wrote on the XR: the
+// function's own memory. A status that does not decode (someone edited it)
+// is ignored with a warning, never fatal: the next run writes it anew.
+func observePrevious(req *fnv1.RunFunctionRequest) (gateway.PreviousStatus, []string) {
+	p := gateway.PreviousStatus{Listeners: map[string]string{}, ChildApexes: map[string]bool{}}
+	st := field(req.GetObserved().GetComposite().GetResource(), "status").GetStructValue()
 	if st == nil {
-		st = map[string]any{}
-		dxr.Resource.Object["status"] = st
+		return p, nil
 	}
-	for k, v := range fields {
-		st[k] = v
+	var status v1alpha1.TenantGatewayStatus
+	if err := jsonobj.Decode(st.AsMap(), &status); err != nil {
+		return p, []string{fmt.Sprintf("ignoring the TenantGateway's status as the function's memory of the last run: %v", err)}
 	}
-	if unready {
-		dxr.Ready = resource.ReadyFalse
+	for _, l := range status.Listeners {
+		p.Listeners[l.Name] = l.Hostname
 	}
-	if err := response.SetDesiredCompositeResource(rsp, dxr); err != nil {
-		return fmt.Errorf("cannot set the desired composite resource: %w", err)
+	for _, c := range status.ChildApexes {
+		if c.State == v1alpha1.ChildApexListening {
+			p.ChildApexes[c.Apex] = true
+		}
 	}
-	return nil
-}
-
-// statusFields turns a typed status into the JSON fields Crossplane merges
-// into the XR's status.
-func statusFields(s any) (map[string]any, error) {
-	// The unstructured converter walks the struct by reflection, honouring
-	// omitempty, without encoding it to JSON bytes and back.
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s)
-	if err != nil {
-		return nil, fmt.Errorf("cannot encode status: %w", err)
+	if status.Digests != nil {
+		p.Digests = *status.Digests
 	}
-	return m, nil
+	return p, nil
 }

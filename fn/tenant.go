@@ -106,22 +106,6 @@ func platformSettings(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 	return platform, true
 }
 
-// platformSelector asks for the platform EnvironmentConfig by name.
-func platformSelector(settings fnv1beta1.Input) *fnv1.ResourceSelector {
-	return byName("apiextensions.crossplane.io/v1beta1", "EnvironmentConfig", settings.PlatformConfigName)
-}
-
-// platformData is the data of the required platform EnvironmentConfig;
-// found is false when there is none.
-func platformData(req *fnv1.RunFunctionRequest) (data map[string]any, found bool) {
-	items := req.GetRequiredResources()[reqPlatform].GetItems()
-	if len(items) == 0 {
-		return map[string]any{}, false
-	}
-	data, _ = items[0].GetResource().AsMap()["data"].(map[string]any)
-	return data, true
-}
-
 // setTenantDesired composes the tenant's resources and writes its status;
 // its warnings target the XTenant and the claim. The replica holder is ready
 // once it has observed the Secret, the replica or someone else's, which the
@@ -193,13 +177,4 @@ func mirrorGatewayReady(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespo
 	}
 	setTenantCondition(rsp, tenant.Condition{Type: tenant.ConditionTenantGatewayReady, Reason: tenant.ReasonCreating,
 		Message: fmt.Sprintf("TenantGateway %s/%s has not reported readiness yet", out.Status.Namespace, tenant.TenantGateway)})
-}
-
-// setTenantCondition writes a Tenant condition for the XTenant and its claim.
-func setTenantCondition(rsp *fnv1.RunFunctionResponse, c tenant.Condition) {
-	set := response.ConditionFalse
-	if c.Status {
-		set = response.ConditionTrue
-	}
-	set(rsp, string(c.Type), string(c.Reason)).WithMessage(c.Message).TargetCompositeAndClaim()
 }
