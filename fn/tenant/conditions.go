@@ -3,6 +3,13 @@ package tenant
 import (
 	"errors"
 	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
 // A ConditionType is a condition the function sets on an XTenant and, since
@@ -58,4 +65,25 @@ func Acceptance(name, parent string, err error) (Condition, bool) {
 	default:
 		return Condition{}, false
 	}
+}
+
+// gatewayReady is TenantGatewayReady for a tenant that owns a TenantGateway:
+// the first Ready condition among in.GatewayConditions, its reason and
+// message bounded like every message the function writes (see Bounds in
+// docs/design.md: the claim sits in the parent's namespace), or False
+// Creating while the TenantGateway reports none. A tenant without a
+// TenantGateway has no such condition.
+func gatewayReady(in Input, out *Output) (Condition, bool) {
+	if !slices.ContainsFunc(out.Resources, func(r gateway.Resource) bool { return r.Key == KeyGateway }) {
+		return Condition{}, false
+	}
+	for _, c := range in.GatewayConditions {
+		if c.Type != xpv2.TypeReady {
+			continue
+		}
+		return Condition{Type: ConditionTenantGatewayReady, Status: c.Status == corev1.ConditionTrue,
+			Reason: ConditionReason(gateway.Truncate(string(c.Reason))), Message: gateway.Truncate(c.Message)}, true
+	}
+	return Condition{Type: ConditionTenantGatewayReady, Reason: ReasonCreating,
+		Message: fmt.Sprintf("TenantGateway %s/%s has not reported readiness yet", out.Status.Namespace, TenantGateway)}, true
 }

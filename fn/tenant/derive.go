@@ -41,12 +41,24 @@ type Input struct {
 	// WildcardSecret is the Secret of the listeners' name in the tenant
 	// namespace as the replica Object observed it (nil: not observed).
 	WildcardSecret *ObservedSecret
+	// Observed are the composed resources Crossplane observed, by key.
+	Observed map[string]*gateway.ObservedResource
+	// GatewayConditions are the conditions of the tenant's TenantGateway
+	// as provider-kubernetes observed it (nil: none reported yet).
+	GatewayConditions []xpv2.Condition
 }
 
 // Output is what one Tenant composes and reports.
 type Output struct {
 	Status    appsv1alpha1.TenantStatus
 	Resources []gateway.Resource
+	// Ready maps the key of each resource in Resources to whether it is
+	// ready.
+	Ready map[string]bool
+	// Conditions are the Tenant's conditions besides Accepted (see
+	// Acceptance): TenantGatewayReady for a tenant that owns a
+	// TenantGateway.
+	Conditions []Condition
 	// Warnings are for the tenant and the operator, each bounded.
 	Warnings []string
 }
@@ -103,6 +115,7 @@ func Derive(in Input) (*Output, error) {
 		}
 		out.Resources = append(out.Resources, r)
 	}
+	report(in, out)
 	return out, nil
 }
 
