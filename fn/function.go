@@ -103,7 +103,9 @@ func (f *Function) run(req *fnv1.RunFunctionRequest, composed *gatewayRun) (*fnv
 
 	switch gvk.GroupKind() {
 	case v1alpha1.TenantGatewayGroupVersionKind.GroupKind():
-		runTenantGateway(log, req, rsp, xr, settings, f.maxScoped, composed)
+		if out := runTenantGateway(log, req, rsp, xr, settings, f.maxScoped); out != nil {
+			composed.composed(xr.Resource.GetNamespace(), xr.Resource.GetName(), out)
+		}
 	case appsv1alpha1.XTenantGroupVersionKind.GroupKind():
 		runTenant(log, req, rsp, xr, settings)
 	default:

@@ -5,12 +5,18 @@ import (
 	"sort"
 
 	"google.golang.org/protobuf/types/known/structpb"
+	corev1 "k8s.io/api/core/v1"
 
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/request"
 
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
+
+// reqPlatform is the requirement of every run: the platform
+// EnvironmentConfig (see Platform settings in docs/design.md).
+const reqPlatform = "platform"
 
 // Keys of an object the function reads.
 const (
@@ -83,34 +89,28 @@ func conditionDetails(v *structpb.Value) (reasons, messages map[string]string) {
 	return reasons, messages
 }
 
-// observeComposed reads what the function needs of every composed resource
-// Crossplane observed: conditions, and a Gateway's listeners.
+// conditionList reads a conditions list into typed conditions, in order.
+func conditionList(v *structpb.Value) []xpv2.Condition {
+	values := v.GetListValue().GetValues()
+	out := make([]xpv2.Condition, 0, len(values))
+	for _, c := range values {
+		s := c.GetStructValue()
+		out = append(out, xpv2.Condition{
+			Type: xpv2.ConditionType(str(s, "type")), Status: corev1.ConditionStatus(str(s, "status")),
+			Reason: xpv2.ConditionReason(str(s, "reason")), Message: str(s, "message"),
+		})
+	}
+	return out
+}
+
+// observeComposed reads the conditions of every composed resource Crossplane
+// observed, by composition resource name.
 func observeComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.ObservedResource {
 	out := map[string]*gateway.ObservedResource{}
 	for key, r := range req.GetObserved().GetResources() {
 		s := r.GetResource()
 		o := &gateway.ObservedResource{Conditions: conditions(field(s, "status", "conditions"))}
 		o.Reasons, o.Messages = conditionDetails(field(s, "status", "conditions"))
-		switch key {
-		case gateway.KeyCertificateWildcard:
-			o.DNSNames = []string{}
-			for _, v := range field(s, keySpec, "dnsNames").GetListValue().GetValues() {
-				o.DNSNames = append(o.DNSNames, v.GetStringValue())
-			}
-		case gateway.KeyGateway:
-			o.ListenerHostnames = map[string]string{}
-			for _, v := range field(s, keySpec, "listeners").GetListValue().GetValues() {
-				if n := str(v.GetStructValue(), "name"); n != "" {
-					o.ListenerNames = append(o.ListenerNames, n)
-					o.ListenerHostnames[n] = str(v.GetStructValue(), "hostname")
-				}
-			}
-			o.Listeners = map[string]map[string]string{}
-			for _, v := range field(s, "status", "listeners").GetListValue().GetValues() {
-				l := v.GetStructValue()
-				o.Listeners[str(l, "name")] = conditions(field(l, "conditions"))
-			}
-		}
 		out[key] = o
 	}
 	return out

@@ -10,10 +10,10 @@ import (
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
-// Observed routes and namespaces are read straight from the request's
-// protobuf Structs, field by field: the function needs a handful of fields of
-// every route in the cluster, and materialising whole objects would cost far
-// more than the computation itself.
+// Observed routes are read straight from the request's protobuf Structs, or
+// from the bytes the codec kept, field by field: the function needs a
+// handful of fields of every route in the cluster, and materialising whole
+// objects would cost far more than the computation itself.
 
 // observeRoutes reads every route of a requirement. A malformed route is
 // skipped with a warning naming it; it never stops the others.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
@@ -16,11 +17,9 @@ import (
 	"github.com/cozystack/function-tenant-gateway/fn/tenant"
 )
 
-// Requirements of a Tenant run.
-const (
-	reqPlatform        = "platform"
-	reqParentNamespace = "parent-namespace"
-)
+// reqParentNamespace is the requirement of a Tenant run besides the platform
+// settings: the namespace of the claim, its parent tenant's.
+const reqParentNamespace = "parent-namespace"
 
 // Labels Crossplane puts on the XR of a claim.
 const (
@@ -62,8 +61,10 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 		parentLabels = stringMap(field(items[0].GetResource(), "metadata", "labels"))
 	}
 
-	replica := observedReplica(req)
-	out, err := tenant.Derive(tenant.Input{Name: name, Parent: parent, Spec: x.Spec, ParentLabels: parentLabels, Platform: platform, WildcardSecret: replica})
+	out, err := tenant.Derive(tenant.Input{
+		Name: name, Parent: parent, Spec: x.Spec, ParentLabels: parentLabels, Platform: platform,
+		WildcardSecret: observedReplica(req), Observed: observeComposed(req), GatewayConditions: observedGatewayConditions(req),
+	})
 	if c, ok := tenant.Acceptance(name, parent, err); ok {
 		setTenantCondition(rsp, c)
 	}
@@ -83,11 +84,10 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 		response.Fatal(rsp, fmt.Errorf("cannot derive Tenant %s/%s: %w", parent, name, err))
 		return
 	}
-	if err := setTenantDesired(req, rsp, out, replica != nil); err != nil {
+	if err := setTenantDesired(req, rsp, out); err != nil {
 		response.Fatal(rsp, err)
 		return
 	}
-	mirrorGatewayReady(req, rsp, out)
 	log.Debug("derived Tenant", "namespace", out.Status.Namespace, "apex", out.Status.Apex, "gateway-namespace", out.Status.GatewayNamespace)
 }
 
@@ -106,39 +106,23 @@ func platformSettings(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 	return platform, true
 }
 
-// setTenantDesired composes the tenant's resources and writes its status;
-// its warnings target the XTenant and the claim. The replica holder is ready
-// once it has observed the Secret, the replica or someone else's, which the
-// listeners then use as it is.
-func setTenantDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *tenant.Output, replicaObserved bool) error {
-	observed := observeComposed(req)
-	ready := func(key string) bool {
-		if key == tenant.KeyReplica {
-			return replicaObserved
-		}
-		return tenantReady(key, observed[key])
-	}
-	if err := setComposed(req, rsp, out.Resources, ready); err != nil {
+// setTenantDesired composes the tenant's resources, each ready as the
+// derivation says, and writes its status and conditions; its warnings and
+// conditions target the XTenant and the claim.
+func setTenantDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *tenant.Output) error {
+	if err := setComposed(req, rsp, out.Resources, out.Ready); err != nil {
 		return err
 	}
 	for _, w := range out.Warnings {
 		response.Warning(rsp, errors.New(w)).TargetCompositeAndClaim()
 	}
-	return writeStatus(req, rsp, &out.Status, false)
-}
-
-// tenantReady reports whether a Tenant's composed resource is ready: a
-// Namespace composed directly once it exists (namespaces have no
-// conditions), a provider-kubernetes Object once it is Ready and Synced.
-func tenantReady(key string, o *gateway.ObservedResource) bool {
-	switch {
-	case o == nil:
-		return false
-	case key == tenant.KeyNamespace && len(o.Conditions) == 0:
-		return true
-	default:
-		return o.Conditions["Ready"] == "True" && o.Conditions["Synced"] == "True"
+	if err := writeStatus(req, rsp, &out.Status, false); err != nil {
+		return err
 	}
+	for _, c := range out.Conditions {
+		setTenantCondition(rsp, c)
+	}
+	return nil
 }
 
 // observedReplica is the Secret of the listeners' name in the tenant
@@ -153,28 +137,14 @@ func observedReplica(req *fnv1.RunFunctionRequest) *tenant.ObservedSecret {
 	return &tenant.ObservedSecret{Labels: stringMap(field(m, "metadata", "labels"))}
 }
 
-// mirrorGatewayReady copies the Ready condition of the tenant's TenantGateway,
-// as provider-kubernetes observed it, onto the Tenant.
-func mirrorGatewayReady(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *tenant.Output) {
-	owning := false
-	for _, r := range out.Resources {
-		owning = owning || r.Key == tenant.KeyGateway
-	}
-	if !owning {
-		return
-	}
+// observedGatewayConditions are the conditions of the tenant's
+// TenantGateway as provider-kubernetes observed it in its Object.
+func observedGatewayConditions(req *fnv1.RunFunctionRequest) []xpv2.Condition {
 	obj := req.GetObserved().GetResources()[tenant.KeyGateway].GetResource()
-	for _, c := range field(obj, "status", "atProvider", "manifest", "status", "conditions").GetListValue().GetValues() {
-		cs := c.GetStructValue()
-		if str(cs, "type") != "Ready" {
-			continue
-		}
-		// Bounded like every message the function writes (see Bounds in
-		// docs/design.md): the claim sits in the parent's namespace.
-		setTenantCondition(rsp, tenant.Condition{Type: tenant.ConditionTenantGatewayReady, Status: str(cs, "status") == "True",
-			Reason: tenant.ConditionReason(gateway.Truncate(str(cs, "reason"))), Message: gateway.Truncate(str(cs, "message"))})
-		return
-	}
-	setTenantCondition(rsp, tenant.Condition{Type: tenant.ConditionTenantGatewayReady, Reason: tenant.ReasonCreating,
-		Message: fmt.Sprintf("TenantGateway %s/%s has not reported readiness yet", out.Status.Namespace, tenant.TenantGateway)})
+	return conditionList(field(obj, "status", "atProvider", "manifest", "status", "conditions"))
+}
+
+// setTenantCondition writes a Tenant condition for the XTenant and its claim.
+func setTenantCondition(rsp *fnv1.RunFunctionResponse, c tenant.Condition) {
+	setCondition(rsp, string(c.Type), string(c.Reason), c.Status, c.Message).TargetCompositeAndClaim()
 }

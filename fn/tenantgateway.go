@@ -36,13 +36,13 @@ func decodeTenantGateway(xr *resource.Composite) (*v1alpha1.TenantGateway, error
 	return tgw, jsonobj.Decode(obj, tgw)
 }
 
-// runTenantGateway composes one TenantGateway, and keeps in composed what
-// it answered for the metrics.
-func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr *resource.Composite, settings fnv1beta1.Input, maxScoped int, composed *gatewayRun) {
+// runTenantGateway composes one TenantGateway and returns what it composed,
+// for the metrics; nil when the call answered no composition.
+func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr *resource.Composite, settings fnv1beta1.Input, maxScoped int) *gateway.Output {
 	tgw, err := decodeTenantGateway(xr)
 	if err != nil {
 		response.Fatal(rsp, fmt.Errorf("cannot decode TenantGateway %s/%s (is every spec field of the type the XRD declares?): %w", xr.Resource.GetNamespace(), xr.Resource.GetName(), err))
-		return
+		return nil
 	}
 
 	requireResources(req, rsp, tgw, settings, maxScoped)
@@ -50,7 +50,7 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		// Compose only from complete observations: Crossplane calls again
 		// with the required resources, and uses only the last answer.
 		log.Debug("waiting for required resources")
-		return
+		return nil
 	}
 	// The platform settings win over the input, which is their default
 	// (Platform settings in docs/design.md). A cluster without them is
@@ -59,7 +59,7 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 	certManagerNamespace, err := tenant.CertManagerNamespace(data, settings.CertManagerNamespace)
 	if err != nil {
 		response.Fatal(rsp, fmt.Errorf("cannot read the platform settings in EnvironmentConfig %s: %w", settings.PlatformConfigName, err))
-		return
+		return nil
 	}
 
 	in := gateway.Input{
@@ -68,7 +68,7 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		UID:                  string(tgw.GetUID()),
 		Spec:                 tgw.Spec,
 		CertManagerNamespace: certManagerNamespace,
-		Observed:             observeComposed(req),
+		Observed:             observeGatewayComposed(req),
 		Probes:               observeProbes(req),
 		GatewayClass:         observeGatewayClass(req),
 		NamedNamespaces:      observeNamedNamespaces(req, namedNamespaces(req, tgw)),
@@ -88,40 +88,36 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		var invalid *gateway.InvalidSpecError
 		if errors.As(err, &invalid) {
 			response.Fatal(rsp, err)
-			return
+			return nil
 		}
 		response.Fatal(rsp, fmt.Errorf("cannot compose TenantGateway %s/%s: %w", tgw.GetNamespace(), tgw.GetName(), err))
-		return
+		return nil
 	}
 	requireProbes(rsp, gateway.ProbesNeeded(&in, out))
 	if !resolved(req, rsp) {
 		log.Debug("waiting for the ownership probes")
-		return
+		return nil
 	}
 
 	for _, w := range append(warnings, out.Warnings...) {
 		response.Warning(rsp, errors.New(w)).TargetComposite()
 	}
 	for _, c := range out.Conditions {
-		set := response.ConditionFalse
-		if c.Status {
-			set = response.ConditionTrue
-		}
-		set(rsp, string(c.Type), string(c.Reason)).WithMessage(c.Message).TargetComposite()
+		setCondition(rsp, string(c.Type), string(c.Reason), c.Status, c.Message).TargetComposite()
 	}
 	if err := setDesired(req, rsp, out, tgw.GetGeneration()); err != nil {
 		response.Fatal(rsp, err)
-		return
+		return nil
 	}
-	composed.composed(tgw.GetNamespace(), tgw.GetName(), out)
 	log.Debug("composed TenantGateway", "cert-mode", out.CertMode, "resources", len(out.Resources), "routes", len(in.Routes), "hostnames", len(out.Hostnames), "listeners", out.Listeners, "left-out", out.LeftOut.Total())
+	return out
 }
 
 // setDesired overlays the composed resources on the desired state of earlier
 // pipeline steps and writes the status the function owns, computed from the
 // XR's generation gen.
 func setDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *gateway.Output, gen int64) error {
-	if err := setComposed(req, rsp, out.Resources, func(key string) bool { return out.Ready[key] }); err != nil {
+	if err := setComposed(req, rsp, out.Resources, out.Ready); err != nil {
 		return err
 	}
 	status := &v1alpha1.TenantGatewayStatus{
@@ -428,4 +424,34 @@ func observePrevious(req *fnv1.RunFunctionRequest) (gateway.PreviousStatus, []st
 		p.Digests = *status.Digests
 	}
 	return p, nil
+}
+
+// observeGatewayComposed is observeComposed with what the computation reads
+// of the composed wildcard Certificate and Gateway besides their conditions:
+// the Certificate's dnsNames, the Gateway's listeners and their conditions.
+func observeGatewayComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.ObservedResource {
+	out := observeComposed(req)
+	if o := out[gateway.KeyCertificateWildcard]; o != nil {
+		s := req.GetObserved().GetResources()[gateway.KeyCertificateWildcard].GetResource()
+		o.DNSNames = []string{}
+		for _, v := range field(s, keySpec, "dnsNames").GetListValue().GetValues() {
+			o.DNSNames = append(o.DNSNames, v.GetStringValue())
+		}
+	}
+	if o := out[gateway.KeyGateway]; o != nil {
+		s := req.GetObserved().GetResources()[gateway.KeyGateway].GetResource()
+		o.ListenerHostnames = map[string]string{}
+		for _, v := range field(s, keySpec, "listeners").GetListValue().GetValues() {
+			if n := str(v.GetStructValue(), "name"); n != "" {
+				o.ListenerNames = append(o.ListenerNames, n)
+				o.ListenerHostnames[n] = str(v.GetStructValue(), "hostname")
+			}
+		}
+		o.Listeners = map[string]map[string]string{}
+		for _, v := range field(s, "status", "listeners").GetListValue().GetValues() {
+			l := v.GetStructValue()
+			o.Listeners[str(l, "name")] = conditions(field(l, "conditions"))
+		}
+	}
+	return out
 }

@@ -18,7 +18,6 @@ import (
 
 	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
-	"github.com/cozystack/function-tenant-gateway/fn/tenant"
 )
 
 // zeroFields are fields whose Go types lack omitempty, so a typed object
@@ -115,8 +114,8 @@ func init() { //nolint:gochecknoinits // composed.From needs the kinds we compos
 }
 
 // setComposed overlays the composed resources on the desired state of
-// earlier pipeline steps, each marked ready or not.
-func setComposed(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, resources []gateway.Resource, ready func(key string) bool) error {
+// earlier pipeline steps, each marked ready as ready says by its key.
+func setComposed(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, resources []gateway.Resource, ready map[string]bool) error {
 	desired, err := request.GetDesiredComposedResources(req)
 	if err != nil {
 		return fmt.Errorf("cannot get desired composed resources: %w", err)
@@ -127,7 +126,7 @@ func setComposed(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, re
 			return err
 		}
 		state := resource.ReadyFalse
-		if ready(r.Key) {
+		if ready[r.Key] {
 			state = resource.ReadyTrue
 		}
 		desired[resource.Name(r.Key)] = &resource.DesiredComposed{Resource: cd, Ready: state}
@@ -181,13 +180,14 @@ func statusFields(s any) (map[string]any, error) {
 	return m, nil
 }
 
-// setTenantCondition writes a Tenant condition for the XTenant and its claim.
-func setTenantCondition(rsp *fnv1.RunFunctionResponse, c tenant.Condition) {
+// setCondition writes a condition of the XR, True or False; the caller says
+// whom it targets.
+func setCondition(rsp *fnv1.RunFunctionResponse, typ, reason string, status bool, message string) *response.ConditionOption {
 	set := response.ConditionFalse
-	if c.Status {
+	if status {
 		set = response.ConditionTrue
 	}
-	set(rsp, string(c.Type), string(c.Reason)).WithMessage(c.Message).TargetCompositeAndClaim()
+	return set(rsp, typ, reason).WithMessage(message)
 }
 
 // platformSelector asks for the platform EnvironmentConfig by name.
