@@ -2,13 +2,11 @@ package fn
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
 
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 	"github.com/cozystack/function-tenant-gateway/test/fake"
 )
 
@@ -45,7 +43,3 @@ func (c fakeCluster) run(t testing.TB, f *Function, req *fnv1.RunFunctionRequest
 	}
 	return rsp, calls
 }
-
-func fmtMap(m map[string]string) string { return fmt.Sprint(m) }
-
-func hex8(h string) string { return gateway.Hex8(h) }

@@ -12,6 +12,7 @@ import (
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
 
+	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 	"github.com/cozystack/function-tenant-gateway/test/fake"
 )
 
@@ -106,7 +107,7 @@ func TestCallsPerReconcile(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
-			if _, ok := r.Request.GetObserved().GetResources()["certificate-https-b-"+hex8("b.example.org")]; ok {
+			if _, ok := r.Request.GetObserved().GetResources()["certificate-https-b-"+gateway.Hex8("b.example.org")]; ok {
 				t.Errorf("the deleted route's Certificate is still composed")
 			}
 		})

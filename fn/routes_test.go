@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
 func TestMalformedRoutesAreSkipped(t *testing.T) {
@@ -26,7 +28,7 @@ func TestMalformedRoutesAreSkipped(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("results: -want, +got:\n%s", diff)
 	}
-	if _, ok := rsp.GetDesired().GetResources()["certificate-https-b-"+hex8("b.example.org")]; !ok {
+	if _, ok := rsp.GetDesired().GetResources()["certificate-https-b-"+gateway.Hex8("b.example.org")]; !ok {
 		t.Errorf("the well-formed route's hostname got no Certificate; desired: %v", slices.Sorted(maps.Keys(rsp.GetDesired().GetResources())))
 	}
 }

@@ -35,6 +35,10 @@ func TestTenantEdge(t *testing.T) {
 	}
 	readyTGW := &fnv1.Resource{Resource: resource.MustStructJSON(`{"apiVersion":"kubernetes.crossplane.io/v1alpha2","kind":"Object","metadata":{"name":"tenant-bob-tenantgateway"},` +
 		`"status":{"conditions":[{"type":"Ready","status":"True"},{"type":"Synced","status":"True"}],"atProvider":{"manifest":{"status":{"conditions":[{"type":"Ready","status":"True","reason":"Available","message":""}]}}}}}`)}
+	// syncFailedTGW reports its TenantGateway Ready, but its own last sync
+	// failed.
+	syncFailedTGW := &fnv1.Resource{Resource: resource.MustStructJSON(`{"apiVersion":"kubernetes.crossplane.io/v1alpha2","kind":"Object","metadata":{"name":"tenant-bob-tenantgateway"},` +
+		`"status":{"conditions":[{"type":"Ready","status":"True"},{"type":"Synced","status":"False"}],"atProvider":{"manifest":{"status":{"conditions":[{"type":"Ready","status":"True","reason":"Available","message":""}]}}}}}`)}
 	// holder is the replica holder Object as provider-kubernetes reports it
 	// with --sanitize-secrets: the observed Secret's labels, its data redacted.
 	holder := func(labels string) *fnv1.Resource {
@@ -57,6 +61,29 @@ func TestTenantEdge(t *testing.T) {
 			observed: map[string]*fnv1.Resource{"tenantgateway": readyTGW},
 			want: want{
 				Objects:    map[string]string{"namespace": "v1 Namespace tenant-bob READY_FALSE", "tenantgateway": "kubernetes.crossplane.io/v1alpha2 Object tenant-bob-tenantgateway READY_TRUE"},
+				Status:     map[string]any{"namespace": "tenant-bob", "apex": "bob.example.org", "gatewayNamespace": "tenant-bob", "gatewayClassName": "cilium", "certMode": "http01"},
+				Conditions: []string{"Accepted True Derived (CompositeAndClaim)", "TenantGatewayReady True Available (CompositeAndClaim)"},
+			},
+		},
+		"NothingObservedYet": {
+			reason:  "a new owning tenant: nothing composed is ready yet and the claim says its TenantGateway has not reported readiness",
+			labels:  claimBob,
+			spec:    `{"gateway":true}`,
+			cluster: []string{platformConfig, rootNamespace},
+			want: want{
+				Objects:    map[string]string{"namespace": "v1 Namespace tenant-bob READY_FALSE", "tenantgateway": "kubernetes.crossplane.io/v1alpha2 Object tenant-bob-tenantgateway READY_FALSE"},
+				Status:     map[string]any{"namespace": "tenant-bob", "apex": "bob.example.org", "gatewayNamespace": "tenant-bob", "gatewayClassName": "cilium", "certMode": "http01"},
+				Conditions: []string{"Accepted True Derived (CompositeAndClaim)", "TenantGatewayReady False Creating (CompositeAndClaim): TenantGateway tenant-bob/cozystack has not reported readiness yet"},
+			},
+		},
+		"NamespaceObserved": {
+			reason:   "the Namespace is ready once Crossplane observes it; the TenantGateway's Object only once Ready and Synced",
+			labels:   claimBob,
+			spec:     `{"gateway":true}`,
+			cluster:  []string{platformConfig, rootNamespace},
+			observed: map[string]*fnv1.Resource{"namespace": {Resource: resource.MustStructJSON(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-bob"}}`)}, "tenantgateway": syncFailedTGW},
+			want: want{
+				Objects:    map[string]string{"namespace": "v1 Namespace tenant-bob READY_TRUE", "tenantgateway": "kubernetes.crossplane.io/v1alpha2 Object tenant-bob-tenantgateway READY_FALSE"},
 				Status:     map[string]any{"namespace": "tenant-bob", "apex": "bob.example.org", "gatewayNamespace": "tenant-bob", "gatewayClassName": "cilium", "certMode": "http01"},
 				Conditions: []string{"Accepted True Derived (CompositeAndClaim)", "TenantGatewayReady True Available (CompositeAndClaim)"},
 			},

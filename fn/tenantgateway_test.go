@@ -1,7 +1,9 @@
 package fn
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -236,7 +238,7 @@ func describe(s *fnv1.ResourceSelector) string {
 	case *fnv1.ResourceSelector_MatchName:
 		d += " name=" + m.MatchName
 	case *fnv1.ResourceSelector_MatchLabels:
-		d += " labels=" + fmtMap(m.MatchLabels.GetLabels())
+		d += " labels=" + fmt.Sprint(m.MatchLabels.GetLabels())
 	}
 	if s.Namespace != nil {
 		d += " namespace=" + s.GetNamespace()
@@ -264,4 +266,89 @@ func TestRoutesListedClusterWideForManyNamespaces(t *testing.T) {
 	if diff := cmp.Diff(want, routes); diff != "" {
 		t.Errorf("with %d admitted namespaces routes are listed once, cluster-wide: -want, +got:\n%s", DefaultMaxScopedNamespaces+2, diff)
 	}
+}
+
+// TestWarningsOnlyOnChange runs a TenantGateway as Crossplane does, one run
+// after another: each run's request carries the status the last one wrote
+// (through writeStatus, read back by observePrevious) and observes the
+// resources it composed. A Warning becomes an event, so each cause is warned
+// about when it changes, never again while it stays.
+func TestWarningsOnlyOnChange(t *testing.T) {
+	const spec = `{"apex":"example.org","attachedNamespaces":["cozy-b","tenant-a"]}`
+	namespaces := []string{nsJSON("tenant-root"), nsJSON("tenant-a"), nsJSON("cozy-b")}
+	apps := make([]string, 0, 71)
+	for i := range 71 {
+		apps = append(apps, fmt.Sprintf("app%02d.example.org", i))
+	}
+	conflictR, conflictS := routeJSON("tenant-a", "r", "x.example.org"), routeJSON("cozy-b", "s", "x.example.org")
+	cluster := func(routes ...string) []string { return append(slices.Clone(namespaces), routes...) }
+	// 71 hostnames, 63 HTTPS listeners shared round-robin: the owner's
+	// app00 and cozy-b's x.example.org first, then the owner's others.
+	first := []string{
+		"hostname conflicts changed; 1 contested now: x.example.org: HTTPRoute/cozy-b/s keeps it, HTTPRoute/tenant-a/r refused",
+		"hostnames and child apexes left out changed; 8 left out now: app62.example.org (OverListenerLimit), app63.example.org (OverListenerLimit), app64.example.org (OverListenerLimit), app65.example.org (OverListenerLimit), app66.example.org (OverListenerLimit), app67.example.org (OverListenerLimit), app68.example.org (OverListenerLimit), app69.example.org (OverListenerLimit)",
+		"Gateway tenant-root/cozystack now has 64 listeners, close to the limit of 64; certMode dns01 serves every hostname under the apex with a fixed set of listeners",
+	}
+	base := cluster(conflictR, conflictS, routeJSON("tenant-root", "apps", apps[:70]...))
+	cases := map[string]struct {
+		reason string
+		runs   [][]string
+		want   [][]string
+	}{
+		"Unchanged": {
+			reason: "runs that see what the last one wrote, with nothing changed, say nothing",
+			runs:   [][]string{base, base, base},
+			want:   [][]string{first, nil, nil},
+		},
+		"OneMoreLeftOut": {
+			reason: "one more hostname that does not fit: only the hostnames left out changed",
+			runs:   [][]string{base, cluster(conflictR, conflictS, routeJSON("tenant-root", "apps", apps...)), cluster(conflictR, conflictS, routeJSON("tenant-root", "apps", apps...))},
+			want:   [][]string{first, {"hostnames and child apexes left out changed; 9 left out now: " + overLimit(62, 70)}, nil},
+		},
+		"ConflictGoneAndBack": {
+			reason: "a conflict that ends is not warned about (RoutesAccepted says so); when it comes back, only the conflicts changed",
+			runs:   [][]string{base, cluster(conflictS, routeJSON("tenant-root", "apps", apps[:70]...)), base},
+			want:   [][]string{first, nil, first[:1]},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got [][]string
+			var last *fnv1.RunFunctionResponse
+			for _, objects := range tc.runs {
+				req := newRequest(t, spec, nil, nil)
+				if last != nil {
+					// What Crossplane applied of the last response.
+					req.Observed.Composite.Resource.Fields["status"] = last.GetDesired().GetComposite().GetResource().GetFields()["status"]
+					req.Observed.Resources = last.GetDesired().GetResources()
+				}
+				last, _ = fakeCluster{served: v1TLSRoutes, objects: objects}.run(t, NewFunction(), req)
+				got = append(got, warningsOf(last))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// overLimit lists appNN.example.org, from..to, as left out over the
+// listener limit.
+func overLimit(from, to int) string {
+	var out []string
+	for i := from; i <= to; i++ {
+		out = append(out, fmt.Sprintf("app%02d.example.org (OverListenerLimit)", i))
+	}
+	return strings.Join(out, ", ")
+}
+
+// nsJSON is a namespace that publishes through tenant-root's Gateway.
+func nsJSON(name string) string {
+	return `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"` + name + `","labels":{"namespace.cozystack.io/gateway":"tenant-root"}}}`
+}
+
+// routeJSON is an HTTPRoute attached to tenant-root's Gateway.
+func routeJSON(ns, name string, hostnames ...string) string {
+	b, _ := json.Marshal(hostnames)
+	return fmt.Sprintf(`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"HTTPRoute","metadata":{"name":%q,"namespace":%q},"spec":{"parentRefs":[{"name":"cozystack","namespace":"tenant-root"}],"hostnames":%s}}`, name, ns, b)
 }

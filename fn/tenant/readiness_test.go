@@ -31,8 +31,10 @@ func TestReadiness(t *testing.T) {
 		},
 		"Observed": {
 			reason: "a Namespace is ready once it exists (it has no conditions); the TenantGateway's Object once Ready and Synced",
-			in:     with(bob, func(in *Input) { in.Observed = map[string]*gateway.ObservedResource{KeyNamespace: conds(nil), KeyGateway: readySynced} }),
-			want:   map[string]bool{KeyNamespace: true, KeyGateway: true},
+			in: with(bob, func(in *Input) {
+				in.Observed = map[string]*gateway.ObservedResource{KeyNamespace: conds(nil), KeyGateway: readySynced}
+			}),
+			want: map[string]bool{KeyNamespace: true, KeyGateway: true},
 		},
 		"ReadyNotSynced": {
 			reason: "an Object that is Ready but failed its last sync is not ready: its desired state has not reached the object",
