@@ -1,9 +1,6 @@
 package fn
 
 import (
-	"maps"
-	"slices"
-
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -49,7 +46,8 @@ var tlsRouteVersions = []struct{ bootstrap, asked, apiVersion string }{
 // reported a schema for. The Composition's step bootstraps the schemas, so
 // that with the required resources Crossplane seeds from the last reconcile
 // a steady-state reconcile is one call (see Calls per reconcile in docs/design.md).
-func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, tgw *v1alpha1.TenantGateway, settings fnv1beta1.Input, maxScoped int) {
+// named are the namespaces to look up by name (gateway.NamedNamespaces).
+func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, tgw *v1alpha1.TenantGateway, named []string, settings fnv1beta1.Input, maxScoped int) {
 	if !schemasBootstrapped(req) {
 		// A Composition without the bootstrap: ask on every call, since
 		// Crossplane keeps only the schemas a call asked for (or bootstrapped).
@@ -68,14 +66,10 @@ func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 	r.Resources[reqNamespaces] = all("v1", "Namespace", map[string]string{gateway.LabelNamespaceGateway: tgw.GetNamespace()})
 	r.Resources[reqPlatform] = platformSelector(settings)
 	requireRoutes(req, r, tgw, maxScoped)
-	for _, ns := range namedNamespaces(req, tgw) {
+	for _, ns := range named {
 		r.Resources[reqNamespacePrefix+ns] = byName("v1", "Namespace", ns)
 	}
-	class := tgw.Spec.GatewayClassName
-	if class == "" {
-		class = v1alpha1.DefaultGatewayClassName
-	}
-	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), "GatewayClass", class)
+	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), "GatewayClass", gateway.Defaulted(tgw.Spec).GatewayClassName)
 }
 
 // schemasBootstrapped reports whether the request carries every TLSRoute
@@ -113,7 +107,7 @@ func requireRoutes(req *fnv1.RunFunctionRequest, r *fnv1.Requirements, tgw *v1al
 	if tlsVersion != "" {
 		kinds = append(kinds, struct{ key, apiVersion, kind string }{reqTLSRoutes, tlsVersion, gateway.KindTLSRoute})
 	}
-	scopes := admittedNamespaces(req, tgw)
+	scopes := gateway.RouteNamespaces(tgw.GetNamespace(), tgw.Spec.AttachedNamespaces, labelledNamespaces(req))
 	for _, k := range kinds {
 		if len(scopes) > maxScoped {
 			// An empty label selector without a namespace lists every
@@ -129,19 +123,15 @@ func requireRoutes(req *fnv1.RunFunctionRequest, r *fnv1.Requirements, tgw *v1al
 	}
 }
 
-// admittedNamespaces are the TenantGateway's own namespace, the attached
-// ones and those labelled as publishing through it, sorted.
-func admittedNamespaces(req *fnv1.RunFunctionRequest, tgw *v1alpha1.TenantGateway) []string {
-	set := map[string]bool{tgw.GetNamespace(): true}
-	for _, a := range tgw.Spec.AttachedNamespaces {
-		set[string(a)] = true
+// labelledNamespaces are the names of the namespaces labelled as publishing
+// through the TenantGateway.
+func labelledNamespaces(req *fnv1.RunFunctionRequest) []string {
+	items := req.GetRequiredResources()[reqNamespaces].GetItems()
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		out = append(out, str(it.GetResource(), "metadata", "name"))
 	}
-	for _, it := range req.GetRequiredResources()[reqNamespaces].GetItems() {
-		if n := str(it.GetResource(), "metadata", "name"); n != "" {
-			set[n] = true
-		}
-	}
-	return slices.Sorted(maps.Keys(set))
+	return out
 }
 
 // tlsRouteVersion returns the TLSRoute apiVersion to list, "" when the
@@ -178,24 +168,6 @@ func resolved(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) bool 
 		}
 	}
 	return true
-}
-
-// namedNamespaces are the namespaces fetched by name: the TenantGateway's
-// own, each attached one, and each one a namespace patch was composed for,
-// so that a patch can release its label once the namespace leaves the list.
-func namedNamespaces(req *fnv1.RunFunctionRequest, tgw *v1alpha1.TenantGateway) []string {
-	out := gateway.AttachedNamespaces(&gateway.Input{Namespace: tgw.GetNamespace(), Spec: tgw.Spec})
-	seen := map[string]bool{}
-	for _, n := range out {
-		seen[n] = true
-	}
-	for _, key := range slices.Sorted(maps.Keys(req.GetObserved().GetResources())) {
-		if ns, ok := gateway.NamespaceOfKey(key); ok && !seen[ns] {
-			seen[ns] = true
-			out = append(out, ns)
-		}
-	}
-	return out
 }
 
 // requireProbes asks Crossplane to look up, by name, each object the

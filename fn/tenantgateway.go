@@ -3,6 +3,7 @@ package fn
 import (
 	"errors"
 	"fmt"
+	"maps"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -59,7 +60,8 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		return
 	}
 
-	requireResources(req, rsp, tgw, settings, maxScoped)
+	named := gateway.NamedNamespaces(tgw.GetNamespace(), tgw.Spec.AttachedNamespaces, maps.Keys(req.GetObserved().GetResources()))
+	requireResources(req, rsp, tgw, named, settings, maxScoped)
 	if !resolved(req, rsp) {
 		// Compose only from complete observations: Crossplane calls again
 		// with the required resources, and uses only the last answer.
@@ -85,7 +87,7 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		Observed:             observeComposed(req),
 		Probes:               observeProbes(req),
 		GatewayClass:         observeGatewayClass(req),
-		NamedNamespaces:      observeNamedNamespaces(req, namedNamespaces(req, tgw)),
+		NamedNamespaces:      observeNamedNamespaces(req, named),
 	}
 	var warnings, skipped []string
 	in.Previous, warnings = observePrevious(req)
@@ -107,7 +109,7 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		response.Fatal(rsp, fmt.Errorf("cannot compose TenantGateway %s/%s: %w", tgw.GetNamespace(), tgw.GetName(), err))
 		return
 	}
-	requireProbes(rsp, gateway.ProbesNeeded(&in, out))
+	requireProbes(rsp, out.Probes)
 	if !resolved(req, rsp) {
 		log.Debug("waiting for the ownership probes")
 		return

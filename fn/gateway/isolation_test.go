@@ -149,7 +149,7 @@ func clusterLabels(in *Input) map[string]labels.Set {
 			add(*n)
 		}
 	}
-	for _, ns := range AttachedNamespaces(in) {
+	for _, ns := range AttachedNamespaces(in.Namespace, in.Spec.AttachedNamespaces) {
 		set, ok := out[ns]
 		if !ok {
 			set = labels.Set{LabelNamespaceName: ns}
@@ -169,7 +169,7 @@ func delegated(in *Input, ns string, set labels.Set) (string, bool) {
 	if h := set[LabelNamespaceHost]; h != "" {
 		return h, true
 	}
-	for _, a := range AttachedNamespaces(in) {
+	for _, a := range AttachedNamespaces(in.Namespace, in.Spec.AttachedNamespaces) {
 		if a == ns {
 			return in.Spec.Apex, true
 		}

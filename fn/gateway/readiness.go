@@ -43,8 +43,9 @@ const (
 const maxListenerMessage = 256
 
 // ready reports whether a composed resource is ready, from what Crossplane
-// observed of it. A resource not observed yet is not ready.
-func ready(in *Input, key string, o *ObservedResource, listeners []gwapiv1.Listener) bool {
+// observed of it and, for the Gateway, the status of its listeners. A
+// resource not observed yet is not ready.
+func ready(key string, o *ObservedResource, listeners []v1alpha1.ListenerStatus) bool {
 	if o == nil {
 		return false
 	}
@@ -53,7 +54,7 @@ func ready(in *Input, key string, o *ObservedResource, listeners []gwapiv1.Liste
 		if o.Conditions[condAccepted] != statusTrue || o.Conditions[condProgrammed] != statusTrue {
 			return false
 		}
-		for _, l := range listenerStatus(in, listeners, o) {
+		for _, l := range listeners {
 			if !l.Ready {
 				return false
 			}

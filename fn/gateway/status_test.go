@@ -311,7 +311,7 @@ func TestOwnershipGuard(t *testing.T) {
 			t.Fatal(err)
 		}
 		var need []string
-		for _, r := range ProbesNeeded(&in, out) {
+		for _, r := range out.Probes {
 			need = append(need, r.Key)
 		}
 		if diff := cmp.Diff([]string{KeyIssuer, KeyRedirect}, need); diff != "" {
