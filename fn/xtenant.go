@@ -174,12 +174,12 @@ func observedReplica(req *fnv1.RunFunctionRequest) *tenant.ObservedSecret {
 func mirrorGatewayReady(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *tenant.Output) {
 	owning := false
 	for _, r := range out.Resources {
-		owning = owning || r.Key == tenant.KeyGateway
+		owning = owning || r.Key == tenant.KeyTenantGateway
 	}
 	if !owning {
 		return
 	}
-	obj := req.GetObserved().GetResources()[tenant.KeyGateway].GetResource()
+	obj := req.GetObserved().GetResources()[tenant.KeyTenantGateway].GetResource()
 	for _, c := range field(obj, "status", "atProvider", "manifest", "status", "conditions").GetListValue().GetValues() {
 		cs := c.GetStructValue()
 		if str(cs, "type") != "Ready" {

@@ -19,14 +19,28 @@ import (
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 )
 
-// Names and keys of what a Tenant composes.
+// Names of what a Tenant composes.
 const (
-	RootTenant      = "root"
-	TenantGateway   = "cozystack"
-	QuotaName       = "tenant-quota"
-	KeyNamespace    = "namespace"
-	KeyGateway      = "tenantgateway"
-	KeyResourceQuot = "resourcequota"
+	// RootTenant is the name of the root tenant's claim.
+	RootTenant = "root"
+	// TenantGateway is the name of the TenantGateway an owning tenant
+	// composes in its namespace.
+	TenantGateway = "cozystack"
+	// QuotaName is the name of the tenant namespace's ResourceQuota.
+	QuotaName = "tenant-quota"
+)
+
+// Composition resource names of what a Tenant composes (the keys of
+// desired state), apart from the TenantGateway's gateway.KeyGateway, which
+// names the Gateway a TenantGateway composes.
+const (
+	// KeyNamespace is the tenant namespace (an Object when it exists
+	// already, see Tenants in docs/design.md).
+	KeyNamespace = "namespace"
+	// KeyTenantGateway is the TenantGateway of an owning tenant.
+	KeyTenantGateway = "tenantgateway"
+	// KeyResourceQuota is the tenant namespace's ResourceQuota.
+	KeyResourceQuota = "resourcequota"
 )
 
 // Input is everything one run knows about one Tenant claim.
@@ -220,7 +234,7 @@ func gatewayResource(in Input, ns, apex string) (gateway.Resource, v1alpha1.Tena
 		ObjectMeta: metav1.ObjectMeta{Name: TenantGateway, Namespace: ns},
 		Spec:       spec,
 	}, nil)
-	return gateway.Resource{Key: KeyGateway, Object: o}, spec, err
+	return gateway.Resource{Key: KeyTenantGateway, Object: o}, spec, err
 }
 
 // quotaResource is the tenant's ResourceQuota, in a cluster-scoped Object.
@@ -234,7 +248,7 @@ func quotaResource(in Input, ns string) (gateway.Resource, error) {
 		ObjectMeta: metav1.ObjectMeta{Name: QuotaName, Namespace: ns},
 		Spec:       corev1.ResourceQuotaSpec{Hard: hard},
 	}, nil)
-	return gateway.Resource{Key: KeyResourceQuot, Object: o}, err
+	return gateway.Resource{Key: KeyResourceQuota, Object: o}, err
 }
 
 // namespaceOf is tenant-<name> under the publishing tenant's namespace,

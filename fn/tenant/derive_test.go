@@ -53,10 +53,10 @@ func derive(t *testing.T, in Input) view {
 			if in.Name == RootTenant {
 				v.Labels = manifest(t, r)["metadata"].(map[string]any)["labels"].(map[string]string)
 			}
-		case KeyGateway:
+		case KeyTenantGateway:
 			b, _ := json.Marshal(manifest(t, r)["spec"])
 			v.Gateway = string(b)
-		case KeyResourceQuot:
+		case KeyResourceQuota:
 			b, _ := json.Marshal(manifest(t, r)["spec"])
 			v.Quota = string(b)
 		}
