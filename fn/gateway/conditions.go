@@ -99,7 +99,6 @@ type Condition struct {
 	Message string
 }
 
-
 // gatewayReady is GatewayReady: False with the first problem found, in the
 // order of Status and conditions in docs/design.md, else True.
 func gatewayReady(in *Input, refused []string, listeners []gwapiv1.Listener, ls []v1alpha1.ListenerStatus) Condition {
