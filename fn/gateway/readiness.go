@@ -31,9 +31,10 @@ type ListenerReason string
 // Listener reasons in status.listeners.
 const (
 	// ReasonListenerReady: the Gateway's controller reports the listener
-	// Accepted and Programmed, and its references resolved, as the Gateway
-	// API's own listener reason Ready.
-	ReasonListenerReady = ListenerReason(gwapiv1.ListenerReasonReady)
+	// Accepted and Programmed, and its references resolved. (The Gateway
+	// API's own listener reason Ready is deprecated, reserved for future
+	// use, so this one is the function's.)
+	ReasonListenerReady ListenerReason = "Ready"
 	// ReasonListenerPending: the observed Gateway reports no conditions for
 	// the listener yet, as the Gateway API's listener reason Pending.
 	ReasonListenerPending = ListenerReason(gwapiv1.ListenerReasonPending)
