@@ -124,7 +124,7 @@ func Derive(in Input) (*Output, error) {
 // '-' joins the names of nested tenants into namespace names.
 func checkName(name string) error {
 	if len(validation.IsDNS1123Label(name)) > 0 || strings.Contains(name, "-") {
-		return refuse("tenant name %q must be a DNS label without '-' (a-z and 0-9, at most 63 characters): '-' joins the names of nested tenants into namespace names", name)
+		return refuse("tenant name %q must be a DNS label without '-' (a-z and 0-9, at most %d characters): '-' joins the names of nested tenants into namespace names", name, validation.DNS1123LabelMaxLength)
 	}
 	return nil
 }
