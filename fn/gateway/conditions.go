@@ -62,9 +62,15 @@ const (
 
 // Reasons of ListenersReady.
 const (
-	ReasonListenerLimitExceeded        ConditionReason = "ListenerLimitExceeded"
+	// ReasonListenerLimitExceeded: the MaxListeners budget left hostnames
+	// or child apexes out (with or without the certificate's limit); the
+	// message counts each limit's and advises for the mode.
+	ReasonListenerLimitExceeded ConditionReason = "ListenerLimitExceeded"
+	// ReasonCertificateNameLimitExceeded: only the dns01 wildcard
+	// certificate's limit of names left child apexes out.
 	ReasonCertificateNameLimitExceeded ConditionReason = "CertificateNameLimitExceeded"
-	ReasonListenersFit                 ConditionReason = "ListenersFit"
+	// ReasonListenersFit: every hostname and child apex has its listener.
+	ReasonListenersFit ConditionReason = "ListenersFit"
 )
 
 // Reasons of RoutesAccepted, in order of precedence: the reason is the

@@ -353,15 +353,17 @@ func publishingExtras(p Platform, edge bool, spec *v1alpha1.TenantGatewaySpec) {
 	}
 }
 
+// acmeSolvers are the values of publishing.certificates.solver: the cert
+// modes of an ACME Issuer.
+var acmeSolvers = []v1alpha1.CertMode{v1alpha1.CertModeHTTP01, v1alpha1.CertModeDNS01}
+
 // acmeSettings fills the http01/dns01 fields, refusing unsupported values
 // with the allowed list. Edge and existingSecret never read them.
 func acmeSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
-	switch v1alpha1.CertMode(p.Solver) {
-	case v1alpha1.CertModeHTTP01, v1alpha1.CertModeDNS01:
-		spec.CertMode = v1alpha1.CertMode(p.Solver)
-	default:
-		return refuse("publishing.certificates.solver %q is not supported: use [%s]", p.Solver, gateway.Quoted([]string{"http01", "dns01"}))
+	if !slices.Contains(acmeSolvers, v1alpha1.CertMode(p.Solver)) {
+		return refuse("publishing.certificates.solver %q is not supported: use [%s]", p.Solver, gateway.Quoted(acmeSolvers))
 	}
+	spec.CertMode = v1alpha1.CertMode(p.Solver)
 	if !slices.Contains(v1alpha1.IssuerNames, v1alpha1.IssuerName(p.IssuerName)) {
 		return refuse("publishing.certificates.issuerName %q is not supported: use [%s]", p.IssuerName, gateway.Quoted(v1alpha1.IssuerNames))
 	}
