@@ -140,7 +140,7 @@ func observedReplica(req *fnv1.RunFunctionRequest) *tenant.ObservedSecret {
 // observedGatewayConditions are the conditions of the tenant's
 // TenantGateway as provider-kubernetes observed it in its Object.
 func observedGatewayConditions(req *fnv1.RunFunctionRequest) []xpv2.Condition {
-	obj := req.GetObserved().GetResources()[tenant.KeyGateway].GetResource()
+	obj := req.GetObserved().GetResources()[tenant.KeyTenantGateway].GetResource()
 	return conditionList(field(obj, "status", "atProvider", "manifest", "status", "conditions"))
 }
 

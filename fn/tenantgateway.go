@@ -45,7 +45,8 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		return nil
 	}
 
-	requireResources(req, rsp, tgw, settings, maxScoped)
+	named := gateway.NamedNamespaces(tgw.GetNamespace(), tgw.Spec.AttachedNamespaces, maps.Keys(req.GetObserved().GetResources()))
+	requireResources(req, rsp, tgw, named, settings, maxScoped)
 	if !resolved(req, rsp) {
 		// Compose only from complete observations: Crossplane calls again
 		// with the required resources, and uses only the last answer.
@@ -71,7 +72,7 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		Observed:             observeGatewayComposed(req),
 		Probes:               observeProbes(req),
 		GatewayClass:         observeGatewayClass(req),
-		NamedNamespaces:      observeNamedNamespaces(req, namedNamespaces(req, tgw)),
+		NamedNamespaces:      observeNamedNamespaces(req, named),
 	}
 	var warnings, skipped []string
 	in.Previous, warnings = observePrevious(req)
@@ -93,7 +94,7 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		response.Fatal(rsp, fmt.Errorf("cannot compose TenantGateway %s/%s: %w", tgw.GetNamespace(), tgw.GetName(), err))
 		return nil
 	}
-	requireProbes(rsp, gateway.ProbesNeeded(&in, out))
+	requireProbes(rsp, out.Probes)
 	if !resolved(req, rsp) {
 		log.Debug("waiting for the ownership probes")
 		return nil
@@ -171,7 +172,8 @@ var tlsRouteVersions = []struct{ bootstrap, asked, apiVersion string }{
 // reported a schema for. The Composition's step bootstraps the schemas, so
 // that with the required resources Crossplane seeds from the last reconcile
 // a steady-state reconcile is one call (see Calls per reconcile in docs/design.md).
-func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, tgw *v1alpha1.TenantGateway, settings fnv1beta1.Input, maxScoped int) {
+// named are the namespaces to look up by name (gateway.NamedNamespaces).
+func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, tgw *v1alpha1.TenantGateway, named []string, settings fnv1beta1.Input, maxScoped int) {
 	if !schemasBootstrapped(req) {
 		// A Composition without the bootstrap: ask on every call, since
 		// Crossplane keeps only the schemas a call asked for (or bootstrapped).
@@ -190,14 +192,10 @@ func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 	r.Resources[reqNamespaces] = all("v1", "Namespace", map[string]string{gateway.LabelNamespaceGateway: tgw.GetNamespace()})
 	r.Resources[reqPlatform] = platformSelector(settings)
 	requireRoutes(req, r, tgw, maxScoped)
-	for _, ns := range namedNamespaces(req, tgw) {
+	for _, ns := range named {
 		r.Resources[reqNamespacePrefix+ns] = byName("v1", "Namespace", ns)
 	}
-	class := tgw.Spec.GatewayClassName
-	if class == "" {
-		class = v1alpha1.DefaultGatewayClassName
-	}
-	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), "GatewayClass", class)
+	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), "GatewayClass", gateway.Defaulted(tgw.Spec).GatewayClassName)
 }
 
 // schemasBootstrapped reports whether the request carries every TLSRoute
@@ -235,7 +233,7 @@ func requireRoutes(req *fnv1.RunFunctionRequest, r *fnv1.Requirements, tgw *v1al
 	if tlsVersion != "" {
 		kinds = append(kinds, struct{ key, apiVersion, kind string }{reqTLSRoutes, tlsVersion, gateway.KindTLSRoute})
 	}
-	scopes := admittedNamespaces(req, tgw)
+	scopes := gateway.RouteNamespaces(tgw.GetNamespace(), tgw.Spec.AttachedNamespaces, labelledNamespaces(req))
 	for _, k := range kinds {
 		if len(scopes) > maxScoped {
 			// An empty label selector without a namespace lists every
@@ -251,19 +249,15 @@ func requireRoutes(req *fnv1.RunFunctionRequest, r *fnv1.Requirements, tgw *v1al
 	}
 }
 
-// admittedNamespaces are the TenantGateway's own namespace, the attached
-// ones and those labelled as publishing through it, sorted.
-func admittedNamespaces(req *fnv1.RunFunctionRequest, tgw *v1alpha1.TenantGateway) []string {
-	set := map[string]bool{tgw.GetNamespace(): true}
-	for _, a := range tgw.Spec.AttachedNamespaces {
-		set[string(a)] = true
+// labelledNamespaces are the names of the namespaces labelled as publishing
+// through the TenantGateway.
+func labelledNamespaces(req *fnv1.RunFunctionRequest) []string {
+	items := req.GetRequiredResources()[reqNamespaces].GetItems()
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		out = append(out, str(it.GetResource(), "metadata", "name"))
 	}
-	for _, it := range req.GetRequiredResources()[reqNamespaces].GetItems() {
-		if n := str(it.GetResource(), "metadata", "name"); n != "" {
-			set[n] = true
-		}
-	}
-	return slices.Sorted(maps.Keys(set))
+	return out
 }
 
 // tlsRouteVersion returns the TLSRoute apiVersion to list, "" when the
@@ -284,24 +278,6 @@ func tlsRouteVersion(req *fnv1.RunFunctionRequest) (string, bool) {
 		}
 	}
 	return "", true
-}
-
-// namedNamespaces are the namespaces fetched by name: the TenantGateway's
-// own, each attached one, and each one a namespace patch was composed for,
-// so that a patch can release its label once the namespace leaves the list.
-func namedNamespaces(req *fnv1.RunFunctionRequest, tgw *v1alpha1.TenantGateway) []string {
-	out := gateway.AttachedNamespaces(&gateway.Input{Namespace: tgw.GetNamespace(), Spec: tgw.Spec})
-	seen := map[string]bool{}
-	for _, n := range out {
-		seen[n] = true
-	}
-	for _, key := range slices.Sorted(maps.Keys(req.GetObserved().GetResources())) {
-		if ns, ok := gateway.NamespaceOfKey(key); ok && !seen[ns] {
-			seen[ns] = true
-			out = append(out, ns)
-		}
-	}
-	return out
 }
 
 // requireProbes asks Crossplane to look up, by name, each object the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxMessage bounds every condition message and warning: Crossplane copies
@@ -68,13 +69,11 @@ func truncateTo(s string, limit int) string {
 	}
 	const ellipsis = "…"
 	cut := limit - len(ellipsis)
-	for cut > 0 && !utf8RuneStart(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + ellipsis
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // A lineDigest is a short, stable digest of a list of lines, written as a
 // stream, so that status can remember a list it does not hold.

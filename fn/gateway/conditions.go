@@ -2,10 +2,12 @@ package gateway
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"sigs.k8s.io/gateway-api/pkg/features"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
@@ -60,9 +62,15 @@ const (
 
 // Reasons of ListenersReady.
 const (
-	ReasonListenerLimitExceeded        ConditionReason = "ListenerLimitExceeded"
+	// ReasonListenerLimitExceeded: the MaxListeners budget left hostnames
+	// or child apexes out (with or without the certificate's limit); the
+	// message counts each limit's and advises for the mode.
+	ReasonListenerLimitExceeded ConditionReason = "ListenerLimitExceeded"
+	// ReasonCertificateNameLimitExceeded: only the dns01 wildcard
+	// certificate's limit of names left child apexes out.
 	ReasonCertificateNameLimitExceeded ConditionReason = "CertificateNameLimitExceeded"
-	ReasonListenersFit                 ConditionReason = "ListenersFit"
+	// ReasonListenersFit: every hostname and child apex has its listener.
+	ReasonListenersFit ConditionReason = "ListenersFit"
 )
 
 // Reasons of RoutesAccepted, in order of precedence: the reason is the
@@ -72,8 +80,9 @@ const (
 	// ReasonHostnameConflict: routes lost hostnames to other namespaces.
 	ReasonHostnameConflict ConditionReason = "HostnameConflict"
 	// ReasonNoMatchingParent: routes match no listener for hostnames
-	// (their kind, or their sectionName or port).
-	ReasonNoMatchingParent ConditionReason = "NoMatchingParent"
+	// (their kind, or their sectionName or port), the Gateway API's route
+	// reason of the same name.
+	ReasonNoMatchingParent = ConditionReason(gwapiv1.RouteReasonNoMatchingParent)
 	// ReasonNamespaceNotAdmitted: attached namespaces carry another
 	// Gateway's label, so their routes get no listener.
 	ReasonNamespaceNotAdmitted ConditionReason = "NamespaceNotAdmitted"
@@ -83,8 +92,9 @@ const (
 	// ReasonChildApexOutsideApex: child tenant apexes are not under the
 	// apex, so they get no listener; the message names them.
 	ReasonChildApexOutsideApex ConditionReason = "ChildApexOutsideApex"
-	// ReasonAccepted: every claimed hostname is served or reported.
-	ReasonAccepted ConditionReason = "Accepted"
+	// ReasonAccepted: every claimed hostname is served or reported, the
+	// Gateway API's route reason Accepted.
+	ReasonAccepted = ConditionReason(gwapiv1.RouteReasonAccepted)
 )
 
 // A Condition the function sets on the XR.
@@ -94,9 +104,6 @@ type Condition struct {
 	Reason  ConditionReason
 	Message string
 }
-
-// featureTLSRoute is the supported feature passthrough listeners need.
-const featureTLSRoute = "TLSRoute"
 
 // gatewayReady is GatewayReady: False with the first problem found, in the
 // order of Status and conditions in docs/design.md, else True.
@@ -173,12 +180,7 @@ func classLacksTLSRoute(in *Input, listeners []gwapiv1.Listener) bool {
 	if !passthrough {
 		return false
 	}
-	for _, f := range in.GatewayClass.SupportedFeatures {
-		if f == featureTLSRoute {
-			return false
-		}
-	}
-	return true
+	return !slices.Contains(in.GatewayClass.SupportedFeatures, string(features.SupportTLSRoute))
 }
 
 // listenersReady is ListenersReady: False when a limit left hostnames or

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
@@ -16,6 +17,19 @@ type contest struct {
 	// loserNamespaces are the namespaces of the losers, sorted.
 	loserNamespaces []string
 }
+
+// shownLosers are the losers that status.conflicts and the warnings name:
+// the first MaxConflictLosers, and how many more lost.
+func (ct *contest) shownLosers() ([]string, int) {
+	if len(ct.losers) <= v1alpha1.MaxConflictLosers {
+		return ct.losers, 0
+	}
+	return ct.losers[:v1alpha1.MaxConflictLosers], len(ct.losers) - v1alpha1.MaxConflictLosers
+}
+
+// joinLosers writes losing routes as one list, as the warnings and the
+// digest of status.digests.conflicts read them.
+func joinLosers(losers []string) string { return strings.Join(losers, ", ") }
 
 // resolveConflicts decides, per hostname, which namespace keeps it: the most
 // specific delegation, then a cozy-* namespace, then the smallest

@@ -6,15 +6,16 @@ import "fmt"
 // derived but is not ours (see Ownership guard in docs/design.md): Crossplane would otherwise adopt it or
 // fight its owner. Objects Crossplane observed under their composition
 // resource name are ours by construction; the rest were probed by name.
-// It returns the resources to compose and one message per refusal.
-func guard(in *Input, resources []Resource) ([]Resource, []string) {
-	kept := resources[:0:0]
-	var refused []string
+// It returns the resources to compose, those that needed a probe (refused
+// or not), and one message per refusal.
+func guard(in *Input, resources []Resource) (kept, probed []Resource, refused []string) {
+	kept = resources[:0:0]
 	for _, r := range resources {
-		if !needsProbe(in, r.Key) {
+		if _, ours := in.Observed[r.Key]; ours {
 			kept = append(kept, r)
 			continue
 		}
+		probed = append(probed, r)
 		p := in.Probes[r.Key]
 		// An object without a controller is nobody's, so not ours either,
 		// even when the XR's uid is not known (as in a bare test request).
@@ -25,25 +26,5 @@ func guard(in *Input, resources []Resource) ([]Resource, []string) {
 		}
 		kept = append(kept, r)
 	}
-	return kept, refused
-}
-
-// ProbesNeeded lists the resources of an output that Crossplane has not
-// observed as ours, so the edge can look them up by name before they are
-// composed.
-func ProbesNeeded(in *Input, out *Output) []Resource {
-	var need []Resource
-	for _, r := range out.planned {
-		if needsProbe(in, r.Key) {
-			need = append(need, r)
-		}
-	}
-	return need
-}
-
-// needsProbe reports whether a resource must be looked up by name before it
-// is composed: it is not observed as ours.
-func needsProbe(in *Input, key string) bool {
-	_, ours := in.Observed[key]
-	return !ours
+	return kept, probed, refused
 }

@@ -149,7 +149,7 @@ func clusterLabels(in *Input) map[string]labels.Set {
 			add(*n)
 		}
 	}
-	for _, ns := range AttachedNamespaces(in) {
+	for _, ns := range AttachedNamespaces(in.Namespace, in.Spec.AttachedNamespaces) {
 		set, ok := out[ns]
 		if !ok {
 			set = labels.Set{LabelNamespaceName: ns}
@@ -169,7 +169,7 @@ func delegated(in *Input, ns string, set labels.Set) (string, bool) {
 	if h := set[LabelNamespaceHost]; h != "" {
 		return h, true
 	}
-	for _, a := range AttachedNamespaces(in) {
+	for _, a := range AttachedNamespaces(in.Namespace, in.Spec.AttachedNamespaces) {
 		if a == ns {
 			return in.Spec.Apex, true
 		}
@@ -596,7 +596,7 @@ func TestAttackWildcardPinUnderChildApex(t *testing.T) {
 func TestAttackLoserWhenWinnerLeftOut(t *testing.T) {
 	nss := platform()
 	for i := range 60 {
-		nss = append(nss, labelled(sprintf("tenant-alice-a%02d", i), sprintf("a%02d.alice.example.org", i)))
+		nss = append(nss, labelled(fmt.Sprintf("tenant-alice-a%02d", i), fmt.Sprintf("a%02d.alice.example.org", i)))
 	}
 	in := Input{Spec: dns01Spec, Namespaces: nss, Routes: []Route{
 		routeTo("tenant-root", "grab", "www.bob.example.org"),
@@ -656,9 +656,9 @@ func TestAttackNestedTenantsShareATurn(t *testing.T) {
 	nss := platform()
 	routes := []Route{bob}
 	for i := range 70 {
-		ns := sprintf("tenant-alice-n%02d", i)
-		nss = append(nss, labelled(ns, sprintf("n%02d.alice.example.org", i)))
-		routes = append(routes, routeTo(ns, "r", sprintf("www.n%02d.alice.example.org", i)))
+		ns := fmt.Sprintf("tenant-alice-n%02d", i)
+		nss = append(nss, labelled(ns, fmt.Sprintf("n%02d.alice.example.org", i)))
+		routes = append(routes, routeTo(ns, "r", fmt.Sprintf("www.n%02d.alice.example.org", i)))
 	}
 	quiet := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Routes: []Route{bob}})
 	flood := attack(t, Input{Spec: http01Spec, Namespaces: nss, Routes: routes})
@@ -828,7 +828,7 @@ func TestAttackSecondReview(t *testing.T) {
 		for _, spec := range []v1alpha1.TenantGatewaySpec{existing, edge} {
 			nss := platform()
 			for i := range 70 {
-				nss = append(nss, labelled(sprintf("tenant-c%02d", i), sprintf("c%02d.example.org", i)))
+				nss = append(nss, labelled(fmt.Sprintf("tenant-c%02d", i), fmt.Sprintf("c%02d.example.org", i)))
 			}
 			nss = append(nss, labelled("tenant-zz", "zz.example.org"))
 			attack(t, Input{Spec: spec, Namespaces: nss, Routes: []Route{routeTo("tenant-zz", "shop", "shop.zz.example.org"), routeTo("tenant-root", "grab", "shop.zz.example.org")}})

@@ -6,6 +6,7 @@ import (
 	cmacme "github.com/cert-manager/cert-manager/pkg/apis/acme/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/utils/ptr"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
@@ -26,7 +27,7 @@ func TestDNS01Issuer(t *testing.T) {
 			reason: "Cloudflare's API token reference is copied",
 			dns01:  &v1alpha1.DNS01{Cloudflare: &v1alpha1.CloudflareProvider{APITokenSecretRef: sel("cf", "token")}},
 			server: ACMEServerProd,
-			want:   &cmacme.ACMEChallengeSolverDNS01{Cloudflare: &cmacme.ACMEIssuerDNS01ProviderCloudflare{APIToken: ptrTo(key("cf", "token"))}},
+			want:   &cmacme.ACMEChallengeSolverDNS01{Cloudflare: &cmacme.ACMEIssuerDNS01ProviderCloudflare{APIToken: ptr.To(key("cf", "token"))}},
 		},
 		"Route53AmbientCredentials": {
 			reason: "route53 without a secret reference relies on ambient credentials: no reference is written",
@@ -86,5 +87,3 @@ func TestDNS01Issuer(t *testing.T) {
 		})
 	}
 }
-
-func ptrTo[T any](v T) *T { return &v }

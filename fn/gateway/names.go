@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
 
@@ -39,8 +41,8 @@ const (
 // "Names" in docs/design.md). A name over its limit makes the hostname
 // Invalid; names are never truncated, since a truncated name could collide.
 const (
-	maxListenerName = 253
-	maxObjectName   = 253
+	maxListenerName = validation.DNS1123SubdomainMaxLength
+	maxObjectName   = validation.DNS1123SubdomainMaxLength
 )
 
 // Listener name prefixes of the listeners that are named after a hostname

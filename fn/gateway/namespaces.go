@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	kv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/v1alpha1"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 )
 
@@ -54,15 +56,54 @@ func NamespaceObjectName(tgw, ns string) string {
 const ProviderConfigName = "function-tenant-gateway"
 
 // AttachedNamespaces are the namespaces the function labels: the
-// TenantGateway's own and each attached one, in that order.
-func AttachedNamespaces(in *Input) []string {
-	out := []string{in.Namespace}
-	for _, a := range in.Spec.AttachedNamespaces {
-		if string(a) != in.Namespace {
+// TenantGateway's own (namespace) and each attached one, in that order.
+func AttachedNamespaces(namespace string, attached []v1alpha1.DNSLabel) []string {
+	out := []string{namespace}
+	for _, a := range attached {
+		if string(a) != namespace {
 			out = append(out, string(a))
 		}
 	}
 	return out
+}
+
+// NamedNamespaces are the namespaces a run looks up by name (Input.NamedNamespaces):
+// the attached ones (AttachedNamespaces) and then, by key, the namespace
+// of each patch Crossplane observed, so that a patch can release its label
+// once its namespace leaves the list (see Namespace patches in
+// docs/design.md).
+func NamedNamespaces(namespace string, attached []v1alpha1.DNSLabel, observedKeys iter.Seq[string]) []string {
+	out := AttachedNamespaces(namespace, attached)
+	seen := make(map[string]bool, len(out))
+	for _, n := range out {
+		seen[n] = true
+	}
+	for _, key := range slices.Sorted(observedKeys) {
+		if ns, ok := NamespaceOfKey(key); ok && !seen[ns] {
+			seen[ns] = true
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+// RouteNamespaces are the namespaces whose routes a run reads, sorted: the
+// TenantGateway's own, the attached ones and those labelled (the names of
+// the namespaces whose LabelNamespaceGateway is namespace). They are the
+// admitted namespaces (see "Who may attach" in docs/design.md) and the
+// attached ones another Gateway's owner labelled, which only the namespaces
+// looked up by name tell apart: their routes are read and ignored.
+func RouteNamespaces(namespace string, attached []v1alpha1.DNSLabel, labelled []string) []string {
+	set := map[string]bool{namespace: true}
+	for _, a := range attached {
+		set[string(a)] = true
+	}
+	for _, n := range labelled {
+		if n != "" {
+			set[n] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
 }
 
 // namespacePatches composes the label patches (see Namespace patches in
@@ -90,7 +131,7 @@ func namespacePatches(in *Input) ([]Resource, error) {
 // label is unset or ours.
 func attachPatches(in *Input) ([]Resource, error) {
 	var out []Resource
-	for _, ns := range AttachedNamespaces(in) {
+	for _, ns := range in.attached {
 		n, ok := in.NamedNamespaces[ns]
 		if !ok || n == nil {
 			continue
@@ -111,7 +152,7 @@ func attachPatches(in *Input) ([]Resource, error) {
 // of namespaces that left the list while the namespace still shows our marks.
 func releasePatches(in *Input) ([]Resource, error) {
 	wanted := map[string]bool{}
-	for _, ns := range AttachedNamespaces(in) {
+	for _, ns := range in.attached {
 		wanted[ns] = true
 	}
 	var out []Resource

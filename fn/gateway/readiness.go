@@ -23,28 +23,45 @@ const (
 	condSynced       = string(xpv2.TypeSynced)
 )
 
+// A ListenerReason says why an entry of status.listeners is ready or not
+// (see Status and conditions in docs/design.md). The first found applies,
+// in the order below.
+type ListenerReason string
+
 // Listener reasons in status.listeners.
 const (
-	ReasonListenerReady           = "Ready"
-	ReasonListenerPending         = "Pending"
-	ReasonListenerNotAccepted     = "NotAccepted"
-	ReasonListenerNotProgrammed   = "NotProgrammed"
-	ReasonListenerRefsNotResolved = "RefsNotResolved"
+	// ReasonListenerReady: the Gateway's controller reports the listener
+	// Accepted and Programmed, and its references resolved. (The Gateway
+	// API's own listener reason Ready is deprecated, reserved for future
+	// use, so this one is the function's.)
+	ReasonListenerReady ListenerReason = "Ready"
+	// ReasonListenerPending: the observed Gateway reports no conditions for
+	// the listener yet, as the Gateway API's listener reason Pending.
+	ReasonListenerPending = ListenerReason(gwapiv1.ListenerReasonPending)
+	// ReasonListenerNotAccepted: the listener is not Accepted.
+	ReasonListenerNotAccepted ListenerReason = "NotAccepted"
+	// ReasonListenerNotProgrammed: the listener is Accepted but not
+	// Programmed.
+	ReasonListenerNotProgrammed ListenerReason = "NotProgrammed"
+	// ReasonListenerRefsNotResolved: the listener's ResolvedRefs is False
+	// (ignored on Cilium's class, see above).
+	ReasonListenerRefsNotResolved ListenerReason = "RefsNotResolved"
 	// ReasonListenerCertificateNotReady: cert-manager reports the
 	// listener's Certificate not Ready; its reason and message follow in
 	// status.listeners[].message. It comes first: a Secret not issued is
 	// why the Gateway's own listener conditions fail. A Certificate
 	// cert-manager has said nothing about yet leaves the listener to the
 	// Gateway's conditions.
-	ReasonListenerCertificateNotReady = "CertificateNotReady"
+	ReasonListenerCertificateNotReady ListenerReason = "CertificateNotReady"
 )
 
 // maxListenerMessage bounds status.listeners[].message.
 const maxListenerMessage = 256
 
 // ready reports whether a composed resource is ready, from what Crossplane
-// observed of it. A resource not observed yet is not ready.
-func ready(in *Input, key string, o *ObservedResource, listeners []gwapiv1.Listener) bool {
+// observed of it and, for the Gateway, the status of its listeners. A
+// resource not observed yet is not ready.
+func ready(key string, o *ObservedResource, listeners []v1alpha1.ListenerStatus) bool {
 	if o == nil {
 		return false
 	}
@@ -53,7 +70,7 @@ func ready(in *Input, key string, o *ObservedResource, listeners []gwapiv1.Liste
 		if o.Conditions[condAccepted] != statusTrue || o.Conditions[condProgrammed] != statusTrue {
 			return false
 		}
-		for _, l := range listenerStatus(in, listeners, o) {
+		for _, l := range listeners {
 			if !l.Ready {
 				return false
 			}
@@ -71,7 +88,7 @@ func ready(in *Input, key string, o *ObservedResource, listeners []gwapiv1.Liste
 // listenerReadiness judges one listener from its conditions on the observed
 // Gateway (nil when it reports none) and its observed Certificate (nil when
 // it has none, or Crossplane has not observed it).
-func listenerReadiness(in *Input, conds map[string]string, cert *ObservedResource) (bool, string, string) {
+func listenerReadiness(in *Input, conds map[string]string, cert *ObservedResource) (bool, ListenerReason, string) {
 	certReady, certSaid := "", false
 	if cert != nil {
 		certReady, certSaid = cert.Conditions[condReady]
@@ -128,7 +145,9 @@ func listenerStatus(in *Input, listeners []gwapiv1.Listener, gw *ObservedResourc
 		if gw != nil {
 			conds = gw.Listeners[string(l.Name)]
 		}
-		s.Ready, s.Reason, s.Message = listenerReadiness(in, conds, in.Observed[listenerCertificateKey(in, l)])
+		var reason ListenerReason
+		s.Ready, reason, s.Message = listenerReadiness(in, conds, in.Observed[listenerCertificateKey(in, l)])
+		s.Reason = string(reason)
 		out = append(out, s)
 	}
 	return out

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -145,20 +147,12 @@ func TestListenerSelection(t *testing.T) {
 				t.Errorf("-want, +got:\n%s", diff)
 			}
 			c := condition(out, ConditionRoutesAccepted)
-			nomatch := strings.Contains(strings.Join(mapValues(tc.want), " "), "NoMatchingParent")
+			nomatch := strings.Contains(strings.Join(slices.Collect(maps.Values(tc.want)), " "), "NoMatchingParent")
 			if nomatch != (c.Reason == ReasonNoMatchingParent) {
 				t.Errorf("RoutesAccepted %s (%s); want NoMatchingParent exactly when a claim is", c.Reason, c.Message)
 			}
 		})
 	}
-}
-
-func mapValues(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for _, v := range m {
-		out = append(out, v)
-	}
-	return out
 }
 
 // TestListenerSelectionComposesNothing: a hostname claimed only by routes

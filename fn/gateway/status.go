@@ -3,7 +3,6 @@ package gateway
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
@@ -81,10 +80,8 @@ func conflictStatus(contests []*contest) []v1alpha1.ConflictStatus {
 	out := make([]v1alpha1.ConflictStatus, 0, min(len(contests), v1alpha1.MaxConflictStatus))
 	bytes := 0
 	for _, ct := range contests {
-		s := v1alpha1.ConflictStatus{Hostname: ct.hostname, Winner: ct.winner.route, Losers: ct.losers}
-		if len(ct.losers) > v1alpha1.MaxConflictLosers {
-			s.Losers, s.MoreLosers = ct.losers[:v1alpha1.MaxConflictLosers], len(ct.losers)-v1alpha1.MaxConflictLosers
-		}
+		s := v1alpha1.ConflictStatus{Hostname: ct.hostname, Winner: ct.winner.route}
+		s.Losers, s.MoreLosers = ct.shownLosers()
 		n := len(s.Hostname) + len(s.Winner) + entryOverhead
 		for _, l := range s.Losers {
 			n += len(l) + 3
@@ -233,26 +230,21 @@ func leftOutOf(claims []*claim, children []*child, droppedPins []string) leftOut
 func conflictLines(contests []*contest) []string {
 	out := make([]string, 0, len(contests))
 	for _, ct := range contests {
-		out = append(out, fmt.Sprintf("%s: %s keeps it, %s refused", ct.hostname, ct.winner.route, joinBounded(ct.losers)))
+		losers, more := ct.shownLosers()
+		named := joinLosers(losers)
+		if more > 0 {
+			named += fmt.Sprintf(" and %d more", more)
+		}
+		out = append(out, fmt.Sprintf("%s: %s keeps it, %s refused", ct.hostname, ct.winner.route, named))
 	}
 	return out
 }
-
-// joinBounded joins the first MaxConflictLosers items with commas.
-func joinBounded(items []string) string {
-	if len(items) <= v1alpha1.MaxConflictLosers {
-		return commaJoin(items)
-	}
-	return fmt.Sprintf("%s and %d more", commaJoin(items[:v1alpha1.MaxConflictLosers]), len(items)-v1alpha1.MaxConflictLosers)
-}
-
-func commaJoin(items []string) string { return strings.Join(items, ", ") }
 
 // digests are what status remembers of this run's warnings.
 func digests(contests []*contest, leftOut leftOutSet) v1alpha1.StatusDigests {
 	d := newLineDigest()
 	for _, ct := range contests {
-		d.add(ct.hostname + " " + ct.winner.route + " " + commaJoin(ct.losers))
+		d.add(ct.hostname + " " + ct.winner.route + " " + joinLosers(ct.losers))
 	}
 	return v1alpha1.StatusDigests{Conflicts: d.sum(), LeftOut: leftOut.digest}
 }

@@ -44,7 +44,7 @@ func newTenancy(in *Input) *tenancy {
 			t.labels[n.Name] = n.Labels
 		}
 	}
-	for _, ns := range AttachedNamespaces(in) {
+	for _, ns := range in.attached {
 		t.addPublisher(in, ns)
 	}
 	for _, ns := range slices.Sorted(maps.Keys(t.publisher)) {

@@ -132,7 +132,7 @@ func validateLabels(p *field.Path, l []v1alpha1.DNSLabel) field.ErrorList {
 	for i, v := range l {
 		switch {
 		case len(validation.IsDNS1123Label(string(v))) > 0:
-			errs = append(errs, field.Invalid(p.Index(i), v, "must be a DNS label: at most 63 characters of a-z, 0-9 and '-', starting and ending with a letter or digit"))
+			errs = append(errs, field.Invalid(p.Index(i), v, fmt.Sprintf("must be a DNS label: at most %d characters of a-z, 0-9 and '-', starting and ending with a letter or digit", validation.DNS1123LabelMaxLength)))
 		case seen[v]:
 			errs = append(errs, field.Duplicate(p.Index(i), v))
 		}

@@ -12,6 +12,8 @@ import (
 
 	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
 
 // A view is what an operator notices of an Output, one line per item.
@@ -124,8 +126,6 @@ func labelled(name, host string) Namespace {
 	return Namespace{Name: name, Labels: l}
 }
 
-func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
-
 // manifestOf is the JSON manifest of a namespace patch.
 func manifestOf(t *testing.T, r Resource) string {
 	t.Helper()
@@ -137,4 +137,38 @@ func manifestOf(t *testing.T, r Resource) string {
 		t.Errorf("%s managementPolicies: -want, +got:\n%s", r.Key, diff)
 	}
 	return string(o.Spec.ForProvider.Manifest.Raw)
+}
+
+const (
+	selHTTP = "in=tenant-root,cozy-cert-manager"
+	// Route kinds where the class is not Cilium's (or not observed): what
+	// each protocol serves.
+	k443     = "kinds=HTTPRoute"
+	kTLS     = "kinds=TLSRoute"
+	httpLine = "http 80/HTTP " + selHTTP
+)
+
+// compose composes tenant-root's Gateway; served are hostnames whose http01
+// listener is on the observed Gateway.
+func compose(t *testing.T, spec v1alpha1.TenantGatewaySpec, routes []Route, nss []Namespace, served ...string) view {
+	t.Helper()
+	var obs map[string]*ObservedResource
+	if len(served) > 0 {
+		gw := &ObservedResource{ListenerHostnames: map[string]string{}}
+		for _, h := range served {
+			gw.ListenerNames = append(gw.ListenerNames, HostListenerName(h))
+			gw.ListenerHostnames[HostListenerName(h)] = h
+		}
+		obs = map[string]*ObservedResource{KeyGateway: gw}
+	}
+	// The edge looks up the owner and attached namespaces by name.
+	named := map[string]*Namespace{}
+	for i := range nss {
+		named[nss[i].Name] = &nss[i]
+	}
+	out, err := Compose(Input{Name: "cozystack", Namespace: "tenant-root", CertManagerNamespace: "cozy-cert-manager", Spec: spec, Routes: routes, Namespaces: nss, NamedNamespaces: named, Observed: obs})
+	if err != nil {
+		t.Fatalf("Compose: %v", err)
+	}
+	return viewOf(t, out)
 }

@@ -41,7 +41,7 @@ func digestsOf(in *Input, f findings, listeners []v1alpha1.ListenerStatus) v1alp
 	}
 	var certs []string
 	for _, l := range listeners {
-		if l.Reason == ReasonListenerCertificateNotReady {
+		if ListenerReason(l.Reason) == ReasonListenerCertificateNotReady {
 			certs = append(certs, l.Name+" "+certificateReason(l))
 		}
 	}
@@ -112,7 +112,7 @@ func gatewayWarnings(prev v1alpha1.StatusDigests, f findings, out *Output) []str
 	if changed(now.Certificates, prev.Certificates) {
 		var bad []string
 		for _, l := range out.ListenerStatus {
-			if l.Reason == ReasonListenerCertificateNotReady {
+			if ListenerReason(l.Reason) == ReasonListenerCertificateNotReady {
 				bad = append(bad, listenerCause(l))
 			}
 		}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func TestWarningsOnEachCause(t *testing.T) {
 	}
 	var outside []string
 	for i := range 200 {
-		outside = append(outside, sprintf("h%03d.example.net", i))
+		outside = append(outside, fmt.Sprintf("h%03d.example.net", i))
 	}
 	cases := map[string]struct {
 		in      Input
@@ -98,5 +99,36 @@ func TestWarningsOnChange(t *testing.T) {
 	back := run(t, Input{Routes: []Route{routeTo("tenant-root", "r", "a.example.net")}, Previous: PreviousStatus{Digests: none.Digests}})
 	if len(back.Warnings) != 1 {
 		t.Errorf("back: want a warning, got %q", back.Warnings)
+	}
+}
+
+func TestWarningsOnlyOnChange(t *testing.T) {
+	routes := append([]Route{routeTo("tenant-a", "r", "x.example.org"), routeTo("cozy-b", "s", "x.example.org")},
+		routeTo("tenant-root", "apps", hosts(70, "app%02d.example.org")...))
+	spec := v1alpha1.TenantGatewaySpec{AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-b", "tenant-a"}}
+	first := run(t, Input{Spec: spec, Routes: routes})
+	want := []string{
+		"hostname conflicts changed; 1 contested now: x.example.org: HTTPRoute/cozy-b/s keeps it, HTTPRoute/tenant-a/r refused",
+		// 71 hostnames, 63 HTTPS listeners shared round-robin: the owner's
+		// app00 and cozy-b's x.example.org first, then the owner's others.
+		"hostnames and child apexes left out changed; 8 left out now: app62.example.org (OverListenerLimit), app63.example.org (OverListenerLimit), app64.example.org (OverListenerLimit), app65.example.org (OverListenerLimit), app66.example.org (OverListenerLimit), app67.example.org (OverListenerLimit), app68.example.org (OverListenerLimit), app69.example.org (OverListenerLimit)",
+		"Gateway tenant-root/cozystack now has 64 listeners, close to the limit of 64; certMode dns01 serves every hostname under the apex with a fixed set of listeners",
+	}
+	if diff := cmp.Diff(want, first.Warnings); diff != "" {
+		t.Errorf("first run: -want, +got:\n%s", diff)
+	}
+
+	// The next run sees what the first wrote: nothing changed, nothing said.
+	prev := PreviousStatus{Digests: first.Digests, Listeners: map[string]string{}}
+	names := map[string]string{}
+	var order []string
+	for _, l := range first.ListenerStatus {
+		prev.Listeners[l.Name] = l.Hostname
+		names[l.Name] = l.Hostname
+		order = append(order, l.Name)
+	}
+	second := run(t, Input{Spec: spec, Routes: routes, Previous: prev, Observed: map[string]*ObservedResource{KeyGateway: {ListenerNames: order, ListenerHostnames: names}}})
+	if len(second.Warnings) != 0 {
+		t.Errorf("second run, nothing changed: want no warnings, got %q", second.Warnings)
 	}
 }

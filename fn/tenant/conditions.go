@@ -74,7 +74,7 @@ func Acceptance(name, parent string, err error) (Condition, bool) {
 // Creating while the TenantGateway reports none. A tenant without a
 // TenantGateway has no such condition.
 func gatewayReady(in Input, out *Output) (Condition, bool) {
-	if !slices.ContainsFunc(out.Resources, func(r gateway.Resource) bool { return r.Key == KeyGateway }) {
+	if !slices.ContainsFunc(out.Resources, func(r gateway.Resource) bool { return r.Key == KeyTenantGateway }) {
 		return Condition{}, false
 	}
 	for _, c := range in.GatewayConditions {

@@ -19,14 +19,28 @@ import (
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 )
 
-// Names and keys of what a Tenant composes.
+// Names of what a Tenant composes.
 const (
-	RootTenant      = "root"
-	TenantGateway   = "cozystack"
-	QuotaName       = "tenant-quota"
-	KeyNamespace    = "namespace"
-	KeyGateway      = "tenantgateway"
-	KeyResourceQuot = "resourcequota"
+	// RootTenant is the name of the root tenant's claim.
+	RootTenant = "root"
+	// TenantGateway is the name of the TenantGateway an owning tenant
+	// composes in its namespace.
+	TenantGateway = "cozystack"
+	// QuotaName is the name of the tenant namespace's ResourceQuota.
+	QuotaName = "tenant-quota"
+)
+
+// Composition resource names of what a Tenant composes (the keys of
+// desired state), apart from the TenantGateway's gateway.KeyGateway, which
+// names the Gateway a TenantGateway composes.
+const (
+	// KeyNamespace is the tenant namespace (an Object when it exists
+	// already, see Tenants in docs/design.md).
+	KeyNamespace = "namespace"
+	// KeyTenantGateway is the TenantGateway of an owning tenant.
+	KeyTenantGateway = "tenantgateway"
+	// KeyResourceQuota is the tenant namespace's ResourceQuota.
+	KeyResourceQuota = "resourcequota"
 )
 
 // Input is everything one run knows about one Tenant claim.
@@ -123,7 +137,7 @@ func Derive(in Input) (*Output, error) {
 // '-' joins the names of nested tenants into namespace names.
 func checkName(name string) error {
 	if len(validation.IsDNS1123Label(name)) > 0 || strings.Contains(name, "-") {
-		return refuse("tenant name %q must be a DNS label without '-' (a-z and 0-9, at most 63 characters): '-' joins the names of nested tenants into namespace names", name)
+		return refuse("tenant name %q must be a DNS label without '-' (a-z and 0-9, at most %d characters): '-' joins the names of nested tenants into namespace names", name, validation.DNS1123LabelMaxLength)
 	}
 	return nil
 }
@@ -233,7 +247,7 @@ func gatewayResource(in Input, ns, apex string) (gateway.Resource, v1alpha1.Tena
 		ObjectMeta: metav1.ObjectMeta{Name: TenantGateway, Namespace: ns},
 		Spec:       spec,
 	}, nil)
-	return gateway.Resource{Key: KeyGateway, Object: o}, spec, err
+	return gateway.Resource{Key: KeyTenantGateway, Object: o}, spec, err
 }
 
 // quotaResource is the tenant's ResourceQuota, in a cluster-scoped Object.
@@ -247,7 +261,7 @@ func quotaResource(in Input, ns string) (gateway.Resource, error) {
 		ObjectMeta: metav1.ObjectMeta{Name: QuotaName, Namespace: ns},
 		Spec:       corev1.ResourceQuotaSpec{Hard: hard},
 	}, nil)
-	return gateway.Resource{Key: KeyResourceQuot, Object: o}, err
+	return gateway.Resource{Key: KeyResourceQuota, Object: o}, err
 }
 
 // namespaceOf is tenant-<name> under the publishing tenant's namespace,
@@ -352,15 +366,17 @@ func publishingExtras(p Platform, edge bool, spec *v1alpha1.TenantGatewaySpec) {
 	}
 }
 
+// acmeSolvers are the values of publishing.certificates.solver: the cert
+// modes of an ACME Issuer.
+var acmeSolvers = []v1alpha1.CertMode{v1alpha1.CertModeHTTP01, v1alpha1.CertModeDNS01}
+
 // acmeSettings fills the http01/dns01 fields, refusing unsupported values
 // with the allowed list. Edge and existingSecret never read them.
 func acmeSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
-	switch v1alpha1.CertMode(p.Solver) {
-	case v1alpha1.CertModeHTTP01, v1alpha1.CertModeDNS01:
-		spec.CertMode = v1alpha1.CertMode(p.Solver)
-	default:
-		return refuse("publishing.certificates.solver %q is not supported: use [%s]", p.Solver, gateway.Quoted([]string{"http01", "dns01"}))
+	if !slices.Contains(acmeSolvers, v1alpha1.CertMode(p.Solver)) {
+		return refuse("publishing.certificates.solver %q is not supported: use [%s]", p.Solver, gateway.Quoted(acmeSolvers))
 	}
+	spec.CertMode = v1alpha1.CertMode(p.Solver)
 	if !slices.Contains(v1alpha1.IssuerNames, v1alpha1.IssuerName(p.IssuerName)) {
 		return refuse("publishing.certificates.issuerName %q is not supported: use [%s]", p.IssuerName, gateway.Quoted(v1alpha1.IssuerNames))
 	}

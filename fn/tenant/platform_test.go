@@ -61,3 +61,45 @@ func TestCertManagerNamespace(t *testing.T) {
 		})
 	}
 }
+
+func TestParsePlatform(t *testing.T) {
+	t.Run("Defaults", func(t *testing.T) {
+		got, err := ParsePlatform(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Platform{IngressName: "tenant-root", Solver: "http01", IssuerName: "letsencrypt-prod", ClassName: "cilium", TLSPassthroughServices: []string{"api", "vm-exportproxy", "cdi-uploadproxy"}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("-want, +got:\n%s", diff)
+		}
+	})
+	cases := map[string]struct {
+		data map[string]any
+		want string
+	}{
+		"Comma": {
+			data: map[string]any{"gateway": map[string]any{"edgeTerminatedClasses": []any{"edge-a", "edge-b,edge-c"}}},
+			want: `platform setting gateway.edgeTerminatedClasses[1] "edge-b,edge-c" holds a comma; the entries of gateway.edgeTerminatedClasses are names and are joined with commas on the way to the charts`,
+		},
+		"NonString": {
+			data: map[string]any{"gateway": map[string]any{"tenantSelectableClasses": []any{"envoy", float64(7)}}},
+			want: "platform setting gateway.tenantSelectableClasses[1] must be a string, not 7",
+		},
+		"NotAList": {
+			data: map[string]any{"gateway": map[string]any{"attachedNamespaces": "cozy-a,cozy-b"}},
+			want: "platform setting gateway.attachedNamespaces must be a list of strings, not cozy-a,cozy-b",
+		},
+		"NotABool": {
+			data: map[string]any{"gateway": map[string]any{"enabled": "yes"}},
+			want: "platform setting gateway.enabled must be true or false, not yes",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := ParsePlatform(tc.data)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("want %q, got %v", tc.want, err)
+			}
+		})
+	}
+}

@@ -27,28 +27,28 @@ func TestReadiness(t *testing.T) {
 		"NothingObserved": {
 			reason: "a resource Crossplane has not observed yet is not ready",
 			in:     bob,
-			want:   map[string]bool{KeyNamespace: false, KeyGateway: false},
+			want:   map[string]bool{KeyNamespace: false, KeyTenantGateway: false},
 		},
 		"Observed": {
 			reason: "a Namespace is ready once it exists (it has no conditions); the TenantGateway's Object once Ready and Synced",
 			in: with(bob, func(in *Input) {
-				in.Observed = map[string]*gateway.ObservedResource{KeyNamespace: conds(nil), KeyGateway: readySynced}
+				in.Observed = map[string]*gateway.ObservedResource{KeyNamespace: conds(nil), KeyTenantGateway: readySynced}
 			}),
-			want: map[string]bool{KeyNamespace: true, KeyGateway: true},
+			want: map[string]bool{KeyNamespace: true, KeyTenantGateway: true},
 		},
 		"ReadyNotSynced": {
 			reason: "an Object that is Ready but failed its last sync is not ready: its desired state has not reached the object",
 			in: with(bob, func(in *Input) {
-				in.Observed = map[string]*gateway.ObservedResource{KeyGateway: conds(map[string]string{"Ready": "True", "Synced": "False"})}
+				in.Observed = map[string]*gateway.ObservedResource{KeyTenantGateway: conds(map[string]string{"Ready": "True", "Synced": "False"})}
 			}),
-			want: map[string]bool{KeyNamespace: false, KeyGateway: false},
+			want: map[string]bool{KeyNamespace: false, KeyTenantGateway: false},
 		},
 		"SyncedNotReady": {
 			reason: "an Object that is Synced but not Ready is not ready",
 			in: with(bob, func(in *Input) {
-				in.Observed = map[string]*gateway.ObservedResource{KeyGateway: conds(map[string]string{"Ready": "False", "Synced": "True"})}
+				in.Observed = map[string]*gateway.ObservedResource{KeyTenantGateway: conds(map[string]string{"Ready": "False", "Synced": "True"})}
 			}),
-			want: map[string]bool{KeyNamespace: false, KeyGateway: false},
+			want: map[string]bool{KeyNamespace: false, KeyTenantGateway: false},
 		},
 		"RootNamespaceObject": {
 			reason: "the root tenant's namespace is patched through an Object, ready once Ready and Synced like every Object",
@@ -64,7 +64,7 @@ func TestReadiness(t *testing.T) {
 				in.WildcardSecret = &ObservedSecret{Labels: map[string]string{LabelReplicaOf: "tenant-root"}}
 				in.Observed = map[string]*gateway.ObservedResource{KeyReplica: conds(map[string]string{"Ready": "False"}), KeyReplicaData: readySynced}
 			}),
-			want: map[string]bool{KeyNamespace: false, KeyGateway: false, KeyReplica: true, KeyReplicaData: true},
+			want: map[string]bool{KeyNamespace: false, KeyTenantGateway: false, KeyReplica: true, KeyReplicaData: true},
 		},
 		"ReplicaHolderNotYet": {
 			reason: "until it has observed the Secret the holder is not ready, even Ready and Synced",
@@ -72,7 +72,7 @@ func TestReadiness(t *testing.T) {
 				in.Platform = wildcard
 				in.Observed = map[string]*gateway.ObservedResource{KeyReplica: readySynced}
 			}),
-			want: map[string]bool{KeyNamespace: false, KeyGateway: false, KeyReplica: false},
+			want: map[string]bool{KeyNamespace: false, KeyTenantGateway: false, KeyReplica: false},
 		},
 	}
 	for name, tc := range cases {

@@ -1,0 +1,202 @@
+package gateway
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+)
+
+func TestListenerStatusAndGatewayReady(t *testing.T) {
+	type want struct {
+		Reasons      []string
+		GatewayReady Condition
+		Ready        bool
+	}
+	gw := func(conds map[string]string, listeners map[string]map[string]string) map[string]*ObservedResource {
+		return map[string]*ObservedResource{KeyGateway: {Conditions: conds, Listeners: listeners}}
+	}
+	cilium := &Class{Name: "cilium", ControllerName: CiliumControllerName}
+	envoy := &Class{Name: "envoy", ControllerName: "gateway.envoyproxy.io/gatewayclass-controller"}
+	cases := map[string]struct {
+		reason   string
+		class    *Class
+		noClass  bool
+		observed map[string]*ObservedResource
+		want     want
+	}{
+		"ClassNotFound": {
+			reason:  "The GatewayClass does not exist: GatewayClassNotFound at once, before the Gateway sits unaccepted",
+			noClass: true,
+			want: want{
+				Reasons:      []string{"http:false:Pending", wwwListener + ":false:Pending"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayClassNotFound, Message: "GatewayClass cilium does not exist, so no controller will accept Gateway tenant-root/cozystack; set spec.gatewayClassName to a class of the cluster (kubectl get gatewayclass)"},
+			},
+		},
+		"NotObserved": {
+			reason: "A Gateway not observed yet: every listener Pending, GatewayNotAccepted",
+			class:  cilium,
+			want: want{
+				Reasons:      []string{"http:false:Pending", wwwListener + ":false:Pending"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayNotAccepted, Message: "Underlying Gateway tenant-root/cozystack has not been accepted by its controller yet"},
+			},
+		},
+		"NotProgrammed": {
+			reason: "Accepted but not Programmed: GatewayNotProgrammed",
+			class:  cilium,
+			observed: gw(map[string]string{"Accepted": "True", "Programmed": "False"}, map[string]map[string]string{
+				"http": {"Accepted": "False"}, wwwListener: {"Accepted": "True", "Programmed": "False"},
+			}),
+			want: want{
+				Reasons:      []string{"http:false:NotAccepted", wwwListener + ":false:NotProgrammed"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayNotProgrammed, Message: "Underlying Gateway tenant-root/cozystack has not been programmed by its controller yet"},
+			},
+		},
+		"NotProgrammedWithTheControllersWords": {
+			reason: "GatewayNotProgrammed carries the Gateway's own reason and message (a LoadBalancer pending)",
+			class:  cilium,
+			observed: map[string]*ObservedResource{KeyGateway: {
+				Conditions: map[string]string{"Accepted": "True", "Programmed": "False"},
+				Reasons:    map[string]string{"Accepted": "Accepted", "Programmed": "AddressNotAssigned"},
+				Messages:   map[string]string{"Programmed": "No addresses have been assigned to the Gateway"},
+			}},
+			want: want{
+				Reasons:      []string{"http:false:Pending", wwwListener + ":false:Pending"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayNotProgrammed, Message: "Underlying Gateway tenant-root/cozystack has not been programmed by its controller yet: AddressNotAssigned: No addresses have been assigned to the Gateway"},
+			},
+		},
+		"CertificateNotReady": {
+			reason: "A listener whose Certificate is not Ready says so with cert-manager's reason and message, in status.listeners and in ListenersNotReady",
+			class:  envoy,
+			observed: map[string]*ObservedResource{
+				KeyGateway: {Conditions: accepted, Listeners: map[string]map[string]string{
+					"http": accepted, wwwListener: {"Accepted": "True", "Programmed": "False", "ResolvedRefs": "False"},
+				}},
+				wwwCert: {
+					Conditions: map[string]string{"Ready": "False"},
+					Reasons:    map[string]string{"Ready": "DoesNotExist"},
+					Messages:   map[string]string{"Ready": "Issuing certificate as Secret does not exist"},
+				},
+			},
+			want: want{
+				Reasons: []string{"http:true:Ready", wwwListener + ":false:CertificateNotReady:DoesNotExist: Issuing certificate as Secret does not exist"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (CertificateNotReady: DoesNotExist: Issuing certificate as Secret does not exist) (see status.listeners)"},
+			},
+		},
+		"CertificateNothingSaid": {
+			reason: "A Certificate cert-manager has said nothing about yet leaves the listener to the Gateway's conditions",
+			class:  envoy,
+			observed: map[string]*ObservedResource{
+				KeyGateway: {Conditions: accepted, Listeners: map[string]map[string]string{"http": accepted, wwwListener: {"Accepted": "True", "Programmed": "False"}}},
+				wwwCert:    {Conditions: map[string]string{}},
+			},
+			want: want{
+				Reasons: []string{"http:true:Ready", wwwListener + ":false:NotProgrammed"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (NotProgrammed) (see status.listeners)"},
+			},
+		},
+		"CertificateReady": {
+			reason: "A Ready Certificate leaves the listener to the Gateway's conditions",
+			class:  envoy,
+			observed: map[string]*ObservedResource{
+				KeyGateway: {Conditions: accepted, Listeners: map[string]map[string]string{"http": accepted, wwwListener: accepted}},
+				wwwCert:    {Conditions: map[string]string{"Ready": "True"}},
+			},
+			want: want{
+				Reasons:      []string{"http:true:Ready", wwwListener + ":true:Ready"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Status: true, Reason: ReasonReconciled, Message: "Gateway tenant-root/cozystack programmed with 2 listeners"},
+				Ready:        true,
+			},
+		},
+		"OneListenerNotProgrammed": {
+			reason: "A ready Gateway with one listener not programmed: ListenersNotReady naming it; Cilium's ResolvedRefs is ignored",
+			class:  cilium,
+			observed: gw(accepted, map[string]map[string]string{
+				"http": {"Accepted": "True", "Programmed": "True", "ResolvedRefs": "False"}, wwwListener: {"Accepted": "True", "Programmed": "False"},
+			}),
+			want: want{
+				Reasons: []string{"http:true:Ready", wwwListener + ":false:NotProgrammed"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (NotProgrammed) (see status.listeners)"},
+			},
+		},
+		"AllReady": {
+			reason: "Accepted, Programmed and every listener ready: Reconciled, and the Gateway is ready; Cilium's ResolvedRefs=False is ignored",
+			class:  cilium,
+			observed: gw(accepted, map[string]map[string]string{
+				"http": accepted, wwwListener: {"Accepted": "True", "Programmed": "True", "ResolvedRefs": "False"},
+			}),
+			want: want{
+				Reasons:      []string{"http:true:Ready", wwwListener + ":true:Ready"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Status: true, Reason: ReasonReconciled, Message: "Gateway tenant-root/cozystack programmed with 2 listeners"},
+				Ready:        true,
+			},
+		},
+		"RefsNotResolved": {
+			reason: "Another implementation's ResolvedRefs=False (a Secret not issued yet) makes the listener not ready",
+			class:  envoy,
+			observed: gw(accepted, map[string]map[string]string{
+				"http": accepted, wwwListener: {"Accepted": "True", "Programmed": "True", "ResolvedRefs": "False"},
+			}),
+			want: want{
+				Reasons: []string{"http:true:Ready", wwwListener + ":false:RefsNotResolved"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (RefsNotResolved) (see status.listeners)"},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			in, compose := Input{Observed: tc.observed, GatewayClass: tc.class}, run
+			if tc.noClass {
+				compose = runNoClass
+			}
+			out := compose(t, in)
+			got := want{GatewayReady: condition(out, ConditionGatewayReady), Ready: out.Ready[KeyGateway]}
+			for _, l := range out.ListenerStatus {
+				r := strings.Join([]string{l.Name, strconv.FormatBool(l.Ready), l.Reason}, ":")
+				if l.Message != "" {
+					r += ":" + l.Message
+				}
+				got.Reasons = append(got.Reasons, r)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestReadiness(t *testing.T) {
+	ready := map[string]string{"Ready": "True"}
+	out := run(t, Input{
+		Spec: v1alpha1.TenantGatewaySpec{AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-a"}},
+		NamedNamespaces: map[string]*Namespace{
+			"tenant-root": {Name: "tenant-root"},
+			"cozy-a":      {Name: "cozy-a"},
+		},
+		Observed: map[string]*ObservedResource{
+			KeyIssuer:                   {Conditions: ready},
+			wwwCert:                     {Conditions: map[string]string{"Ready": "False"}},
+			KeyRedirect:                 {},
+			NamespaceKey("tenant-root"): {Conditions: map[string]string{"Ready": "True", "Synced": "True"}},
+			NamespaceKey("cozy-a"):      {Conditions: map[string]string{"Ready": "True", "Synced": "False"}},
+		},
+	})
+	want := map[string]bool{
+		KeyGateway:                  false, // not observed
+		KeyIssuer:                   true,
+		wwwCert:                     false, // Ready False
+		KeyRedirect:                 true,  // exists
+		NamespaceKey("tenant-root"): true,
+		NamespaceKey("cozy-a"):      false, // not Synced
+	}
+	if diff := cmp.Diff(want, out.Ready); diff != "" {
+		t.Errorf("readiness per resource: -want, +got:\n%s", diff)
+	}
+}

@@ -1,0 +1,125 @@
+package gateway
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+)
+
+// Input is everything one run knows about one TenantGateway.
+type Input struct {
+	// Name and Namespace of the TenantGateway.
+	Name      string
+	Namespace string
+	// Spec of the TenantGateway, as observed (defaults are applied here).
+	Spec v1alpha1.TenantGatewaySpec
+	// CertManagerNamespace is admitted on the port-80 listener for ACME
+	// HTTP-01 challenge routes.
+	CertManagerNamespace string
+
+	// Routes are every HTTPRoute and TLSRoute of the cluster; those that do
+	// not attach to this Gateway from an admitted namespace are ignored.
+	Routes []Route
+	// Namespaces are the namespaces labelled as publishing through this
+	// Gateway.
+	Namespaces []Namespace
+	// UID of the TenantGateway: the controller ownerReference of every
+	// object that is ours.
+	UID string
+	// Observed are the composed resources Crossplane observed, by
+	// composition resource name. The Gateway's listener names keep their
+	// place when the listener budget is short.
+	Observed map[string]*ObservedResource
+	// Probes are the look-ups by name of what the function is about to
+	// compose but Crossplane has not observed as ours (see Output.Probes).
+	Probes map[string]Probe
+	// GatewayClass named by the spec; nil when it does not exist.
+	GatewayClass *Class
+	// NamedNamespaces are the namespaces looked up by name (see
+	// NamedNamespaces). A nil value means the namespace does not exist.
+	NamedNamespaces map[string]*Namespace
+	// Previous is the status the last run wrote.
+	Previous PreviousStatus
+
+	// Derived once per run by Compose.
+	//
+	// served maps the listener names being served to their hostnames: the
+	// observed Gateway's, else those the XR's status remembers.
+	served map[string]string
+	// attached are the namespaces the function labels (see
+	// AttachedNamespaces).
+	attached []string
+}
+
+// Object is a typed Kubernetes object the function composes.
+type Object interface {
+	runtime.Object
+	metav1.Object
+}
+
+// Resource is one composed object under its stable composition resource name.
+type Resource struct {
+	Key    string
+	Object Object
+}
+
+// Output is what one TenantGateway composes and reports.
+type Output struct {
+	// CertMode is the mode in force.
+	CertMode v1alpha1.CertMode
+	// Resources in a fixed order; keys are unique.
+	Resources []Resource
+	// Probes are the resources to compose that Crossplane has not observed
+	// as ours, in the same order: the edge looks each up by name, and the
+	// ownership guard judges it from Input.Probes (see Ownership guard in
+	// docs/design.md). Those the guard refused are among them.
+	Probes []Resource
+
+	// Hostnames, Conflicts and ChildApexes are the status of the
+	// same names (see APIs in docs/design.md).
+	Hostnames   []v1alpha1.HostnameStatus
+	Conflicts   []v1alpha1.ConflictStatus
+	ChildApexes []v1alpha1.ChildApexStatus
+	// ConflictCount is the number of contested hostnames, ChildApexCount
+	// the number of child apexes.
+	ConflictCount, ChildApexCount int
+	// HostnamelessRoutes are the attached routes without hostnames.
+	HostnamelessRoutes []v1alpha1.HostnamelessRouteStatus
+	// Digests remember what this run warned about.
+	Digests v1alpha1.StatusDigests
+	// Listeners is the number of listeners on the Gateway.
+	Listeners int
+	// LeftOut counts the hostnames and child apexes a limit left out.
+	LeftOut LeftOut
+	// HostnameStates count every claim (the entries of status.hostnames
+	// before its bound) by state, ChildApexStates every child apex.
+	HostnameStates  map[v1alpha1.HostnameState]int
+	ChildApexStates map[v1alpha1.ChildApexState]int
+
+	// Ready maps the key of each resource to its readiness.
+	Ready map[string]bool
+	// Unready says the TenantGateway is not ready whatever its composed
+	// resources say: the guard refused an object it needs (see Ownership
+	// guard in docs/design.md).
+	Unready bool
+	// ListenerStatus mirrors the Gateway's listeners.
+	ListenerStatus []v1alpha1.ListenerStatus
+	// Conditions are the custom conditions (see Status and
+	// conditions in docs/design.md).
+	Conditions []Condition
+	// Warnings are what changed since the last run, for Warning events.
+	Warnings []string
+}
+
+// An InvalidSpecError lists everything wrong with a TenantGateway's spec.
+type InvalidSpecError struct {
+	Errors field.ErrorList
+}
+
+func (e *InvalidSpecError) Error() string {
+	return fmt.Sprintf("invalid TenantGateway spec: %s", e.Errors.ToAggregate().Error())
+}
