@@ -79,7 +79,7 @@ func ready(key string, o *ObservedResource, listeners []v1alpha1.ListenerStatus)
 	case key == KeyRedirect:
 		return true
 	case isNamespaceKey(key):
-		return o.Conditions[condReady] == statusTrue && o.Conditions[condSynced] == statusTrue
+		return ObjectReady(o)
 	default: // Issuer and Certificates.
 		return o.Conditions[condReady] == statusTrue
 	}
@@ -151,4 +151,11 @@ func listenerStatus(in *Input, listeners []gwapiv1.Listener, gw *ObservedResourc
 		out = append(out, s)
 	}
 	return out
+}
+
+// ObjectReady is the readiness of a provider-kubernetes Object: it reports
+// the object it manages Ready and in sync. A namespace patch and a Tenant's
+// Objects are judged alike.
+func ObjectReady(o *ObservedResource) bool {
+	return o.Conditions[string(xpv2.TypeReady)] == statusTrue && o.Conditions[condSynced] == statusTrue
 }

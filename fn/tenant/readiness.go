@@ -1,10 +1,6 @@
 package tenant
 
 import (
-	corev1 "k8s.io/api/core/v1"
-
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
@@ -42,13 +38,6 @@ func ready(in Input, key string) bool {
 	case key == KeyNamespace && len(o.Conditions) == 0:
 		return true
 	default:
-		return objectReady(o)
+		return gateway.ObjectReady(o)
 	}
-}
-
-// objectReady is the readiness of a provider-kubernetes Object: it reports
-// the object it manages Ready and in Sync.
-func objectReady(o *gateway.ObservedResource) bool {
-	return o.Conditions[string(xpv2.TypeReady)] == string(corev1.ConditionTrue) &&
-		o.Conditions[string(xpv2.TypeSynced)] == string(corev1.ConditionTrue)
 }
