@@ -71,7 +71,7 @@ func ready(key string, o *ObservedResource, listeners []v1alpha1.ListenerStatus)
 			return false
 		}
 		for _, l := range listeners {
-			if !l.Ready {
+			if !l.Ready && applied(o, l.Name) {
 				return false
 			}
 		}

@@ -16,8 +16,17 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 		GatewayReady Condition
 		Ready        bool
 	}
+	// specOf is the spec listeners of an observed Gateway whose status
+	// reports listeners: a controller reports only what the spec has.
+	specOf := func(listeners map[string]map[string]string) map[string]string {
+		spec := map[string]string{}
+		for name := range listeners {
+			spec[name] = ""
+		}
+		return spec
+	}
 	gw := func(conds map[string]string, listeners map[string]map[string]string) map[string]*ObservedResource {
-		return map[string]*ObservedResource{KeyGateway: {Conditions: conds, Listeners: listeners}}
+		return map[string]*ObservedResource{KeyGateway: {Conditions: conds, Listeners: listeners, ListenerHostnames: specOf(listeners)}}
 	}
 	cilium := &Class{Name: "cilium", ControllerName: CiliumControllerName}
 	envoy := &Class{Name: "envoy", ControllerName: "gateway.envoyproxy.io/gatewayclass-controller"}
@@ -72,7 +81,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			reason: "A listener whose Certificate is not Ready says so with cert-manager's reason and message, in status.listeners and in ListenersNotReady",
 			class:  envoy,
 			observed: map[string]*ObservedResource{
-				KeyGateway: {Conditions: accepted, Listeners: map[string]map[string]string{
+				KeyGateway: {Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}), Listeners: map[string]map[string]string{
 					"http": accepted, wwwListener: {"Accepted": "True", "Programmed": "False", "ResolvedRefs": "False"},
 				}},
 				wwwCert: {
@@ -91,7 +100,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			reason: "A Certificate cert-manager has said nothing about yet leaves the listener to the Gateway's conditions",
 			class:  envoy,
 			observed: map[string]*ObservedResource{
-				KeyGateway: {Conditions: accepted, Listeners: map[string]map[string]string{"http": accepted, wwwListener: {"Accepted": "True", "Programmed": "False"}}},
+				KeyGateway: {Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}), Listeners: map[string]map[string]string{"http": accepted, wwwListener: {"Accepted": "True", "Programmed": "False"}}},
 				wwwCert:    {Conditions: map[string]string{}},
 			},
 			want: want{
@@ -104,12 +113,12 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			reason: "A Ready Certificate leaves the listener to the Gateway's conditions",
 			class:  envoy,
 			observed: map[string]*ObservedResource{
-				KeyGateway: {Conditions: accepted, Listeners: map[string]map[string]string{"http": accepted, wwwListener: accepted}},
+				KeyGateway: {Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}), Listeners: map[string]map[string]string{"http": accepted, wwwListener: accepted}},
 				wwwCert:    {Conditions: map[string]string{"Ready": "True"}},
 			},
 			want: want{
 				Reasons:      []string{"http:true:Ready", wwwListener + ":true:Ready"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Status: true, Reason: ReasonReconciled, Message: "Gateway tenant-root/cozystack programmed with 2 listeners"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Status: true, Reason: ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
 				Ready:        true,
 			},
 		},
@@ -133,8 +142,28 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			}),
 			want: want{
 				Reasons:      []string{"http:true:Ready", wwwListener + ":true:Ready"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Status: true, Reason: ReasonReconciled, Message: "Gateway tenant-root/cozystack programmed with 2 listeners"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Status: true, Reason: ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
 				Ready:        true,
+			},
+		},
+		"ListenerNotAppliedYet": {
+			reason: "A listener this run adds, not in the observed Gateway yet, is Pending in status.listeners but not judged: the Gateway as observed is ready, so GatewayReady and the Gateway's readiness do not flip for the moment before the apply",
+			class:  envoy,
+			observed: gw(accepted, map[string]map[string]string{"http": accepted}),
+			want: want{
+				Reasons:      []string{"http:true:Ready", wwwListener + ":false:Pending"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Status: true, Reason: ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
+				Ready:        true,
+			},
+		},
+		"ListenerAppliedNotReported": {
+			reason: "A listener in the observed Gateway's spec that its controller has not reported on yet is judged: Pending makes GatewayReady False (a controller that never reports is seen)",
+			class:  envoy,
+			observed: map[string]*ObservedResource{KeyGateway: {Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}), Listeners: map[string]map[string]string{"http": accepted}}},
+			want: want{
+				Reasons: []string{"http:true:Ready", wwwListener + ":false:Pending"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (Pending) (see status.listeners)"},
 			},
 		},
 		"RefsNotResolved": {

@@ -99,7 +99,7 @@ func TestEnvoyGatewayDrivesReadiness(t *testing.T) {
 		s, r, m := condition(x, "GatewayReady")
 		ready, _, _ := condition(x, "Ready")
 		l := listenerState(t, "tenant-st", "cozystack", https)
-		return s == "True" && r == "Reconciled" && m == "Gateway tenant-st/cozystack programmed with 2 listeners" &&
+		return s == "True" && r == "Reconciled" && m == "Gateway tenant-st/cozystack is programmed and every listener is ready" &&
 			l["ready"] == true && ready == "True", fmt.Sprintf("GatewayReady %s %s %q; Ready %s; listener %v", s, r, m, ready, l)
 	})
 
