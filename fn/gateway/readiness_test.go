@@ -147,8 +147,8 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			},
 		},
 		"ListenerNotAppliedYet": {
-			reason: "A listener this run adds, not in the observed Gateway yet, is Pending in status.listeners but not judged: the Gateway as observed is ready, so GatewayReady and the Gateway's readiness do not flip for the moment before the apply",
-			class:  envoy,
+			reason:   "A listener this run adds, not in the observed Gateway yet, is Pending in status.listeners but not judged: the Gateway as observed is ready, so GatewayReady and the Gateway's readiness do not flip for the moment before the apply",
+			class:    envoy,
 			observed: gw(accepted, map[string]map[string]string{"http": accepted}),
 			want: want{
 				Reasons:      []string{"http:true:Ready", wwwListener + ":false:Pending"},
@@ -157,8 +157,8 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			},
 		},
 		"ListenerAppliedNotReported": {
-			reason: "A listener in the observed Gateway's spec that its controller has not reported on yet is judged: Pending makes GatewayReady False (a controller that never reports is seen)",
-			class:  envoy,
+			reason:   "A listener in the observed Gateway's spec that its controller has not reported on yet is judged: Pending makes GatewayReady False (a controller that never reports is seen)",
+			class:    envoy,
 			observed: map[string]*ObservedResource{KeyGateway: {Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}), Listeners: map[string]map[string]string{"http": accepted}}},
 			want: want{
 				Reasons: []string{"http:true:Ready", wwwListener + ":false:Pending"},
