@@ -59,15 +59,18 @@ func Compose(in Input) (*Output, error) {
 	out.Resources, out.Probes, refused = guard(&in, planned)
 	out.Unready = len(refused) > 0
 	listeners := listenerStatus(&in, p.listeners, in.Observed[KeyGateway])
+	judged := judgedListeners(&in, listeners)
 	out.Ready = make(map[string]bool, len(out.Resources))
 	for _, r := range out.Resources {
-		out.Ready[r.Key] = ready(r.Key, in.Observed[r.Key], listeners)
+		out.Ready[r.Key] = ready(r.Key, in.Observed[r.Key], judged)
 	}
 	if _, composed := out.Ready[KeyGateway]; composed {
 		out.ListenerStatus = listeners
+	} else {
+		judged = nil
 	}
 	f := findings{contests: contests, leftOut: left, causes: routeCauses(claims, contests, t.foreign, children), refused: refused}
-	f.gatewayReady = gatewayReady(&in, refused, p.listeners, out.ListenerStatus)
+	f.gatewayReady = gatewayReady(&in, refused, p.listeners, judged)
 	out.Conditions = []Condition{
 		f.gatewayReady,
 		listenersReady(&in, out.LeftOut),

@@ -106,7 +106,8 @@ type Condition struct {
 }
 
 // gatewayReady is GatewayReady: False with the first problem found, in the
-// order of Status and conditions in docs/design.md, else True.
+// order of Status and conditions in docs/design.md, else True. ls are the
+// judged listeners (judgedListeners).
 func gatewayReady(in *Input, refused []string, listeners []gwapiv1.Listener, ls []v1alpha1.ListenerStatus) Condition {
 	gw := in.Observed[KeyGateway]
 	name := in.Namespace + "/" + in.Name
@@ -128,35 +129,20 @@ func gatewayReady(in *Input, refused []string, listeners []gwapiv1.Listener, ls 
 		c.Message = Truncate(fmt.Sprintf("Underlying Gateway %s has not been programmed by its controller yet", name) + controllerSays(gw, condProgrammed))
 	default:
 		var bad []string
-		judged := 0
 		for _, l := range ls {
-			if !applied(gw, l.Name) {
-				continue
-			}
-			judged++
 			if !l.Ready {
 				bad = append(bad, listenerCause(l))
 			}
 		}
 		if len(bad) > 0 {
 			c.Reason = ReasonListenersNotReady
-			c.Message = BoundedList(fmt.Sprintf("Gateway %s has %d of %d listeners not ready: ", name, len(bad), judged), bad, ", ", " (see status.listeners)")
+			c.Message = BoundedList(fmt.Sprintf("Gateway %s has %d of %d listeners not ready: ", name, len(bad), len(ls)), bad, ", ", " (see status.listeners)")
 			break
 		}
 		c.Status, c.Reason = true, ReasonReconciled
 		c.Message = fmt.Sprintf("Gateway %s is programmed and every listener is ready", name)
 	}
 	return c
-}
-
-// applied reports whether the observed Gateway has the listener in its
-// spec. A listener this run adds is judged from the run that observes it
-// applied: until then there is nothing of it for a controller to judge, and
-// judging it would flip GatewayReady, and write the XR's status, twice for
-// every new hostname (see Reconciles per change in docs/design.md).
-func applied(gw *ObservedResource, listener string) bool {
-	_, ok := gw.ListenerHostnames[listener]
-	return ok
 }
 
 // controllerSays is ": <reason>: <message>" of a condition of an observed

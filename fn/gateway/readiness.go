@@ -59,8 +59,8 @@ const (
 const maxListenerMessage = 256
 
 // ready reports whether a composed resource is ready, from what Crossplane
-// observed of it and, for the Gateway, the status of its listeners. A
-// resource not observed yet is not ready.
+// observed of it and, for the Gateway, the status of its judged listeners
+// (judgedListeners). A resource not observed yet is not ready.
 func ready(key string, o *ObservedResource, listeners []v1alpha1.ListenerStatus) bool {
 	if o == nil {
 		return false
@@ -71,7 +71,7 @@ func ready(key string, o *ObservedResource, listeners []v1alpha1.ListenerStatus)
 			return false
 		}
 		for _, l := range listeners {
-			if !l.Ready && applied(o, l.Name) {
+			if !l.Ready {
 				return false
 			}
 		}
@@ -158,4 +158,29 @@ func listenerStatus(in *Input, listeners []gwapiv1.Listener, gw *ObservedResourc
 // Objects are judged alike.
 func ObjectReady(o *ObservedResource) bool {
 	return o.Conditions[string(xpv2.TypeReady)] == statusTrue && o.Conditions[condSynced] == statusTrue
+}
+
+// judgedListeners are the listeners whose readiness counts for GatewayReady
+// and the Gateway's readiness: those the observed Gateway has in its spec,
+// and those the last run already reported. A listener this run adds is
+// Pending in status.listeners but judged from the next run on: until
+// Crossplane applies it there is nothing of it for a controller to judge,
+// and judging it would flip GatewayReady, and write the XR's status, once
+// more for every new hostname (see Reconciles per change in
+// docs/design.md). One the last run reported that the Gateway still lacks
+// is an apply that did not land, and is judged (Pending).
+func judgedListeners(in *Input, ls []v1alpha1.ListenerStatus) []v1alpha1.ListenerStatus {
+	gw := in.Observed[KeyGateway]
+	if gw == nil {
+		return ls
+	}
+	out := make([]v1alpha1.ListenerStatus, 0, len(ls))
+	for _, l := range ls {
+		_, applied := gw.ListenerHostnames[l.Name]
+		_, reported := in.Previous.Listeners[l.Name]
+		if applied || reported {
+			out = append(out, l)
+		}
+	}
+	return out
 }

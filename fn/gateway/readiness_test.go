@@ -35,6 +35,8 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 		class    *Class
 		noClass  bool
 		observed map[string]*ObservedResource
+		// reported are the listeners the last run's status.listeners named.
+		reported map[string]string
 		want     want
 	}{
 		"ClassNotFound": {
@@ -156,6 +158,17 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 				Ready:        true,
 			},
 		},
+		"ListenerReportedNotApplied": {
+			reason:   "A listener the last run already reported that the observed Gateway still lacks is an apply that did not land: judged Pending, so GatewayReady is False and the Gateway not ready",
+			class:    envoy,
+			observed: gw(accepted, map[string]map[string]string{"http": accepted}),
+			reported: map[string]string{"http": "", wwwListener: "www.example.org"},
+			want: want{
+				Reasons: []string{"http:true:Ready", wwwListener + ":false:Pending"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (Pending) (see status.listeners)"},
+			},
+		},
 		"ListenerAppliedNotReported": {
 			reason:   "A listener in the observed Gateway's spec that its controller has not reported on yet is judged: Pending makes GatewayReady False (a controller that never reports is seen)",
 			class:    envoy,
@@ -181,7 +194,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			in, compose := Input{Observed: tc.observed, GatewayClass: tc.class}, run
+			in, compose := Input{Observed: tc.observed, GatewayClass: tc.class, Previous: PreviousStatus{Listeners: tc.reported}}, run
 			if tc.noClass {
 				compose = runNoClass
 			}
