@@ -90,10 +90,18 @@ func checkIsolation(t *testing.T, in *Input, out *Output) {
 	}
 	names := map[string]bool{}
 	byName := map[string]gwapiv1.Listener{}
+	// The Gateway API's CEL rule: one listener per port, protocol and
+	// hostname, else the API server refuses the whole Gateway.
+	bindings := map[string]string{}
 	for _, l := range gw.Spec.Listeners {
 		if names[string(l.Name)] {
 			t.Fatalf("two listeners named %s", l.Name)
 		}
+		b := fmt.Sprintf("%d/%s/%s", l.Port, l.Protocol, hostOf(l))
+		if other, ok := bindings[b]; ok {
+			t.Errorf("listeners %s and %s share port, protocol and hostname %s: the API server refuses the Gateway", other, l.Name, b)
+		}
+		bindings[b] = string(l.Name)
 		names[string(l.Name)] = true
 		byName[string(l.Name)] = l
 		if l.Name == ListenerHTTP {
