@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
 
 // www.n21218.alice.example.org and www.n29916.alice.example.org share
