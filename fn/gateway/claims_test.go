@@ -199,3 +199,51 @@ func TestAttackWildcardPinUnderChildApex(t *testing.T) {
 		}
 	}
 }
+
+func TestOwnersOf(t *testing.T) {
+	// Claims as judged so far, in claimLess order: the winner's claims of
+	// a contested hostname are unjudged, the losers' Conflict.
+	judged := []*claim{
+		{hostname: "a.example.org", namespace: "tenant-root", route: "HTTPRoute/tenant-root/a"},
+		{hostname: "a.example.org", namespace: "tenant-root", route: "HTTPRoute/tenant-root/b"},
+		{hostname: "api.example.org", namespace: "tenant-root", route: "TLSRoute/tenant-root/api", passthrough: "tls-api"},
+		{hostname: "b.example.org", namespace: "tenant-alice", route: "HTTPRoute/tenant-alice/b", state: v1alpha1.HostnameNotDelegated},
+		{hostname: "c.example.org", namespace: "cozy-dashboard", route: "HTTPRoute/cozy-dashboard/c"},
+		{hostname: "c.example.org", namespace: "tenant-root", route: "HTTPRoute/tenant-root/c", state: v1alpha1.HostnameConflict},
+	}
+	cases := map[string]struct {
+		reason   string
+		claims   []*claim
+		contests []*contest
+		owners   []owner
+		unjudged []string
+	}{
+		"ContestedAndRefused": {
+			reason:   "Two routes of one namespace make one owner; passthrough hostnames have listeners of their own; refused claims own nothing; a contested hostname names its losers",
+			claims:   judged,
+			contests: []*contest{{hostname: "c.example.org", loserNamespaces: []string{"tenant-root"}}},
+			owners: []owner{
+				{hostname: "a.example.org", namespace: "tenant-root"},
+				{hostname: "c.example.org", namespace: "cozy-dashboard", losers: []string{"tenant-root"}},
+			},
+			unjudged: []string{"HTTPRoute/tenant-root/a", "HTTPRoute/tenant-root/b", "TLSRoute/tenant-root/api", "HTTPRoute/cozy-dashboard/c"},
+		},
+		"NoClaims": {
+			reason: "No claims, no owners",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.owners, ownersOf(tc.claims, tc.contests), cmp.AllowUnexported(owner{})); diff != "" {
+				t.Errorf("%s\nownersOf(...): -want, +got:\n%s", tc.reason, diff)
+			}
+			var got []string
+			for _, c := range unjudged(tc.claims) {
+				got = append(got, c.route)
+			}
+			if diff := cmp.Diff(tc.unjudged, got); diff != "" {
+				t.Errorf("%s\nunjudged(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
