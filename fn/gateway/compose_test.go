@@ -56,22 +56,7 @@ func TestComposeHTTP01(t *testing.T) {
 			}}},
 		}
 	}
-	redirect := &gwapiv1.HTTPRoute{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "HTTPRoute"},
-		ObjectMeta: metav1.ObjectMeta{Name: "cozystack-http-redirect", Namespace: "tenant-root", Labels: labels},
-		Spec: gwapiv1.HTTPRouteSpec{
-			CommonRouteSpec: gwapiv1.CommonRouteSpec{ParentRefs: []gwapiv1.ParentReference{{
-				Group:       ptr.To(gwapiv1.Group("gateway.networking.k8s.io")),
-				Kind:        ptr.To(gwapiv1.Kind("Gateway")),
-				Name:        "cozystack",
-				SectionName: ptr.To(gwapiv1.SectionName("http")),
-			}}},
-			Rules: []gwapiv1.HTTPRouteRule{{Filters: []gwapiv1.HTTPRouteFilter{{
-				Type:            gwapiv1.HTTPRouteFilterRequestRedirect,
-				RequestRedirect: &gwapiv1.HTTPRequestRedirectFilter{Scheme: ptr.To("https"), StatusCode: ptr.To(301)},
-			}}}},
-		},
-	}
+	redirect := wantRedirect("tenant-root", "cozystack-http-redirect", "cozystack")
 
 	cases := map[string]struct {
 		reason string

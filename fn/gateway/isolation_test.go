@@ -219,53 +219,6 @@ func hostOf(l gwapiv1.Listener) string {
 	return string(*l.Hostname)
 }
 
-func TestAttackHashCollision(t *testing.T) {
-	// Two pairs whose hex8 collide, found by brute force (minutes on two
-	// cores): each pair derives one listener name.
-	t.Run("TwoOwnHostnamesOneName", func(t *testing.T) {
-		out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Routes: []Route{
-			routeTo("tenant-alice", "a", "www.n21218.alice.example.org", "www.n29916.alice.example.org"),
-		}})
-		want := []string{
-			"http ",
-			"https-www-1810c934 www.n21218.alice.example.org",
-			"https-www-1810c93498cc3391 www.n29916.alice.example.org",
-		}
-		if diff := cmp.Diff(want, listenerNames(out)); diff != "" {
-			t.Errorf("the byte-smaller hostname keeps the short name, the other takes the long form: -want, +got:\n%s", diff)
-		}
-	})
-	t.Run("AimedAtANeighbourBeingServed", func(t *testing.T) {
-		// bob's harbor.bob.example.org is on the Gateway; alice crafts
-		// harbor.x19ul5zj.alice.example.org, whose name collides.
-		served := &ObservedResource{ListenerNames: []string{"http", "https-harbor-3005190e"}, ListenerHostnames: map[string]string{"http": "", "https-harbor-3005190e": "harbor.bob.example.org"}}
-		out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Observed: map[string]*ObservedResource{KeyGateway: served}, Routes: []Route{
-			routeTo("tenant-bob", "harbor", "harbor.bob.example.org"),
-			routeTo("tenant-alice", "x", "harbor.x19ul5zj.alice.example.org"),
-		}})
-		want := []string{
-			"http ",
-			"https-harbor-3005190e harbor.bob.example.org",
-			"https-harbor-3005190ef4187f1a harbor.x19ul5zj.alice.example.org",
-		}
-		if diff := cmp.Diff(want, listenerNames(out)); diff != "" {
-			t.Errorf("the served hostname keeps its listener and Certificate: -want, +got:\n%s", diff)
-		}
-	})
-	t.Run("NeighbourServedUnderTheLongForm", func(t *testing.T) {
-		// alice's crafted hostname was served first, so bob's took the
-		// long form; alice's route goes away and comes back: bob keeps
-		// the long form he is served under, nothing is renamed.
-		served := &ObservedResource{ListenerNames: []string{"http", "https-harbor-3005190e4f1e308f"}, ListenerHostnames: map[string]string{"https-harbor-3005190e4f1e308f": "harbor.bob.example.org"}}
-		out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Observed: map[string]*ObservedResource{KeyGateway: served}, Routes: []Route{
-			routeTo("tenant-bob", "harbor", "harbor.bob.example.org"),
-		}})
-		if diff := cmp.Diff([]string{"http ", "https-harbor-3005190e4f1e308f harbor.bob.example.org"}, listenerNames(out)); diff != "" {
-			t.Errorf("-want, +got:\n%s", diff)
-		}
-	})
-}
-
 func TestAttackHostnamelessRoute(t *testing.T) {
 	// alice attaches a route without hostnames: it claims nothing, and
 	// must reach no listener of another tenant's hostnames.
@@ -355,54 +308,6 @@ func TestAttackDelegation(t *testing.T) {
 			t.Errorf("got %v", got)
 		}
 	})
-}
-
-func TestAttackCertificateCap(t *testing.T) {
-	// bob is served on the wildcard certificate; alice creates 60 nested
-	// tenants, whose apexes sort before bob's.
-	nss := platform()
-	for i := range 60 {
-		nss = append(nss, labelled(fmt.Sprintf("tenant-alice-a%02d", i), fmt.Sprintf("a%02d.alice.example.org", i)))
-	}
-	onCert := []string{"example.org", "*.example.org", "alice.example.org", "*.alice.example.org", "bob.example.org", "*.bob.example.org"}
-	for _, tc := range []struct {
-		name     string
-		observed map[string]*ObservedResource
-		previous PreviousStatus
-	}{
-		{name: "CertificateObserved", observed: map[string]*ObservedResource{KeyCertificateWildcard: {DNSNames: onCert}}},
-		{name: "StatusRemembers", previous: PreviousStatus{ChildApexes: map[string]bool{"alice.example.org": true, "bob.example.org": true}}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			out := attack(t, Input{Spec: dns01Spec, Namespaces: nss, Observed: tc.observed, Previous: tc.previous, Routes: []Route{routeTo("tenant-bob", "shop", "shop.bob.example.org")}})
-			states := map[string]v1alpha1.ChildApexState{}
-			for _, c := range out.ChildApexes {
-				states[c.Apex] = c.State
-			}
-			if states["bob.example.org"] != v1alpha1.ChildApexListening || states["alice.example.org"] != v1alpha1.ChildApexListening {
-				t.Errorf("served children must keep their names: bob %s, alice %s", states["bob.example.org"], states["alice.example.org"])
-			}
-			if got := hostnameStates(out)["shop.bob.example.org HTTPRoute/tenant-bob/shop"]; got != "Covered" {
-				t.Errorf("bob's hostname is %s, want Covered", got)
-			}
-			if n := countStates(out, v1alpha1.ChildApexOverCertificateLimit); n != 62-49 {
-				t.Errorf("children left out of the certificate: got %d, want %d", n, 62-49)
-			}
-			if c := condition(out, ConditionListenersReady); c.Reason != ReasonCertificateNameLimitExceeded {
-				t.Errorf("ListenersReady reason %s, want %s: %s", c.Reason, ReasonCertificateNameLimitExceeded, c.Message)
-			}
-		})
-	}
-}
-
-func countStates(out *Output, s v1alpha1.ChildApexState) int {
-	n := 0
-	for _, c := range out.ChildApexes {
-		if c.State == s {
-			n++
-		}
-	}
-	return n
 }
 
 func TestAttackListenerBudget(t *testing.T) {
@@ -582,23 +487,6 @@ func FuzzIsolation(f *testing.F) {
 	})
 }
 
-// A parent's wildcard pin under a child apex takes the child's exact
-// hostnames, while status says the child is Covered.
-func TestAttackWildcardPinUnderChildApex(t *testing.T) {
-	nss := append(platform(), labelled("tenant-alice-x", "x.alice.example.org"))
-	for _, spec := range []v1alpha1.TenantGatewaySpec{dns01Spec, {Apex: "example.org", CertMode: v1alpha1.CertModeEdge}} {
-		in := Input{Spec: spec, Namespaces: nss, Routes: []Route{
-			routeTo("tenant-alice", "grab", "*.y.x.alice.example.org"),
-			routeTo("tenant-alice-x", "app", "a.y.x.alice.example.org"),
-		}}
-		out := attackP(t, &in)
-		checkServed(t, &in, out)
-		if s := hostnameStates(out)["*.y.x.alice.example.org HTTPRoute/tenant-alice/grab"]; s != "NotDelegated" {
-			t.Errorf("alice's wildcard into x's zone is %s, want NotDelegated", s)
-		}
-	}
-}
-
 // The winner's child apex is left out by a budget; the loser's route is
 // still attached to a listener that admits it, and answers the hostname.
 func TestAttackLoserWhenWinnerLeftOut(t *testing.T) {
@@ -678,23 +566,6 @@ func TestAttackNestedTenantsShareATurn(t *testing.T) {
 	flood = attack(t, Input{Spec: dns01Spec, Namespaces: nss, Routes: []Route{bob}})
 	if a, b := hostnameStates(quiet)[k], hostnameStates(flood)[k]; a != b {
 		t.Errorf("dns01: bob's new hostname is %s alone, %s once alice made 70 nested tenants", a, b)
-	}
-}
-
-// TestForgedHostLabel: two namespaces with one host label are delegated the
-// same zone; the function cannot tell a forged label from a real one, so the
-// tenant layer must never derive one outside the parent's zone (fn/tenant)
-// and only trusted callers may set it (L3, L4). This pins down what the
-// function does then: the zone's first namespace by name owns its listener
-// record, and the tie goes by name.
-func TestForgedHostLabel(t *testing.T) {
-	nss := append(platform(), labelled("tenant-alice-evil", "bob.example.org"))
-	out := attack(t, Input{Spec: dns01Spec, Namespaces: nss, Routes: []Route{
-		routeTo("tenant-bob", "shop", "shop.bob.example.org"),
-		routeTo("tenant-alice-evil", "shop", "shop.bob.example.org"),
-	}})
-	if s := hostnameStates(out)["shop.bob.example.org HTTPRoute/tenant-bob/shop"]; s != "Conflict" {
-		t.Errorf("bob's shop.bob.example.org is %s; children: %v", s, viewOf(t, out).Children)
 	}
 }
 
