@@ -11,7 +11,7 @@ import (
 // and status from the routes and namespaces it observes.
 func Compose(in Input) (*Output, error) {
 	in.Spec = Defaulted(in.Spec)
-	if errs := Validate(in.Spec); len(errs) > 0 {
+	if errs := append(validateName(in.Name), Validate(in.Spec)...); len(errs) > 0 {
 		return nil, &InvalidSpecError{Errors: errs}
 	}
 	mode := in.Spec.CertMode

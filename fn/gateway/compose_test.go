@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	cmacme "github.com/cert-manager/cert-manager/pkg/apis/acme/v1"
@@ -111,6 +112,7 @@ func TestComposeHTTP01(t *testing.T) {
 func TestComposeRefuses(t *testing.T) {
 	cases := map[string]struct {
 		reason string
+		name   string
 		spec   v1alpha1.TenantGatewaySpec
 		want   string
 	}{
@@ -119,10 +121,20 @@ func TestComposeRefuses(t *testing.T) {
 			spec:   v1alpha1.TenantGatewaySpec{Apex: "Example.org", IssuerName: "zerossl"},
 			want:   `invalid TenantGateway spec: [spec.apex: Invalid value: "Example.org": must be a lowercase DNS name (labels of a-z, 0-9 and '-', separated by dots), spec.issuerName: Unsupported value: "zerossl": supported values: "letsencrypt-prod", "letsencrypt-stage"]`,
 		},
+		"NameTooLongForALabel": {
+			reason: "A name the API server accepts for the XR (up to 253 characters) but not as a label value is refused before anything is composed, naming the label",
+			name:   strings.Repeat("a", 64),
+			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org"},
+			want:   `invalid TenantGateway spec: metadata.name: Invalid value: "` + strings.Repeat("a", 64) + `": every composed object carries the name as the value of label ` + LabelTenantGateway + `: must be no more than 63 bytes`,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := Compose(Input{Name: "cozystack", Namespace: "tenant-root", Spec: tc.spec})
+			xr := tc.name
+			if xr == "" {
+				xr = "cozystack"
+			}
+			_, err := Compose(Input{Name: xr, Namespace: "tenant-root", Spec: tc.spec})
 			var invalid *InvalidSpecError
 			if !errors.As(err, &invalid) {
 				t.Fatalf("%s\nCompose(...): want an InvalidSpecError, got %v", tc.reason, err)

@@ -39,6 +39,17 @@ func Defaulted(s v1alpha1.TenantGatewaySpec) v1alpha1.TenantGatewaySpec {
 	return s
 }
 
+// validateName checks the TenantGateway's name, which every composed object
+// carries as a label value (see Names in docs/design.md): the API server
+// admits an XR name of up to 253 characters, a label value of 63.
+func validateName(name string) field.ErrorList {
+	if errs := validation.IsValidLabelValue(name); len(errs) > 0 {
+		return field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), name,
+			fmt.Sprintf("every composed object carries the name as the value of label %s: %s", LabelTenantGateway, strings.Join(errs, "; ")))}
+	}
+	return nil
+}
+
 // Validate checks a defaulted spec. It repeats what the XRD enforces at
 // admission, because render and objects stored before a rule existed bypass
 // admission. Every error names the field and, for enums, the allowed values.
