@@ -16,6 +16,7 @@
 //     conditions, the platform settings, whether the requirements are met.
 //   - write.go: the writers both kinds share: desired composed resources,
 //     the XR's status and conditions, resource selectors.
+//   - ttl.go: the default TTL, which the service and the metrics share.
 //   - codec.go and wire.go: the gRPC codec that keeps route requirements
 //     as bytes, and the protobuf wire reading behind it (see Lazy decoding
 //     in docs/design.md).
