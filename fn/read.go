@@ -71,22 +71,23 @@ func stringMap(v *structpb.Value) map[string]string {
 
 // conditions maps each condition type in a conditions list to its status.
 func conditions(v *structpb.Value) map[string]string {
-	out := map[string]string{}
-	for _, c := range v.GetListValue().GetValues() {
-		out[str(c.GetStructValue(), "type")] = str(c.GetStructValue(), "status")
-	}
-	return out
+	return observedConditions(v).Conditions
 }
 
-// conditionDetails maps each condition type in a conditions list to its
-// reason and to its message.
-func conditionDetails(v *structpb.Value) (reasons, messages map[string]string) {
-	reasons, messages = map[string]string{}, map[string]string{}
-	for _, c := range v.GetListValue().GetValues() {
-		typ := str(c.GetStructValue(), "type")
-		reasons[typ], messages[typ] = str(c.GetStructValue(), "reason"), str(c.GetStructValue(), "message")
+// observedConditions maps each condition type in a conditions list to its
+// status, its reason and its message.
+func observedConditions(v *structpb.Value) *gateway.ObservedResource {
+	cs := conditionList(v)
+	o := &gateway.ObservedResource{
+		Conditions: make(map[string]string, len(cs)),
+		Reasons:    make(map[string]string, len(cs)),
+		Messages:   make(map[string]string, len(cs)),
 	}
-	return reasons, messages
+	for _, c := range cs {
+		t := string(c.Type)
+		o.Conditions[t], o.Reasons[t], o.Messages[t] = string(c.Status), string(c.Reason), c.Message
+	}
+	return o
 }
 
 // conditionList reads a conditions list into typed conditions, in order.
@@ -108,10 +109,7 @@ func conditionList(v *structpb.Value) []xpv2.Condition {
 func observeComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.ObservedResource {
 	out := map[string]*gateway.ObservedResource{}
 	for key, r := range req.GetObserved().GetResources() {
-		s := r.GetResource()
-		o := &gateway.ObservedResource{Conditions: conditions(field(s, "status", "conditions"))}
-		o.Reasons, o.Messages = conditionDetails(field(s, "status", "conditions"))
-		out[key] = o
+		out[key] = observedConditions(field(r.GetResource(), "status", "conditions"))
 	}
 	return out
 }

@@ -61,9 +61,9 @@ func TestReadConditions(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"Ready": "False", "Synced": "True"}, conditions(v)); diff != "" {
 		t.Errorf("conditions: -want, +got:\n%s", diff)
 	}
-	reasons, messages := conditionDetails(v)
-	if diff := cmp.Diff([]map[string]string{{"Ready": "Creating", "Synced": "ReconcileSuccess"}, {"Ready": "not yet", "Synced": ""}}, []map[string]string{reasons, messages}); diff != "" {
-		t.Errorf("conditionDetails: -want, +got:\n%s", diff)
+	o := observedConditions(v)
+	if diff := cmp.Diff([]map[string]string{{"Ready": "Creating", "Synced": "ReconcileSuccess"}, {"Ready": "not yet", "Synced": ""}}, []map[string]string{o.Reasons, o.Messages}); diff != "" {
+		t.Errorf("observedConditions: -want, +got:\n%s", diff)
 	}
 	want := []xpv2.Condition{
 		{Type: xpv2.TypeReady, Status: "False", Reason: "Creating", Message: "not yet"},

@@ -286,12 +286,9 @@ func requireProbes(rsp *fnv1.RunFunctionResponse, need []gateway.Resource) {
 	for _, r := range need {
 		gvk := r.Object.GetObjectKind().GroupVersionKind()
 		ns := r.Object.GetNamespace()
-		rsp.Requirements.Resources[reqProbePrefix+r.Key] = &fnv1.ResourceSelector{
-			ApiVersion: gvk.GroupVersion().String(),
-			Kind:       gvk.Kind,
-			Namespace:  &ns,
-			Match:      &fnv1.ResourceSelector_MatchName{MatchName: r.Object.GetName()},
-		}
+		s := byName(gvk.GroupVersion().String(), gvk.Kind, r.Object.GetName())
+		s.Namespace = &ns
+		rsp.Requirements.Resources[reqProbePrefix+r.Key] = s
 	}
 }
 
