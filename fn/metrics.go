@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/request"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
@@ -108,16 +107,8 @@ func outcome(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) string
 			return OutcomeFatal
 		}
 	}
-	for name := range rsp.GetRequirements().GetSchemas() {
-		if _, ok := request.GetRequiredSchema(req, name); !ok {
-			return OutcomeWaitingForResources
-		}
-	}
 	probes := false
-	for name := range rsp.GetRequirements().GetResources() {
-		if _, ok := req.GetRequiredResources()[name]; ok {
-			continue
-		}
+	for _, name := range unanswered(req, rsp) {
 		if !strings.HasPrefix(name, reqProbePrefix) {
 			return OutcomeWaitingForResources
 		}

@@ -145,17 +145,24 @@ func observeNamespaces(req *fnv1.RunFunctionRequest, name string) ([]gateway.Nam
 // resolved reports whether Crossplane has answered every requirement this
 // run asked for, so the function composes from complete observations.
 func resolved(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) bool {
-	for name := range rsp.GetRequirements().GetResources() {
-		if _, ok := req.GetRequiredResources()[name]; !ok {
-			return false
-		}
-	}
+	return len(unanswered(req, rsp)) == 0
+}
+
+// unanswered are the names of the schemas and resources this run asked for
+// that the request does not answer yet.
+func unanswered(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) []string {
+	var out []string
 	for name := range rsp.GetRequirements().GetSchemas() {
 		if _, ok := request.GetRequiredSchema(req, name); !ok {
-			return false
+			out = append(out, name)
 		}
 	}
-	return true
+	for name := range rsp.GetRequirements().GetResources() {
+		if _, ok := req.GetRequiredResources()[name]; !ok {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // platformData is the data of the required platform EnvironmentConfig;
