@@ -275,7 +275,7 @@ func certificateRef(in *Input) string {
 func httpListener(t *tenancy) gwapiv1.Listener {
 	return gwapiv1.Listener{
 		Name:          ListenerHTTP,
-		Port:          80,
+		Port:          portHTTP,
 		Protocol:      gwapiv1.HTTPProtocolType,
 		AllowedRoutes: admission{kind: admitHTTP}.allowedRoutes(t),
 	}
@@ -289,7 +289,7 @@ func httpsListener(name, hostname, secret string, a *gwapiv1.AllowedRoutes) gwap
 	return gwapiv1.Listener{
 		Name:     gwapiv1.SectionName(name),
 		Hostname: &h,
-		Port:     443,
+		Port:     portHTTPS,
 		Protocol: gwapiv1.HTTPSProtocolType,
 		TLS: &gwapiv1.ListenerTLSConfig{
 			Mode:            &mode,
@@ -306,7 +306,7 @@ func edgeListener(name, hostname string, a *gwapiv1.AllowedRoutes) gwapiv1.Liste
 	return gwapiv1.Listener{
 		Name:          gwapiv1.SectionName(name),
 		Hostname:      &h,
-		Port:          80,
+		Port:          portHTTP,
 		Protocol:      gwapiv1.HTTPProtocolType,
 		AllowedRoutes: a,
 	}
@@ -334,7 +334,7 @@ func passthroughListeners(in *Input, t *tenancy, contests []*contest) ([]gwapiv1
 		out = append(out, gwapiv1.Listener{
 			Name:          gwapiv1.SectionName(PassthroughListenerName(string(s))),
 			Hostname:      &h,
-			Port:          443,
+			Port:          portHTTPS,
 			Protocol:      gwapiv1.TLSProtocolType,
 			TLS:           &gwapiv1.ListenerTLSConfig{Mode: &mode},
 			AllowedRoutes: withKinds443(in, gwapiv1.TLSProtocolType, a.allowedRoutes(t)),

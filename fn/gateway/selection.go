@@ -129,13 +129,12 @@ func httpNote(in *Input, c *claim) string {
 // only choice no other namespace can move (see Listener selection in
 // docs/design.md).
 func misselected(in *Input, claims []*claim) {
+	// Passthrough listeners, on 443, exist only where the serving port is
+	// 443 (not on an edge Gateway).
+	port := servingPort(in)
 	for _, c := range claims {
 		if !isServed(c.state) || c.listener == "" {
 			continue
-		}
-		port := servingPort(in)
-		if c.passthrough != "" {
-			port = portHTTPS
 		}
 		if selectsAny(c.refs, c.listener, port) {
 			continue

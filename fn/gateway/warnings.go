@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"strings"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
@@ -67,12 +68,8 @@ func gatewayCauseKey(in *Input, r ConditionReason) string {
 
 // certificateReason is cert-manager's reason in a listener's message.
 func certificateReason(l v1alpha1.ListenerStatus) string {
-	for i := range len(l.Message) {
-		if l.Message[i] == ':' {
-			return l.Message[:i]
-		}
-	}
-	return l.Message
+	reason, _, _ := strings.Cut(l.Message, ":")
+	return reason
 }
 
 // digestLines is the digest of the lines; "" for none.
