@@ -219,8 +219,8 @@ func routesAccepted(causes routeCauseSet, claims, listed int) Condition {
 }
 
 // A cause is one reason RoutesAccepted is False, with what it names: the
-// first items, how many in all, and a digest of all of them (status
-// remembers it, so that a warning is raised only when the set changes).
+// first items, how many in all, and, where status remembers it (so that a
+// warning is raised only when the set changes), a digest of all of them.
 type cause struct {
 	reason ConditionReason
 	prefix string
@@ -239,13 +239,13 @@ func (c *cause) add(item string) {
 		c.items = append(c.items, item)
 	}
 	c.total++
-	if c.digest == nil {
-		c.digest = newLineDigest()
+	if c.digest != nil {
+		c.digest.add(item)
 	}
-	c.digest.add(item)
 }
 
-// sum is the digest of every item; "" for none.
+// sum is the digest of every item; "" for none, or for a cause that keeps
+// no digest.
 func (c *cause) sum() string {
 	if c.digest == nil {
 		return ""
@@ -291,15 +291,22 @@ func (s routeCauseSet) inOrder() []*cause {
 
 // routeCauses collects the causes of RoutesAccepted.
 func routeCauses(claims []*claim, contests []*contest, foreign []string, children []*child) routeCauseSet {
-	conflict := &cause{reason: ReasonHostnameConflict, prefix: "hostname conflicts: ", sep: "; "}
+	// Every loss sorted, then bounded: the message names the first losses
+	// by route, whichever hostnames they are for. Status remembers the
+	// conflicts by their own digest (digests), so this cause keeps none.
+	var lost []string
 	for _, ct := range contests {
 		for _, l := range ct.losers {
-			conflict.add(fmt.Sprintf("%s lost %s to %s", l, ct.hostname, ct.winner.route))
+			lost = append(lost, fmt.Sprintf("%s lost %s to %s", l, ct.hostname, ct.winner.route))
 		}
 	}
-	sort.Strings(conflict.items)
-	orphans := &cause{reason: ReasonNoMatchingParent, prefix: "routes target this Gateway but match no listener for these hostnames (see status.hostnames): ", sep: ", "}
-	unserved := &cause{reason: ReasonHostnamesNotServed, prefix: "hostnames that can never be served (see status.hostnames): ", sep: ", "}
+	sort.Strings(lost)
+	conflict := &cause{reason: ReasonHostnameConflict, prefix: "hostname conflicts: ", sep: "; "}
+	for _, l := range lost {
+		conflict.add(l)
+	}
+	orphans := &cause{reason: ReasonNoMatchingParent, prefix: "routes target this Gateway but match no listener for these hostnames (see status.hostnames): ", sep: ", ", digest: newLineDigest()}
+	unserved := &cause{reason: ReasonHostnamesNotServed, prefix: "hostnames that can never be served (see status.hostnames): ", sep: ", ", digest: newLineDigest()}
 	last := ""
 	for _, cl := range claims {
 		switch cl.state {
@@ -317,7 +324,7 @@ func routeCauses(claims []*claim, contests []*contest, foreign []string, childre
 	for _, ns := range foreign {
 		notAdmitted.add(ns)
 	}
-	outside := &cause{reason: ReasonChildApexOutsideApex, prefix: "child tenant apexes outside the apex get no listener (see status.childApexes): ", sep: ", "}
+	outside := &cause{reason: ReasonChildApexOutsideApex, prefix: "child tenant apexes outside the apex get no listener (see status.childApexes): ", sep: ", ", digest: newLineDigest()}
 	for _, ch := range children {
 		if ch.state == v1alpha1.ChildApexOutsideApex {
 			outside.add(fmt.Sprintf("%s (namespace %s)", ch.apex, ch.namespace))

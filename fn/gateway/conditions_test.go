@@ -115,3 +115,27 @@ func TestConditions(t *testing.T) {
 		}
 	})
 }
+
+// TestConflictCauseSortedBeforeBound: the HostnameConflict message names the
+// first losses by route across every contest, not the first hundred taken
+// in hostname order and then sorted: past the bound, a loss whose route
+// sorts first is still named first.
+func TestConflictCauseSortedBeforeBound(t *testing.T) {
+	var contests []*contest
+	for i := range maxCauseItems + 1 {
+		contests = append(contests, &contest{
+			hostname: fmt.Sprintf("h%03d.example.org", i),
+			winner:   &claim{route: "HTTPRoute/owner/www"},
+			losers:   []string{fmt.Sprintf("HTTPRoute/z%03d/r", i)},
+		})
+	}
+	// The last contest by hostname has the loss whose route sorts first.
+	contests[maxCauseItems].losers = []string{"HTTPRoute/a/r"}
+	got := routeCauses(nil, contests, nil, nil).conflict
+	if diff := cmp.Diff([]string{"HTTPRoute/a/r lost h100.example.org to HTTPRoute/owner/www", "HTTPRoute/z000/r lost h000.example.org to HTTPRoute/owner/www"}, got.items[:2]); diff != "" {
+		t.Errorf("first items: -want, +got:\n%s", diff)
+	}
+	if got.total != maxCauseItems+1 || got.sum() != "" {
+		t.Errorf("total %d, digest %q: want %d and none (status keeps the conflicts' own digest)", got.total, got.sum(), maxCauseItems+1)
+	}
+}
