@@ -128,8 +128,8 @@ func hostnamelessStatus(in *Input, t *tenancy, p *plan, routes []*Route) []v1alp
 		refs := parentRefsTo(in, r)
 		for i, a := range p.admits {
 			if l := p.listeners[i]; a.admits(t, r.Namespace) && selectsAny(refs, string(l.Name), l.Port) {
-				s.Listeners = append(s.Listeners, string(p.listeners[i].Name))
-				n += len(p.listeners[i].Name) + 3
+				s.Listeners = append(s.Listeners, string(l.Name))
+				n += len(l.Name) + 3
 			}
 		}
 		if len(out) == v1alpha1.MaxHostnamelessStatus || bytes+n > maxHostnamelessStatusBytes {

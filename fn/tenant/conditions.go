@@ -3,7 +3,6 @@ package tenant
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -67,14 +66,15 @@ func Acceptance(name, parent string, err error) (Condition, bool) {
 	}
 }
 
-// gatewayReady is TenantGatewayReady for a tenant that owns a TenantGateway:
+// gatewayReady is TenantGatewayReady for a tenant that owns a TenantGateway
+// (out.Ready has an entry for each resource it composes):
 // the first Ready condition among in.GatewayConditions, its reason and
 // message bounded like every message the function writes (see Bounds in
 // docs/design.md: the claim sits in the parent's namespace), or False
 // Creating while the TenantGateway reports none. A tenant without a
 // TenantGateway has no such condition.
 func gatewayReady(in Input, out *Output) (Condition, bool) {
-	if !slices.ContainsFunc(out.Resources, func(r gateway.Resource) bool { return r.Key == KeyTenantGateway }) {
+	if _, owns := out.Ready[KeyTenantGateway]; !owns {
 		return Condition{}, false
 	}
 	for _, c := range in.GatewayConditions {
