@@ -408,6 +408,11 @@ func TestMatches(t *testing.T) {
 		{"provider-config-writer-policy", "kubernetes.m.crossplane.io", "v1alpha1", "providerconfigs", "UPDATE", true},
 		{"tenant-host-policy", "apps.cozystack.io", "v1alpha1", "tenants", "UPDATE", true},
 		{"route-hostname-policy", "gateway.networking.k8s.io", "v1", "httproutes", "CREATE", true},
+		// A rule naming only the resource matches no write of its status
+		// subresource, and no operation it does not list.
+		{"route-hostname-policy", "gateway.networking.k8s.io", "v1", "httproutes/status", "UPDATE", false},
+		{"route-hostname-policy", "gateway.networking.k8s.io", "v1", "httproutes", "DELETE", false},
+		{"tenant-host-policy", "apps.cozystack.io", "v1alpha1", "tenants/status", "UPDATE", false},
 	}
 	for _, c := range cases {
 		if p[c.policy] == nil {
