@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -289,7 +288,7 @@ subjects:
 	const tw = "TenantGateways in tenant namespaces are written by the platform (from the Tenant's spec.gateway), Crossplane and cluster administrators only; change your Tenant instead"
 	write := func(c client.Client) error {
 		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(schema.GroupVersionKind{Group: "gateway.cozystack.io", Version: "v1alpha1", Kind: "TenantGateway"})
+		u.SetGroupVersionKind(gvkTenantGateway)
 		u.SetNamespace("tenant-adm-status")
 		u.SetName("probe")
 		patch := client.RawPatch(types.MergePatchType, []byte(`{"status":{"conflictCount":7}}`))

@@ -38,8 +38,8 @@ spec:
 `, ns, apex)
 }
 
-// gatewayListener finds a listener of a Gateway's status, as its controller
-// wrote it.
+// gatewayListener finds one entry of status.listeners: a Gateway's, as its
+// controller wrote it, or a TenantGateway's (listenerState).
 func gatewayListener(gw *unstructured.Unstructured, name string) map[string]any {
 	for _, l := range slice(gw, "status", "listeners") {
 		if m, _ := l.(map[string]any); m["name"] == name {

@@ -123,7 +123,7 @@ func setup() error {
 // waiting for it, has accepted the GatewayClass envoy.
 func envoyGatewayUp() error {
 	gc := &unstructured.Unstructured{}
-	gc.SetGroupVersionKind(schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "GatewayClass"})
+	gc.SetGroupVersionKind(gvkGatewayClass)
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		err := k8s.Get(context.Background(), client.ObjectKey{Name: "envoy"}, gc)

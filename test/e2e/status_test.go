@@ -12,15 +12,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// listenerState finds one entry of status.listeners.
+// listenerState finds one entry of a TenantGateway's status.listeners.
 func listenerState(t *testing.T, ns, name, listener string) map[string]any {
 	t.Helper()
-	for _, l := range slice(tgw(t, ns, name), "status", "listeners") {
-		if m, _ := l.(map[string]any); m["name"] == listener {
-			return m
-		}
-	}
-	return nil
+	return gatewayListener(tgw(t, ns, name), listener)
 }
 
 // TestEnvoyGatewayDrivesReadiness: the status Envoy Gateway writes on the
