@@ -73,7 +73,12 @@ func TestListenerBudgetDNS01Children(t *testing.T) {
 		nss = append(nss, labelled(fmt.Sprintf("tenant-c%02d", i), fmt.Sprintf("c%02d.example.org", i)))
 	}
 	spec := v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeDNS01, DNS01: &v1alpha1.DNS01{Cloudflare: &v1alpha1.CloudflareProvider{APITokenSecretRef: v1alpha1.SecretKeySelector{Name: "cf", Key: "t"}}}}
-	got := compose(t, spec, []Route{routeTo("tenant-c60", "x", "x.c60.example.org")}, nss)
+	// Every child routes a name: an idle zone holds no certificate name.
+	var routes []Route
+	for i := 0; i < 70; i++ {
+		routes = append(routes, routeTo(fmt.Sprintf("tenant-c%02d", i), "x", fmt.Sprintf("x.c%02d.example.org", i)))
+	}
+	got := compose(t, spec, routes, nss)
 	// The certificate holds 100 names: apex, *.apex and 49 children.
 	if n := count(got.Children, "Listening"); n != 49 {
 		t.Errorf("listening children: got %d, want 49 (the CA's 100-name limit)", n)
@@ -87,8 +92,8 @@ func TestListenerBudgetDNS01Children(t *testing.T) {
 	if n := count(got.Children, "OverCertificateLimit"); n != 21 {
 		t.Errorf("children left out of the certificate: got %d, want 21", n)
 	}
-	if diff := cmp.Diff([]string{"x.c60.example.org HTTPRoute/tenant-c60/x OverCertificateLimit"}, got.Hostnames); diff != "" {
-		t.Errorf("a hostname under a left-out child apex: -want, +got:\n%s", diff)
+	if !slices.Contains(got.Hostnames, "x.c60.example.org HTTPRoute/tenant-c60/x OverCertificateLimit") {
+		t.Errorf("a hostname under a left-out child apex is not OverCertificateLimit: %v", got.Hostnames)
 	}
 }
 

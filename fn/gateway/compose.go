@@ -26,6 +26,10 @@ func Compose(in Input) (*Output, error) {
 	children := discoverChildren(&in, t)
 	claims, hostless := collectClaims(&in, t)
 	judgeShape(&in, t, claims, children)
+	markIdle(t, children, claims)
+	if mode == v1alpha1.CertModeDNS01 {
+		capCertificateNames(&in, t, children)
+	}
 	contests := resolveConflicts(claims)
 
 	var p *plan

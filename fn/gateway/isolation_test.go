@@ -62,6 +62,8 @@ func attackP(t *testing.T, in *Input) *Output {
 	}
 	checkIsolation(t, in, out)
 	checkServed(t, in, out)
+	checkTables(t, in, out, false)
+	checkTables(t, in, out, true)
 	checkStatusKinds(t, in, out)
 	checkSelection(t, out)
 	return out

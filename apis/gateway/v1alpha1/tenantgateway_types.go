@@ -294,13 +294,17 @@ type ConflictStatus struct {
 const MaxConflictLosers = 10
 
 // ChildApexState is the judgement of an inheriting child apex.
-// +kubebuilder:validation:Enum=Listening;OutsideApex;OverListenerLimit;OverCertificateLimit;Invalid
+// +kubebuilder:validation:Enum=Listening;Idle;OutsideApex;OverListenerLimit;OverCertificateLimit;Invalid
 type ChildApexState string
 
 // Child apex states.
 const (
 	// ChildApexListening has a listener (and, in dns01, certificate names).
 	ChildApexListening ChildApexState = "Listening"
+	// ChildApexIdle has no route that claims a hostname in its zone, so it
+	// holds no new listener and no new certificate name (one it holds
+	// keeps its place until a route needs it).
+	ChildApexIdle ChildApexState = "Idle"
 	// ChildApexOutsideApex is not under the TenantGateway's apex.
 	ChildApexOutsideApex ChildApexState = "OutsideApex"
 	// ChildApexOverListenerLimit was left out by the 64-listener budget.
