@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	"github.com/google/go-cmp/cmp"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
@@ -204,5 +205,44 @@ func TestAttackEmptyNestedTenantsHoardTheBudgets(t *testing.T) {
 				t.Errorf("carol's hostname is %s, want served; listeners %d", s, len(composedGateway(out).Spec.Listeners))
 			}
 		})
+	}
+}
+
+func TestChallengeRoutesAreNotClaims(t *testing.T) {
+	// cert-manager's HTTP-01 solver makes an HTTPRoute in the Issuer's
+	// namespace (the owner's) on the http listener for every name it
+	// validates: it is no claim of the owner's, and must not turn the
+	// tenant's new hostname into a conflict the owner wins.
+	solver := routeTo("tenant-root", "cm-acme-http-solver-abcde", "shop.bob.example.org")
+	solver.Solver, solver.ParentRefs[0].SectionName = true, ListenerHTTP
+	out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Routes: []Route{routeTo("tenant-bob", "shop", "shop.bob.example.org"), solver}})
+	want := map[string]string{"shop.bob.example.org HTTPRoute/tenant-bob/shop": "Listening"}
+	if diff := cmp.Diff(want, hostnameStates(out)); diff != "" {
+		t.Errorf("-want, +got:\n%s", diff)
+	}
+	if len(out.HostnamelessRoutes) != 0 || !condition(out, ConditionRoutesAccepted).Status {
+		t.Errorf("the challenge route shows up: hostnameless %v, RoutesAccepted %+v", out.HostnamelessRoutes, condition(out, ConditionRoutesAccepted))
+	}
+	// The label is no pass elsewhere: a labelled route of a tenant, or one
+	// of the owner's that names an HTTPS listener too, is a claim.
+	forged := routeTo("tenant-alice", "forged", "www.alice.example.org")
+	forged.Solver = true
+	owner := routeTo("tenant-root", "owner", "www.example.org")
+	owner.Solver = true
+	out = attack(t, Input{Spec: http01Spec, Namespaces: platform(), Routes: []Route{forged, owner}})
+	if n := len(out.Hostnames); n != 2 {
+		t.Errorf("labelled routes that are no challenge: %d claims, want 2: %v", n, out.Hostnames)
+	}
+}
+
+func TestCoreGroupParentRef(t *testing.T) {
+	// group "" names the core API group: no implementation attaches the
+	// route to a Gateway, so it claims nothing (no listener, no
+	// Certificate for a name nobody serves).
+	r := routeTo("tenant-alice", "core", "app.alice.example.org")
+	r.ParentRefs[0].CoreGroup = true
+	out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Routes: []Route{r}})
+	if len(out.Hostnames) != 0 || len(composedGateway(out).Spec.Listeners) != 1 {
+		t.Errorf("a parentRef in the core group claimed %v; listeners %v", out.Hostnames, listenerNames(out))
 	}
 }
