@@ -142,7 +142,7 @@ var (
 		v1alpha1.HostnameInvalid, v1alpha1.HostnameNoMatchingParent, v1alpha1.HostnameOverListenerLimit, v1alpha1.HostnameOverCertificateLimit,
 	}
 	childApexStates = []v1alpha1.ChildApexState{
-		v1alpha1.ChildApexListening, v1alpha1.ChildApexOutsideApex, v1alpha1.ChildApexOverListenerLimit,
+		v1alpha1.ChildApexListening, v1alpha1.ChildApexIdle, v1alpha1.ChildApexOutsideApex, v1alpha1.ChildApexOverListenerLimit,
 		v1alpha1.ChildApexOverCertificateLimit, v1alpha1.ChildApexInvalid,
 	}
 )
