@@ -23,6 +23,9 @@ type plan struct {
 	// droppedPins are the hostnames whose pin the listener budget left out
 	// (their claims may still be served, by a wildcard).
 	droppedPins []string
+	// held are the http01 listeners whose new Certificate waits for the
+	// order budget: not composed, their Certificates still probed.
+	held []*slot
 }
 
 func (p *plan) add(l gwapiv1.Listener, a admission) {
@@ -33,7 +36,7 @@ func (p *plan) add(l gwapiv1.Listener, a admission) {
 // planHTTP01 lays out the http01 Gateway: http, one HTTPS listener per
 // hostname that admits only the namespace that owns it (byte order), then
 // the passthrough listeners.
-func planHTTP01(in *Input, t *tenancy, claims []*claim, contests []*contest) *plan {
+func planHTTP01(in *Input, t *tenancy, l *ledger, claims []*claim, contests []*contest) *plan {
 	owners := ownersOf(claims, contests)
 	pass, passAdmits := passthroughListeners(in, t, claims)
 
@@ -45,7 +48,7 @@ func planHTTP01(in *Input, t *tenancy, claims []*claim, contests []*contest) *pl
 	}
 	placeSlots(in, t, slots, MaxListeners-1-len(pass), fixedNames(pass), func(listener string) string { return listenerCertificateName(in.Name, listener) })
 
-	p := &plan{}
+	p := &plan{held: orderHTTP01(in, t, l, slots)}
 	p.add(httpListener(t), admission{kind: admitHTTP})
 	for _, s := range slots {
 		if s.kept {
@@ -66,6 +69,8 @@ func planHTTP01(in *Input, t *tenancy, claims []*claim, contests []*contest) *pl
 		switch s := slots[i]; {
 		case s.invalid != "":
 			c.state, c.message = v1alpha1.HostnameInvalid, s.invalid
+		case s.waiting != "":
+			c.state, c.message = v1alpha1.HostnameWaiting, s.waiting
 		case s.kept:
 			c.state, c.message, c.listener = v1alpha1.HostnameListening, "listener "+s.name, s.name
 		default:

@@ -22,9 +22,10 @@ type slot struct {
 	held bool
 	// losers are the namespaces a pin keeps off the wider listeners.
 	losers []string
-	// name is the listener name allocated; invalid says why there is none.
-	name, invalid string
-	kept          bool
+	// name is the listener name allocated; invalid says why there is none,
+	// waiting why its Certificate may not be ordered yet.
+	name, invalid, waiting string
+	kept                   bool
 }
 
 // allocateNames gives every slot a listener name that no other listener of

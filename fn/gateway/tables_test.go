@@ -45,10 +45,11 @@ func fedBack(in Input, out *Output) Input {
 	}
 	in.Observed = map[string]*ObservedResource{KeyGateway: obs}
 	for _, r := range out.Resources {
-		if c, ok := r.Object.(*cmv1.Certificate); ok && r.Key == KeyCertificateWildcard {
-			in.Observed[KeyCertificateWildcard] = &ObservedResource{DNSNames: c.Spec.DNSNames}
+		if c, ok := r.Object.(*cmv1.Certificate); ok {
+			in.Observed[r.Key] = &ObservedResource{DNSNames: c.Spec.DNSNames}
 		}
 	}
+	prev.Orders = out.Orders
 	for _, c := range out.ChildApexes {
 		if c.State == v1alpha1.ChildApexListening {
 			prev.ChildApexes[c.Apex] = true

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"k8s.io/utils/ptr"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -43,6 +44,11 @@ func TestValidate(t *testing.T) {
 			reason: "An unknown issuer names the allowed issuers",
 			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org", IssuerName: "zerossl"},
 			want:   []string{`spec.issuerName: Unsupported value: "zerossl": supported values: "letsencrypt-prod", "letsencrypt-stage"`},
+		},
+		"OrdersPerBranchOutOfRange": {
+			reason: "The ACME order budget names its range",
+			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org", ACMEOrdersPerBranch: ptr.To[int32](-1)},
+			want:   []string{`spec.acmeOrdersPerBranch: Invalid value: -1: must be between 0 (no bound) and 1000`},
 		},
 		"UnknownIssuerIgnoredInEdge": {
 			reason: "Edge mode reads no issuer settings",
@@ -123,6 +129,8 @@ func TestDefaulted(t *testing.T) {
 		IssuerName:       v1alpha1.IssuerLetsEncryptProd,
 		GatewayClassName: "cilium",
 		DNS01:            &v1alpha1.DNS01{Provider: v1alpha1.DNS01Cloudflare, RFC2136: &v1alpha1.RFC2136Provider{TSIGAlgorithm: "HMACSHA256"}},
+		// The ACME order budget, as the XRD defaults it.
+		ACMEOrdersPerBranch: ptr.To[int32](v1alpha1.DefaultACMEOrdersPerBranch),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Defaulted(...): -want, +got:\n%s", diff)

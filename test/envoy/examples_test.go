@@ -35,6 +35,10 @@ var judged = map[string]struct {
 	shows  string
 	counts map[string]int
 }{
+	"orders-waiting": {
+		shows:  "the ACME order budget (issue #21): the two hostnames of alice's branch past its 10 orders wait, with no listener and no Certificate; the ten ordered and bob's are served",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 12, CheckRouteTable: 12, CheckFilterChains: 1, CheckPort80: 14, CheckRefused: 2, CheckServedAccepted: 11, CheckServedCertificate: 11, CheckServedRouting: 11},
+	},
 	"reach-into-zone-edge": {
 		shows:  "a wildcard reaching into a nested tenant's zone on an edge Gateway (issue #21): the claimant is kept off its own wider listener, so the one port-80 route table lists the name once, under the nested tenant's listener",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 4, CheckRouteTable: 1, CheckRefused: 2, CheckRouteRefused: 2, CheckServedAccepted: 2, CheckServedRouting: 2},
