@@ -39,6 +39,12 @@ func TestTenantEdge(t *testing.T) {
 	// failed.
 	syncFailedTGW := &fnv1.Resource{Resource: resource.MustStructJSON(`{"apiVersion":"kubernetes.crossplane.io/v1alpha2","kind":"Object","metadata":{"name":"tenant-bob-tenantgateway"},` +
 		`"status":{"conditions":[{"type":"Ready","status":"True"},{"type":"Synced","status":"False"}],"atProvider":{"manifest":{"status":{"conditions":[{"type":"Ready","status":"True","reason":"Available","message":""}]}}}}}`)}
+	// classNotFoundTGW is a TenantGateway whose GatewayReady names the
+	// cause while Crossplane's Ready says only Creating.
+	classNotFoundTGW := &fnv1.Resource{Resource: resource.MustStructJSON(`{"apiVersion":"kubernetes.crossplane.io/v1alpha2","kind":"Object","metadata":{"name":"tenant-bob-tenantgateway"},` +
+		`"status":{"conditions":[{"type":"Ready","status":"True"},{"type":"Synced","status":"True"}],"atProvider":{"manifest":{"status":{"conditions":[` +
+		`{"type":"Ready","status":"False","reason":"Creating","message":"Unready resources: gateway"},` +
+		`{"type":"GatewayReady","status":"False","reason":"GatewayClassNotFound","message":"GatewayClass cilium does not exist, so no controller will accept Gateway tenant-bob/cozystack"}]}}}}}`)}
 	// holder is the replica holder Object as provider-kubernetes reports it
 	// with --sanitize-secrets: the observed Secret's labels, its data redacted.
 	holder := func(labels string) *fnv1.Resource {
@@ -118,6 +124,18 @@ func TestTenantEdge(t *testing.T) {
 				},
 				Status:     map[string]any{"namespace": "tenant-bob", "apex": "bob.example.org", "gatewayNamespace": "tenant-bob", "gatewayClassName": "cilium", "certMode": "existingSecret"},
 				Conditions: []string{"Accepted True Derived (CompositeAndClaim)", "TenantGatewayReady True Available (CompositeAndClaim)"},
+			},
+		},
+		"MirrorsTheCause": {
+			reason:   "the claim shows the cause its TenantGateway's GatewayReady gives (reason and message), read from the Object's observed manifest, not Crossplane's Creating",
+			labels:   claimBob,
+			spec:     `{"gateway":true}`,
+			cluster:  []string{platformConfig, rootNamespace},
+			observed: map[string]*fnv1.Resource{"tenantgateway": classNotFoundTGW},
+			want: want{
+				Objects:    map[string]string{"namespace": "v1 Namespace tenant-bob READY_FALSE", "tenantgateway": "kubernetes.crossplane.io/v1alpha2 Object tenant-bob-tenantgateway READY_TRUE"},
+				Status:     map[string]any{"namespace": "tenant-bob", "apex": "bob.example.org", "gatewayNamespace": "tenant-bob", "gatewayClassName": "cilium", "certMode": "http01"},
+				Conditions: []string{"Accepted True Derived (CompositeAndClaim)", "TenantGatewayReady False GatewayClassNotFound (CompositeAndClaim): GatewayClass cilium does not exist, so no controller will accept Gateway tenant-bob/cozystack"},
 			},
 		},
 		"MirroredMessageBounded": {

@@ -66,11 +66,24 @@ spec:
 		q, _ := get(t, gvkResourceQuota, "tenant-alice", "tenant-quota")
 		return str(q, "spec", "hard", "count/certificates.cert-manager.io") == "10", show(q)
 	})
-	eventually(t, oneTTL+settle, "the Tenant claim alice mirrors its TenantGateway's Ready condition as TenantGatewayReady", func() (bool, string) {
+	// No controller serves the class cilium here, so alice's Gateway is
+	// never accepted: her claim shows that cause, as GatewayReady gives it,
+	// where Crossplane's Ready would say only Creating.
+	eventually(t, oneTTL+settle, "the Tenant claim alice shows its TenantGateway's GatewayReady (False GatewayNotAccepted, same message) as TenantGatewayReady, and kubectl get tenant prints TENANTGATEWAY GatewayNotAccepted as kubectl get tgw prints GATEWAY", func() (bool, string) {
 		c, _ := get(t, gvkTenant, "tenant-root", "alice")
-		s, r, _ := condition(c, "TenantGatewayReady")
-		gs, gr, _ := condition(tgw(t, "tenant-alice", "cozystack"), "Ready")
-		return s != "" && s == gs && r == gr, fmt.Sprintf("claim %s %s; TenantGateway %s %s", s, r, gs, gr)
+		s, r, m := condition(c, "TenantGatewayReady")
+		gs, gr, gm := condition(tgw(t, "tenant-alice", "cozystack"), "GatewayReady")
+		claimCols, err := printed(t, "/apis/apps.cozystack.io/v1alpha1/namespaces/tenant-root/tenants/alice")
+		if err != nil {
+			return false, err.Error()
+		}
+		tgwCols, err := printed(t, "/apis/gateway.cozystack.io/v1alpha1/namespaces/tenant-alice/tenantgateways/cozystack")
+		if err != nil {
+			return false, err.Error()
+		}
+		return s == "False" && r == "GatewayNotAccepted" && s == gs && r == gr && m == gm &&
+				claimCols["TENANTGATEWAY"] == r && tgwCols["GATEWAY"] == r,
+			fmt.Sprintf("claim %s %s %q; TenantGateway GatewayReady %s %s %q; kubectl get tenant %v; kubectl get tgw %v", s, r, m, gs, gr, gm, claimCols, tgwCols)
 	})
 
 	apply(t, `
