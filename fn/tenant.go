@@ -26,8 +26,8 @@ const reqParentNamespace = "parent-namespace"
 // reqGatewayClasses lists every GatewayClass, for the publishing tenant's
 // check of the classes the platform settings name (tenant.ChecksClasses).
 // A list rather than one lookup per class: the names are the operator's
-// free text, and a name the API server cannot take as a path segment would
-// fail the whole pipeline.
+// free text, and the lookup of an entry that is no valid name (empty, or
+// holding '/') fails in the client, and with it the whole pipeline.
 const reqGatewayClasses = "gatewayclasses"
 
 // kindGatewayClass is the kind of Gateway API's GatewayClass.
