@@ -199,7 +199,7 @@ func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 	for _, ns := range named {
 		r.Resources[reqNamespacePrefix+ns] = byName("v1", "Namespace", ns)
 	}
-	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), "GatewayClass", gateway.Defaulted(tgw.Spec).GatewayClassName)
+	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), kindGatewayClass, gateway.Defaulted(tgw.Spec).GatewayClassName)
 }
 
 // schemasBootstrapped reports whether the request carries every TLSRoute
