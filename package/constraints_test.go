@@ -43,13 +43,13 @@ func TestDependencyConstraints(t *testing.T) {
 		version string
 		want    bool
 	}{
-		"FunctionRendered":         {pkgmetav1.FunctionKind, fnVersion, true},
-		"FunctionPatch":            {pkgmetav1.FunctionKind, patch(fnVersion), true},
-		"FunctionNextMinor":        {pkgmetav1.FunctionKind, next(fnVersion, true), false},
-		"FunctionNextMajor":        {pkgmetav1.FunctionKind, next(fnVersion, false), false},
-		"FunctionOlder":            {pkgmetav1.FunctionKind, "v0.0.9", false},
-		"ProviderTested":           {pkgmetav1.ProviderKind, providerVersion, true},
-		"ProviderNextMajor":        {pkgmetav1.ProviderKind, next(providerVersion, false), false},
+		"FunctionRendered":        {pkgmetav1.FunctionKind, fnVersion, true},
+		"FunctionPatch":           {pkgmetav1.FunctionKind, patch(fnVersion), true},
+		"FunctionNextMinor":       {pkgmetav1.FunctionKind, next(fnVersion, true), false},
+		"FunctionNextMajor":       {pkgmetav1.FunctionKind, next(fnVersion, false), false},
+		"FunctionOlder":           {pkgmetav1.FunctionKind, "v0.0.9", false},
+		"ProviderTested":          {pkgmetav1.ProviderKind, providerVersion, true},
+		"ProviderNextMajor":       {pkgmetav1.ProviderKind, next(providerVersion, false), false},
 		"ProviderOlderThanTested": {pkgmetav1.ProviderKind, "v1.2.0", false},
 	}
 	for name, tc := range cases {
