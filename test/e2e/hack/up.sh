@@ -103,14 +103,16 @@ bg kube-controller-manager "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$P/kubeconfi
 bg registry "$REGISTRY" --address=127.0.0.1:5000 --dir="$S/registry"
 waitfor 30 curl -sf http://127.0.0.1:5000/v2/ || fail "the registry did not start"
 # provider-kubernetes: its package metadata and CRDs from the Go module
-# cache, without a runtime image (the External runtime runs no pod).
+# cache, without a runtime image (no kubelet pulls one here), pushed under
+# the project's own source, where a release republishes the upstream
+# package (the Configuration's dependency, docs/design.md, Packages).
 PKUBE_DIR=$(go -C "$ROOT/test/e2e/tools/provider-kubernetes" list -m -f '{{.Dir}}' github.com/crossplane-contrib/provider-kubernetes)
 PKUBE_VERSION=$(go -C "$ROOT/test/e2e/tools/provider-kubernetes" list -m -f '{{.Version}}' github.com/crossplane-contrib/provider-kubernetes)
 mkdir -p "$S/pkg"
 "$CROSSPLANE" xpkg build --package-root="$PKUBE_DIR/package" --examples-root="$S/pkg/no-examples" \
   --package-file="$S/pkg/provider-kubernetes-$PKUBE_VERSION.xpkg" >> "$L/xpkg.log" 2>&1 || fail "cannot build the provider-kubernetes package (see xpkg.log)"
 push(){ "$CROSSPLANE" xpkg push -f "$1" "$2" >> "$L/xpkg.log" 2>&1 || fail "cannot push $2 (see xpkg.log)"; }
-push "$S/pkg/provider-kubernetes-$PKUBE_VERSION.xpkg" "127.0.0.1:5000/crossplane-contrib/provider-kubernetes:$PKUBE_VERSION"
+push "$S/pkg/provider-kubernetes-$PKUBE_VERSION.xpkg" "127.0.0.1:5000/cozystack/tenant-gateway-provider-kubernetes:$PKUBE_VERSION"
 # The Function as a release publishes it: one package per architecture
 # pushed at once (-f with the files comma-separated), which xpkg push writes
 # as a multi-platform index under the tag. xpkg-index then checks that the
@@ -239,9 +241,9 @@ REV=$(revision functionrevisions cozystack-function-tenant-gateway)
 kubectl patch functionrevision "$REV" --subresource=status --type=merge -p '{"status":{"endpoint":"127.0.0.1:9444","tlsServerSecretName":"function-tls-server"}}' >/dev/null
 kubectl wait functionrevision "$REV" --for=condition=RevisionHealthy --timeout=60s >/dev/null || fail "FunctionRevision $REV is not healthy"
 ts "function $REV at 127.0.0.1:9444"
-waitfor 120 sh -c "kubectl get providerrevisions -l pkg.crossplane.io/package=crossplane-contrib-provider-kubernetes -o name | grep -q ." \
+waitfor 120 sh -c "kubectl get providerrevisions -l pkg.crossplane.io/package=cozystack-tenant-gateway-provider-kubernetes -o name | grep -q ." \
   || fail "the provider-kubernetes dependency was not installed: $(deps)"
-PREV=$(revision providerrevisions crossplane-contrib-provider-kubernetes)
+PREV=$(revision providerrevisions cozystack-tenant-gateway-provider-kubernetes)
 waitfor 60 kubectl get clusterrole crossplane:composite:tenantgateways.gateway.cozystack.io:aggregate-to-crossplane \
   crossplane:composite:xtenants.apps.cozystack.io:aggregate-to-crossplane || fail "the RBAC manager wrote no roles for our XRDs"
 kubectl wait xrd --all --for=condition=Established --timeout=60s >/dev/null || fail "the XRDs were not established: $(kubectl get xrd)"
