@@ -46,33 +46,47 @@ for port in 2379 2380 2381 6443 10257 5000 8080 9443 9444 18080 18081 18082 1808
   if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then fail "port $port is in use: is another control plane up? (make e2e-down)"; fi
 done
 
-# --- PKI: cluster CA, API server serving cert, admin client cert, SA keys ---
+# --- PKI: cluster CA, API server serving cert, admin client certs, SA keys ---
 if [ ! -f "$P/ca.crt" ]; then
   mkdir -p "$P" && cd "$P"
   openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 3650 -subj "/CN=e2e-ca" 2>/dev/null
   printf 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\n' > apiserver.ext
   openssl req -newkey rsa:2048 -nodes -keyout apiserver.key -out apiserver.csr -subj "/CN=kube-apiserver" 2>/dev/null
   openssl x509 -req -in apiserver.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out apiserver.crt -days 3650 -extfile apiserver.ext 2>/dev/null
-  printf 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n' > client.ext
-  openssl req -newkey rsa:2048 -nodes -keyout admin.key -out admin.csr -subj "/O=system:masters/CN=kube-admin" 2>/dev/null
-  openssl x509 -req -in admin.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out admin.crt -days 3650 -extfile client.ext 2>/dev/null
   openssl genrsa -out sa.key 2048 2>/dev/null && openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
-  cat > kubeconfig <<KC
+  cd "$ROOT"
+fi
+# The administrators, as kubeadm (1.29 and later) makes them: the user of
+# admin.conf, in the group kubeadm:cluster-admins, which is bound to
+# cluster-admin (below) and not in system:masters; it is the kubeconfig the
+# tests, the install and everything a person runs here use, so the
+# admission policies see an administrator outside system:masters
+# (examples/cluster/trusted-callers.yaml). super-admin.conf's user, in
+# system:masters, only creates that binding and runs the controller
+# manager and the RBAC manager, which a cluster runs under identities of
+# their own.
+admin_cert(){ # name, subject -> name.crt, name.key and a kubeconfig of that user
+  [ -f "$P/$1.crt" ] && return 0
+  printf 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n' > "$P/client.ext"
+  openssl req -newkey rsa:2048 -nodes -keyout "$P/$1.key" -out "$P/$1.csr" -subj "$2" 2>/dev/null
+  openssl x509 -req -in "$P/$1.csr" -CA "$P/ca.crt" -CAkey "$P/ca.key" -CAcreateserial -out "$P/$1.crt" -days 3650 -extfile "$P/client.ext" 2>/dev/null
+  cat > "$P/$3" <<KC
 apiVersion: v1
 kind: Config
 clusters:
 - name: e2e
   cluster: {server: "https://127.0.0.1:6443", certificate-authority: "$P/ca.crt"}
 users:
-- name: admin
-  user: {client-certificate: "$P/admin.crt", client-key: "$P/admin.key"}
+- name: $1
+  user: {client-certificate: "$P/$1.crt", client-key: "$P/$1.key"}
 contexts:
 - name: e2e
-  context: {cluster: e2e, user: admin}
+  context: {cluster: e2e, user: $1}
 current-context: e2e
 KC
-  cd "$ROOT"
-fi
+}
+admin_cert super-admin "/O=system:masters/CN=kubernetes-super-admin" super-admin.kubeconfig
+admin_cert kubeadm-admin "/O=kubeadm:cluster-admins/CN=kubernetes-admin" kubeconfig
 if [ ! -f "$P/provider.crt" ]; then
   # Serving cert of provider-kubernetes' webhook server, which it will not
   # start without (it registers a conversion webhook).
@@ -91,7 +105,12 @@ bg kube-apiserver "$KUBE_APISERVER" --etcd-servers=http://127.0.0.1:2379 --bind-
   --service-account-key-file="$P/sa.pub" --service-account-signing-key-file="$P/sa.key" --service-account-issuer=https://kubernetes.default.svc.cluster.local \
   --service-cluster-ip-range=10.0.0.0/24 --authorization-mode=RBAC --allow-privileged=true --endpoint-reconciler-type=none --profiling=false --v=1
 waitfor 90 kubectl get --raw /readyz || fail "kube-apiserver did not become ready"; ts "kube-apiserver"
-bg kube-controller-manager "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$P/kubeconfig" --authentication-kubeconfig="$P/kubeconfig" --authorization-kubeconfig="$P/kubeconfig" \
+# What kubeadm init does with super-admin.conf: bind the administrators'
+# group to cluster-admin. Then the admin kubeconfig can do everything.
+KUBECONFIG="$P/super-admin.kubeconfig" kubectl create clusterrolebinding kubeadm:cluster-admins --clusterrole=cluster-admin --group=kubeadm:cluster-admins \
+  --dry-run=client -o yaml | KUBECONFIG="$P/super-admin.kubeconfig" kubectl apply -f - >/dev/null || fail "cannot bind kubeadm:cluster-admins to cluster-admin"
+waitfor 30 sh -c '[ "$(kubectl auth can-i "*" "*" --all-namespaces)" = yes ]' || fail "the admin (kubeadm:cluster-admins) is not a cluster-admin"
+bg kube-controller-manager "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$P/super-admin.kubeconfig" --authentication-kubeconfig="$P/super-admin.kubeconfig" --authorization-kubeconfig="$P/super-admin.kubeconfig" \
   --bind-address=127.0.0.1 --secure-port=10257 --cert-dir="$S/kcm-certs" --service-account-private-key-file="$P/sa.key" --root-ca-file="$P/ca.crt" \
   --cluster-signing-cert-file="$P/ca.crt" --cluster-signing-key-file="$P/ca.key" --service-cluster-ip-range=10.0.0.0/24 --leader-elect=false --v=1
 # Every controller runs, the Deployment and ReplicaSet ones included: they
@@ -208,7 +227,7 @@ waitfor 60 curl -sf http://127.0.0.1:18081/readyz || fail "crossplane did not be
 # the service account of the provider's Deployment. It runs only until it has
 # (below): it and provider-kubernetes both bind metrics to :8080, with no
 # flag to move either.
-KUBECONFIG="$P/kubeconfig" POD_NAMESPACE=crossplane-system bg rbac-manager "$CROSSPLANE_CORE" rbac start
+KUBECONFIG="$P/super-admin.kubeconfig" POD_NAMESPACE=crossplane-system bg rbac-manager "$CROSSPLANE_CORE" rbac start
 
 # --- the function: a local process that Crossplane reaches over mTLS; its
 # metrics on 18083 (8080, its default, is provider-kubernetes'), which
