@@ -12,7 +12,7 @@ import (
 )
 
 // What `crossplane xpkg install configuration` alone leaves behind (up.sh
-// runs it after the manifests of examples/cluster/, as the README does).
+// runs it after the manifests of examples/cluster/, as docs/install.md does).
 var (
 	gvkConfiguration = schema.GroupVersionKind{Group: "pkg.crossplane.io", Version: "v1", Kind: "Configuration"}
 	gvkFunction      = schema.GroupVersionKind{Group: "pkg.crossplane.io", Version: "v1", Kind: "Function"}

@@ -9,7 +9,7 @@
 # Then it installs what a platform installs: the Gateway API (standard) and
 # cert-manager CRDs from the Go module cache, and our packages the way a user
 # does: `crossplane xpkg push` to the registry, the manifests of
-# examples/cluster/ in the README's order, with the mirror variant of
+# examples/cluster/ in docs/install.md's order, with the mirror variant of
 # examples/cluster/mirror/ pointed at the loopback registry (an air-gapped
 # install), and `crossplane xpkg install configuration` alone, so Crossplane
 # resolves the Function and provider-kubernetes as dependencies for real.
@@ -194,7 +194,7 @@ kubeconfig_for crossplane > "$S/crossplane.kubeconfig"
 # --- Crossplane core, out of cluster ---
 # Its per-XR circuit breaker is raised (defaults: a burst of 100 tokens, one
 # more a second; an update event costs 2): a route that adds or removes a
-# listener costs its TenantGateway 20 to 26 (README, Route changes), so with
+# listener costs its TenantGateway 20 to 26 (docs/development.md, Route changes), so with
 # the defaults the tests' bursts of route changes open it and later changes
 # wait for the TTL. TestCallsPerRouteChange measures the tokens per change.
 mkdir -p "$S/crds" && cp "$XP_DIR"/cluster/crds/*.yaml "$S/crds/"
@@ -239,11 +239,11 @@ bg function "$FUNCTION_BIN" --address=127.0.0.1:9444 --tls-server-certs-dir="$S/
 # would for the migration test) ---
 if [ -n "${E2E_BEFORE_INSTALL:-}" ]; then bash "$E2E_BEFORE_INSTALL" || fail "$E2E_BEFORE_INSTALL failed"; ts "before install: $(basename "$E2E_BEFORE_INSTALL")"; fi
 
-# --- install, in the order of the README's "Install on a cluster" ---
+# --- install, in the order of docs/install.md ---
 # Before the Configuration: provider-kubernetes' runtime (the service account
 # it runs as, through an ImageConfig) and its RBAC, and the mirror variant of
 # examples/cluster/mirror/ with its placeholder replaced by the loopback
-# registry, as the README tells an air-gapped platform to do.
+# registry, as docs/install.md tells an air-gapped platform to do.
 kubectl apply -f "$ROOT/examples/cluster/provider-kubernetes-runtime.yaml" >/dev/null || fail "cannot apply examples/cluster/provider-kubernetes-runtime.yaml"
 sed 's#registry.example.internal/#127.0.0.1:5000/#' "$ROOT/examples/cluster/mirror/image-configs.yaml" | kubectl apply -f - >/dev/null \
   || fail "cannot apply examples/cluster/mirror/image-configs.yaml"
@@ -266,7 +266,7 @@ PREV=$(revision providerrevisions cozystack-tenant-gateway-provider-kubernetes)
 waitfor 60 kubectl get clusterrole crossplane:composite:tenantgateways.gateway.cozystack.io:aggregate-to-crossplane \
   crossplane:composite:xtenants.apps.cozystack.io:aggregate-to-crossplane || fail "the RBAC manager wrote no roles for our XRDs"
 kubectl wait xrd --all --for=condition=Established --timeout=60s >/dev/null || fail "the XRDs were not established: $(kubectl get xrd)"
-# The README's wait before provider-kubernetes.yaml: the ProviderConfig CRDs
+# docs/install.md's wait before provider-kubernetes.yaml: the ProviderConfig CRDs
 # come with the revision, the Object CRDs once the Configuration's activation
 # policy activates them.
 waitfor 120 kubectl wait crd providerconfigs.kubernetes.crossplane.io clusterproviderconfigs.kubernetes.m.crossplane.io \
@@ -328,7 +328,7 @@ done <<< "$vars"
 mapfile -t provider_args < <(jq -r '.spec.template.spec.containers[0].args[]?' "$S/provider-deployment.json")
 # Two substitutions, since every process here shares one network namespace:
 # the health probe moves off :8081, and the poll and sync periods shorten to
-# what the tests' timeouts allow (the README lists both).
+# what the tests' timeouts allow (docs/development.md lists both).
 provider_env+=(HEALTH_PROBE_BIND_ADDRESS=127.0.0.1:18082)
 provider_args+=(--poll=15s --sync=1m)
 echo "provider-kubernetes as $SA: args ${provider_args[*]}; env ${provider_env[*]}" > "$L/provider-kubernetes-runtime.log"
