@@ -75,7 +75,7 @@ type mention struct {
 var (
 	// xpkgFunction starts a `crossplane xpkg install|update function`
 	// command.
-	xpkgFunction = regexp.MustCompile("crossplane\\s+xpkg\\s+(?:install|update)\\s+function\\s")
+	xpkgFunction = regexp.MustCompile(`crossplane\s+xpkg\s+(?:install|update)\s+function\s`)
 	// functionResource is kubectl naming a Function object:
 	// function.pkg.crossplane.io/<name> or functions.pkg.crossplane.io <name>.
 	functionResource = regexp.MustCompile(`functions?\.pkg\.crossplane\.io(?:/|[ \t]+)([a-z0-9][a-z0-9-]*)`)
