@@ -54,12 +54,41 @@ func runCase(t *testing.T, c reviewCase) {
 			in = fedBack(in, out)
 			in.NamedNamespaces = nil
 		}
-		in.Namespaces, in.Routes = r.Namespaces, r.Routes
+		in.Namespaces, in.Routes = r.Namespaces, resolveSections(r.Routes, out)
 		out = attackP(t, &in)
 		if c.Spec.CertMode != v1alpha1.CertModeEdge {
 			checkServedOn(t, &in, out, true)
 		}
 	}
+}
+
+// resolveSections replaces a sectionName "@<n>" with the name of the
+// last run's n-th listener (modulo their number): a tenant names what
+// status.listeners showed it.
+func resolveSections(routes []Route, last *Output) []Route {
+	var names []string
+	if last != nil {
+		if gw := composedGateway(last); gw != nil {
+			for _, l := range gw.Spec.Listeners {
+				names = append(names, string(l.Name))
+			}
+		}
+	}
+	out := make([]Route, len(routes))
+	for i, r := range routes {
+		r.ParentRefs = slices.Clone(r.ParentRefs)
+		for j, p := range r.ParentRefs {
+			if n, ok := strings.CutPrefix(p.SectionName, "@"); ok {
+				k, _ := strconv.Atoi(n)
+				r.ParentRefs[j].SectionName = ""
+				if len(names) > 0 {
+					r.ParentRefs[j].SectionName = names[k%len(names)]
+				}
+			}
+		}
+		out[i] = r
+	}
+	return out
 }
 
 // checkServedOn is checkServed on shared HTTPS tables when shared (an
@@ -193,7 +222,10 @@ func (g *reviewGen) section(edge bool) string {
 	}
 	h := g.hostname()
 	zone := reviewDomains[g.rng.Intn(len(reviewDomains))]
-	switch g.rng.Intn(7) {
+	switch g.rng.Intn(9) {
+	case 7, 8:
+		// A listener the last run composed.
+		return "@" + strconv.Itoa(g.rng.Intn(64))
 	case 0:
 		return fixed[g.rng.Intn(len(fixed))]
 	case 1:

@@ -3,9 +3,11 @@ package gateway
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
@@ -280,9 +282,109 @@ func TestReviewParentCatchAllInAChildZone(t *testing.T) {
 					port, shared = 443, true
 				}
 				if l, rs := answerIn(t, &in, out, port, "login.bob.alice.example.org", shared); len(rs) > 0 {
-					t.Errorf("login.bob.alice.example.org, in bob's zone (he has listener %s), is answered by %v on listener %s", prefixEdgeChild+HostKey("bob.alice.example.org"), rs, l)
+					t.Errorf("login.bob.alice.example.org, in bob's zone (he has listener %s), is answered by %v on listener %s", childPrefix(spec.CertMode)+HostKey("bob.alice.example.org"), rs, l)
 				}
 			})
+		}
+	}
+}
+
+// What held: each test below is an attack of this review that the function
+// stopped, kept so that it stays stopped.
+
+// TestReviewHeldPassthroughHolder: a tenant cannot make tls-api admit
+// nobody (the duplicate rule counts only the holder's routes) nor attach to
+// it: its TLSRoutes on api.<apex>, on *.<apex>, without hostnames and naming
+// tls-api are refused, and the platform's one route keeps the listener.
+func TestReviewHeldPassthroughHolder(t *testing.T) {
+	for name, spec := range map[string]v1alpha1.TenantGatewaySpec{"HTTP01": http01Spec, "DNS01": dns01Spec, "ExistingSecret": existingSpec} {
+		t.Run(name, func(t *testing.T) {
+			spec.TLSPassthroughServices = []v1alpha1.DNSLabel{"api"}
+			spec.AttachedNamespaces = []v1alpha1.DNSLabel{"cozy-dashboard", "cozy-api"}
+			nss := append(platform(), labelled("cozy-api", ""))
+			named := tlsRoute("tenant-alice", "named", "api.example.org")
+			named.ParentRefs[0].SectionName = PassthroughListenerName("api")
+			out := twice(t, Input{Spec: spec, Namespaces: nss, Routes: []Route{
+				tlsRoute("cozy-api", "api", "api.example.org"),
+				tlsRoute("tenant-alice", "a", "api.example.org"),
+				tlsRoute("tenant-alice", "b", "*.example.org"),
+				tlsRoute("tenant-alice", "c"),
+				named,
+				routeTo("tenant-alice", "d", "api.example.org"),
+			}})
+			if s := hostnameStates(out)["api.example.org TLSRoute/cozy-api/api"]; s != string(v1alpha1.HostnamePassthrough) {
+				t.Errorf("the platform's passthrough route is %s", s)
+			}
+			for _, l := range composedGateway(out).Spec.Listeners {
+				if l.Name == "tls-api" && l.AllowedRoutes.Namespaces.Selector.MatchLabels[LabelNamespaceName] != "cozy-api" {
+					t.Errorf("tls-api admits %v", l.AllowedRoutes.Namespaces.Selector)
+				}
+			}
+		})
+	}
+}
+
+// TestReviewHeldSiblingAndChild: nothing alice does in bob's zone (a
+// sibling) or in her nested tenant c's, three levels deep, makes either
+// zone Idle, excludes them from their listeners or serves her there: her
+// claims are NotDelegated or lose, and only alice is kept off a listener.
+func TestReviewHeldSiblingAndChild(t *testing.T) {
+	for name, spec := range wildcardSpecs {
+		t.Run(name, func(t *testing.T) {
+			nss := append(platform(), labelled("tenant-alice-b", "b.alice.example.org"), labelled("tenant-alice-b-c", "c.b.alice.example.org"))
+			attackerRoutes := []Route{
+				routeTo("tenant-alice", "steal", "shop.bob.example.org", "*.bob.example.org", "www.c.b.alice.example.org", "*.x.c.b.alice.example.org"),
+				naming(childPrefix(spec.CertMode)+HostKey("bob.example.org"), 0, "tenant-alice", "named", "x.bob.example.org"),
+				routeTo("tenant-alice-b", "grab", "www.c.b.alice.example.org", "*.c.b.alice.example.org"),
+			}
+			victims := []Route{
+				routeTo("tenant-bob", "shop", "shop.bob.example.org"),
+				routeTo("tenant-alice-b-c", "www", "www.c.b.alice.example.org"),
+				routeTo("tenant-alice-b-c", "app", "app.c.b.alice.example.org"),
+			}
+			in := Input{Spec: spec, Namespaces: nss, Routes: victims}
+			first := attackP(t, &in)
+			next := fedBack(in, first)
+			next.Routes = append(slices.Clone(victims), attackerRoutes...)
+			out := attackP(t, &next)
+			again := fedBack(next, out)
+			out = attackP(t, &again)
+			st := hostnameStates(out)
+			for _, k := range []string{"shop.bob.example.org HTTPRoute/tenant-bob/shop", "www.c.b.alice.example.org HTTPRoute/tenant-alice-b-c/www", "app.c.b.alice.example.org HTTPRoute/tenant-alice-b-c/app"} {
+				if !isServed(v1alpha1.HostnameState(st[k])) {
+					t.Errorf("%s is %s after alice's attack", k, st[k])
+				}
+			}
+			for _, c := range out.ChildApexes {
+				if (c.Apex == "bob.example.org" || c.Apex == "c.b.alice.example.org") && c.State != v1alpha1.ChildApexListening && spec.CertMode != v1alpha1.CertModeDNS01 {
+					t.Errorf("child apex %s is %s", c.Apex, c.State)
+				}
+			}
+			for _, l := range composedGateway(out).Spec.Listeners {
+				for _, e := range l.AllowedRoutes.Namespaces.Selector.MatchExpressions {
+					if e.Operator == metav1.LabelSelectorOpNotIn && slices.ContainsFunc(e.Values, func(ns string) bool { return ns != "tenant-alice" && ns != "tenant-alice-b" }) {
+						t.Errorf("listener %s keeps off %v: only the attackers (tenant-alice, tenant-alice-b) may be", l.Name, e.Values)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestReviewHeldForgedSolver: a tenant's route carrying cert-manager's
+// solver label and naming the http listener is a claim like any other, and
+// port 80 does not answer it.
+func TestReviewHeldForgedSolver(t *testing.T) {
+	forged := naming(ListenerHTTP, 0, "tenant-alice", "cm-acme-http-solver-x", "www.alice.example.org")
+	forged.Solver = true
+	for _, spec := range []v1alpha1.TenantGatewaySpec{http01Spec, dns01Spec, existingSpec} {
+		in := Input{Spec: spec, Namespaces: platform(), Routes: []Route{forged}}
+		out := attackP(t, &in)
+		if s := hostnameStates(out)["www.alice.example.org HTTPRoute/tenant-alice/cm-acme-http-solver-x"]; s != string(v1alpha1.HostnameNoMatchingParent) {
+			t.Errorf("%s: the forged challenge route is %q, want NoMatchingParent", spec.CertMode, s)
+		}
+		if l, rs := answer(t, &in, out, 80, "www.alice.example.org"); len(rs) > 0 {
+			t.Errorf("%s: port 80 answers the forged challenge route: %v on %s", spec.CertMode, rs, l)
 		}
 	}
 }
