@@ -175,7 +175,11 @@ func TestReviewHashNamedListener(t *testing.T) {
 func TestReviewHashNamedPinGoesToTheParent(t *testing.T) {
 	finding(t, "finding 4: mayTake does not know the hash form of a listener name (see the report)")
 	long := strings.Repeat("l", 240) + ".b.a.cozy.io"
+	specs := map[string]v1alpha1.TenantGatewaySpec{"HTTP01": http01Spec}
 	for name, spec := range wildcardSpecs {
+		specs[name] = spec
+	}
+	for name, spec := range specs {
 		t.Run(name, func(t *testing.T) {
 			spec.Apex, spec.AttachedNamespaces = "cozy.io", nil
 			nss := []Namespace{labelled("tenant-root", "cozy.io"), labelled("tenant-a", "a.cozy.io"), labelled("tenant-a-b", "b.a.cozy.io")}
@@ -386,5 +390,35 @@ func TestReviewHeldForgedSolver(t *testing.T) {
 		if l, rs := answer(t, &in, out, 80, "www.alice.example.org"); len(rs) > 0 {
 			t.Errorf("%s: port 80 answers the forged challenge route: %v on %s", spec.CertMode, rs, l)
 		}
+	}
+}
+
+// TestReviewZoneActivationDropsAParentName: alice serves
+// shop.bob.alice.example.org through her own listener while her nested
+// tenant bob has no route (his zone is Idle: no listener). Bob adds a route
+// for another name of his zone: his listener now takes shop.bob…, so
+// alice's name needs a pin, which competes as new in alice's branch with
+// bob's listener (and sorts after it). With one place free, bob's listener
+// takes it and alice's served name goes dark (OverListenerLimit), though
+// nobody contested it and she changed nothing. (Bob could win the name by
+// claiming it; what he should not be able to do is end its service without
+// a claim, through the budget.)
+func TestReviewZoneActivationDropsAParentName(t *testing.T) {
+	finding(t, "finding 9: activating an idle zone moves an ancestor's served name to a new pin, which the budget can drop (see the report)")
+	fnss, froutes := fillers(budgetFull(existingSpec) - 2)
+	in := Input{Spec: existingSpec, Namespaces: append(nested(), fnss...), Routes: append(froutes,
+		routeTo("tenant-alice", "www", "www.alice.example.org"),
+		routeTo("tenant-alice", "shop", "shop.bob.alice.example.org"),
+	)}
+	first := attackP(t, &in)
+	key := "shop.bob.alice.example.org HTTPRoute/tenant-alice/shop"
+	if s := hostnameStates(first)[key]; !isServed(v1alpha1.HostnameState(s)) {
+		t.Fatalf("before: %s is %s", key, s)
+	}
+	next := fedBack(in, first)
+	next.Routes = append(next.Routes, routeTo("tenant-alice-bob", "www", "www.bob.alice.example.org"))
+	out := attackP(t, &next)
+	if s := hostnameStates(out)[key]; !isServed(v1alpha1.HostnameState(s)) {
+		t.Errorf("bob's route for another name took %s off: %s", key, s)
 	}
 }
