@@ -22,8 +22,11 @@ import (
 // The random search of the third attack review: nested namespaces three
 // levels deep, wildcards, contests, sectionNames and ports, names at their
 // length limits, full budgets, several runs with the last output fed back,
-// in all four modes, every run judged by attackP and by checkServed on
-// shared HTTPS tables (Cilium). It runs only when asked:
+// in all four modes, every run judged by attackP, and by three checks this
+// review proposes for the oracle: checkServed on shared HTTPS tables
+// (Cilium; "shared:"), the zone rule whatever table domain answers
+// (checkZones; "zone:"), and non-interference between runs
+// (checkNonInterference; "interference:"). It runs only when asked:
 //
 //	REVIEW_RANDOM=3000 REVIEW_OUT=/tmp/review go test -run TestReviewRandom ./fn/gateway
 //
@@ -62,6 +65,73 @@ func runCase(t *testing.T, c reviewCase) {
 		}
 		if i > 0 {
 			checkNonInterference(t, &last, lastOut, &in, out)
+		}
+		if c.Spec.CertMode == v1alpha1.CertModeEdge {
+			checkZones(t, &in, out, 80, true)
+		} else {
+			checkZones(t, &in, out, 443, false)
+			checkZones(t, &in, out, 443, true)
+		}
+	}
+}
+
+// checkZones is the zone rule extended as this review proposes: a request
+// for h inside a zone z (the host label of an admitted namespace) whose
+// listener *.z the Gateway has is answered only by namespaces delegated z
+// or below, or that hold h exactly (status says they are served it),
+// whichever table domain took it. The oracle's reachedZone looks only at
+// the answering route's own best hostname, so a parent's *.<parent> (or a
+// route without hostnames) answering the names a child's routes do not
+// list, in a shared table, passes it. Its messages start with "zone:".
+func checkZones(t *testing.T, in *Input, out *Output, port gwapiv1.PortNumber, shared bool) {
+	t.Helper()
+	gw := composedGateway(out)
+	if gw == nil {
+		return
+	}
+	cluster := clusterLabels(in)
+	listening := map[string]bool{}
+	for _, l := range gw.Spec.Listeners {
+		if h := hostOf(l); strings.HasPrefix(h, "*.") && (strings.HasPrefix(string(l.Name), prefixChild) || strings.HasPrefix(string(l.Name), prefixEdgeChild)) {
+			listening[h[2:]] = true
+		}
+	}
+	holds := map[string]bool{}
+	for _, s := range out.Hostnames {
+		if _, rest, ok := strings.Cut(s.Route, "/"); ok && isServed(s.State) {
+			ns, _, _ := strings.Cut(rest, "/")
+			holds[ns+" "+s.Hostname] = true
+		}
+	}
+	routeNS := map[string]string{}
+	for _, r := range in.Routes {
+		routeNS[r.ID()] = r.Namespace
+	}
+	o := newOracle(t, in, out, shared)
+	for _, h := range requests(in, out) {
+		if port == 443 && passthroughSNI(o, h) {
+			continue
+		}
+		// Strictly inside: a child's bare apex is no name its listener
+		// *.z takes.
+		zone := ""
+		eachDomain(parent(h), func(d string) bool {
+			if listening[d] {
+				zone = d
+			}
+			return zone != ""
+		})
+		if zone == "" {
+			continue
+		}
+		l, rs := o.answer(port, h)
+		for _, id := range rs {
+			ns := routeNS[id]
+			d, ok := delegated(in, ns, cluster[ns])
+			if ok && under(d, zone) || holds[ns+" "+h] {
+				continue
+			}
+			t.Errorf("zone: shared=%v port %d: %s answers %s on listener %s, inside zone %s, which has its own listener; namespace %s was delegated %q and holds no claim of %s", shared, port, id, h, l, zone, ns, d, h)
 		}
 	}
 }
