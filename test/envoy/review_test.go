@@ -178,7 +178,6 @@ func TestReviewEnvoyParentCatchAll(t *testing.T) {
 // the full budget left out is answered on an edge Gateway by edge, though
 // status says OverListenerLimit.
 func TestReviewEnvoyDroppedPinServed(t *testing.T) {
-	reviewFinding(t, "finding 5, judged by Envoy Gateway")
 	spec := tgwv1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: tgwv1alpha1.CertModeEdge}
 	nss := []gateway.Namespace{reviewNS("tenant-root", "example.org"), reviewNS("tenant-alice", "alice.example.org")}
 	routes := []gateway.Route{reviewRoute("tenant-alice", "www", "www.alice.example.org")}
