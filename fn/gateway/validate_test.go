@@ -129,7 +129,7 @@ func TestDefaulted(t *testing.T) {
 		IssuerName:       v1alpha1.IssuerLetsEncryptProd,
 		GatewayClassName: "cilium",
 		DNS01:            &v1alpha1.DNS01{Provider: v1alpha1.DNS01Cloudflare, RFC2136: &v1alpha1.RFC2136Provider{TSIGAlgorithm: "HMACSHA256"}},
-		// The ACME order budget, as the XRD defaults it.
+		// The ACME order budget's default, the function's own.
 		ACMEOrdersPerBranch: ptr.To[int32](v1alpha1.DefaultACMEOrdersPerBranch),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -206,8 +206,9 @@ type TenantGatewaySpec struct {
 	// composed anew, or a change of the dns01 certificate's names) one
 	// branch of the delegation tree may cause per 7 days: the ACME CA's
 	// weekly limits are shared by every tenant of the apex. 0 lifts the
-	// bound. Read only in http01 and dns01.
-	// +kubebuilder:default=10
+	// bound. Read only in http01 and dns01. Unset means 10: the default is
+	// the function's, not the schema's, so that adopting a TenantGateway
+	// the Cozystack controller wrote changes nothing in its spec.
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000
 	// +optional
