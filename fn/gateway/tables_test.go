@@ -247,3 +247,37 @@ func TestCoreGroupParentRef(t *testing.T) {
 		t.Errorf("a parentRef in the core group claimed %v; listeners %v", out.Hostnames, listenerNames(out))
 	}
 }
+
+func TestPinNotes(t *testing.T) {
+	// A pin of a name two labels below a child's wildcard serves the
+	// wildcard certificate, which does not cover it: status says so, as it
+	// does for a name a wildcard listener serves.
+	nss := append(platform(), labelled("tenant-foo", "foo.example.org"))
+	out := attack(t, Input{Spec: dns01Spec, Namespaces: nss, Routes: []Route{
+		routeTo("tenant-foo", "app", "a.b.foo.example.org"),
+		routeTo("cozy-dashboard", "grab", "a.b.foo.example.org"),
+	}})
+	for _, h := range out.Hostnames {
+		if h.Route == "HTTPRoute/tenant-foo/app" && !strings.Contains(h.Message, "name mismatch") {
+			t.Errorf("the winner's pinned name two labels below *.foo.example.org: %q says nothing of the certificate", h.Message)
+		}
+	}
+	// A pin the budget leaves out is named in no note: it has no name.
+	// (alice routes a name, so her zone has its listener, which leaves
+	// tenant-root out: each of its 70 names needs a pin.)
+	left := 0
+	for _, h := range attack(t, Input{Spec: edgeSpec, Namespaces: platform(), Routes: []Route{
+		routeTo("tenant-alice", "www", "www.alice.example.org"),
+		routeTo("tenant-root", "r", hosts(70, "h%02d.alice.example.org")...),
+	}}).Hostnames {
+		if strings.Contains(h.Message, "listener ,") || strings.Contains(h.Message, "listener  ") {
+			t.Errorf("%s: a note names a listener without a name: %q", h.Hostname, h.Message)
+		}
+		if strings.Contains(h.Message, "its own listener was left out") {
+			left++
+		}
+	}
+	if left == 0 {
+		t.Errorf("no hostname's own listener was left out: the check above saw nothing")
+	}
+}
