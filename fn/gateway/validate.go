@@ -107,10 +107,9 @@ func validateHostname(p *field.Path, h string) field.ErrorList {
 
 // validateIssuer checks the ACME server of an http01 or dns01 spec (p is
 // spec): a built-in issuer without spec.acme, or a name of its own with
-// spec.acme defining the server (see Certificates, Issuer, redirect in
-// docs/design.md). The name is required because the XRD defaults it: a
-// spec.acme that lost to the default letsencrypt-prod would be a silent
-// surprise.
+// spec.acme defining the server (see ACME servers in docs/design.md). The
+// name is required because the XRD defaults it: a spec.acme beside the
+// default letsencrypt-prod would leave it unclear which one is used.
 func validateIssuer(p *field.Path, s v1alpha1.TenantGatewaySpec) field.ErrorList {
 	name := p.Child("issuerName")
 	builtin := slices.Contains(v1alpha1.IssuerNames, s.IssuerName)
