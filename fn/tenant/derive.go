@@ -407,7 +407,7 @@ func issuerSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
 	for _, b := range v1alpha1.IssuerNames {
 		if _, ok := p.ACMEServers[string(b)]; ok {
 			// Which of the two would be meant is anybody's guess.
-			return refuse("platform setting %s redefines the built-in issuer %q: give that server another name", PathACMEServers.Key(string(b)), b)
+			return refuse("platform setting %s redefines the built-in issuer %q: give that server another name", pathACMEServers.Key(string(b)), b)
 		}
 	}
 	name := v1alpha1.IssuerName(p.IssuerName)
@@ -421,13 +421,13 @@ func issuerSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
 		for _, n := range slices.Sorted(maps.Keys(p.ACMEServers)) {
 			defined = append(defined, v1alpha1.IssuerName(n))
 		}
-		return refuse("%s (the built-in issuers, then the servers %s defines)", field.NotSupported(pathIssuerName, name, defined).Error(), PathACMEServers)
+		return refuse("%s (the built-in issuers, then the servers %s defines)", field.NotSupported(pathIssuerName, name, defined).Error(), pathACMEServers)
 	}
 	var errs field.ErrorList
 	if msgs := validation.IsDNS1123Label(p.IssuerName); len(msgs) > 0 {
 		errs = append(errs, field.Invalid(pathIssuerName, name, "the name of an ACME server becomes the TenantGateway's spec.issuerName, a DNS label: "+strings.Join(msgs, "; ")))
 	}
-	errs = append(errs, gateway.ValidateACMEServer(PathACMEServers.Key(p.IssuerName), &a)...)
+	errs = append(errs, gateway.ValidateACMEServer(pathACMEServers.Key(p.IssuerName), &a)...)
 	if len(errs) > 0 {
 		return refuse("%s %q does not name a valid ACME server: %s", pathIssuerName, name, errs.ToAggregate().Error())
 	}

@@ -150,15 +150,15 @@ func (r *reader) list(into *[]string, path ...string) {
 	}
 }
 
-// PathACMEServers is where the platform settings define ACME servers.
-var PathACMEServers = field.NewPath("publishing", "certificates", "acmeServers")
+// pathACMEServers is where the platform settings define ACME servers.
+var pathACMEServers = field.NewPath("publishing", "certificates", "acmeServers")
 
 // acmeServers decodes publishing.certificates.acmeServers, a map of server
 // names to servers, strictly: a misspelt caBundle or externalAccountBinding
 // would otherwise leave the Issuer without it and fail only at the CA. The
 // entries are read in name order, so the first error is always the same one.
 // Whether an entry makes a valid server is judged only when issuerName
-// selects it (see acmeSettings).
+// selects it (see issuerSettings).
 func (r *reader) acmeServers(into *map[string]v1alpha1.ACMEServer) {
 	switch v := r.get("publishing", "certificates", "acmeServers").(type) {
 	case nil:
@@ -167,14 +167,14 @@ func (r *reader) acmeServers(into *map[string]v1alpha1.ACMEServer) {
 		for _, name := range slices.Sorted(maps.Keys(v)) {
 			var a v1alpha1.ACMEServer
 			if err := jsonobj.DecodeStrict(v[name], &a); err != nil {
-				r.fail(fmt.Errorf("platform setting %s: %w", PathACMEServers.Key(name), err))
+				r.fail(fmt.Errorf("platform setting %s: %w", pathACMEServers.Key(name), err))
 				return
 			}
 			out[name] = a
 		}
 		*into = out
 	default:
-		r.fail(fmt.Errorf("platform setting %s must map the names of ACME servers to their settings (server, caBundle, externalAccountBinding, email)", PathACMEServers))
+		r.fail(fmt.Errorf("platform setting %s must map the names of ACME servers to their settings (server, caBundle, externalAccountBinding, email)", pathACMEServers))
 	}
 }
 
