@@ -21,7 +21,8 @@ import (
 // a namespace and, for owners, a TenantGateway: they are never judged and
 // need no row.
 var notJudged = map[string]string{
-	"foreign-objects": "a Gateway someone created by hand sits at the derived name, so the function composes none (the ownership guard)",
+	"foreign-objects":     "a Gateway someone created by hand sits at the derived name, so the function composes none (the ownership guard)",
+	"acme-server-invalid": "a refused spec.acme: the golden is the Fatal message, nothing is composed",
 }
 
 // judged are the render scenarios that compose a Gateway, each with what
@@ -35,6 +36,10 @@ var judged = map[string]struct {
 	shows  string
 	counts map[string]int
 }{
+	"acme-server": {
+		shows:  "an ACME server of its own changes only the Issuer: the http listener alone; port 80 redirects, as in http01-basic",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 1, CheckRouteTable: 1, CheckPort80: 1},
+	},
 	"class-without-tlsroute": {
 		shows:  "a passthrough listener on a class whose features lack TLSRoute (the function reports it); for Envoy Gateway's class, which serves TLSRoutes, the Gateway is healthy and port 80 redirects",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckRouteTable: 1, CheckPort80: 1},
