@@ -65,7 +65,7 @@ VERSION := $(or $(shell git describe --tags --exact-match --match 'v[0-9]*' HEAD
 endif
 # The Function package is built once per architecture, each embedding a
 # runtime image of its own binary; `crossplane xpkg push -f` with the files
-# comma-separated publishes them as one multi-platform index (see the README).
+# comma-separated publishes them as one multi-platform index (see docs/development.md).
 XPKG_ARCHS   ?= amd64 arm64
 
 RENDER_ENV = CROSSPLANE=$(abspath $(CROSSPLANE)) CROSSPLANE_CORE=$(abspath $(CROSSPLANE_CORE)) FUNCTION_BIN=$(abspath $(FUNCTION_BIN))
@@ -182,7 +182,7 @@ e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) $(PROVI
 # The end-to-end tests (test/e2e, build tag e2e) against a loopback control
 # plane: etcd, kube-apiserver, kube-controller-manager, a registry, Crossplane,
 # the function, provider-kubernetes and Envoy Gateway's controller as plain
-# processes (test/e2e/hack; Envoy Gateway's needs root, see the README).
+# processes (test/e2e/hack; Envoy Gateway's needs root, see docs/development.md).
 # Needs Debian's etcd-server (etcd, etcdctl), openssl and curl; kubectl is
 # built with the control plane, at its version. `make e2e` brings it up, runs the
 # tests and tears it down whatever happens; e2e-up/e2e-down keep it up for
@@ -267,7 +267,7 @@ xpkg-check:
 	@echo "xpkg: reproducible"
 
 # One full RunFunction (decode, compute, encode) against the do-nothing floor,
-# at 100 to 10,000 routes; see the README for the figures.
+# at 100 to 10,000 routes; see docs/development.md for the figures.
 BENCHTIME ?= 3s
 bench:
 	go test ./test/bench -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 30m

@@ -27,6 +27,8 @@ type Function struct {
 	ttl       time.Duration
 	maxScoped int
 	metrics   *Metrics
+	// now is the clock the ACME order budget reads.
+	now func() time.Time
 }
 
 // An Option configures a Function.
@@ -43,12 +45,16 @@ func WithTTL(d time.Duration) Option { return func(f *Function) { f.ttl = d } }
 // cluster-wide.
 func WithMaxScopedNamespaces(n int) Option { return func(f *Function) { f.maxScoped = n } }
 
+// WithClock sets the clock the ACME order budget reads (see Certificate
+// orders in docs/design.md): a fixed one makes renders reproducible.
+func WithClock(now func() time.Time) Option { return func(f *Function) { f.now = now } }
+
 // WithMetrics counts every call in m.
 func WithMetrics(m *Metrics) Option { return func(f *Function) { f.metrics = m } }
 
 // NewFunction returns a Function with the supplied options.
 func NewFunction(o ...Option) *Function {
-	f := &Function{log: logging.NewNopLogger(), ttl: DefaultTTL, maxScoped: DefaultMaxScopedNamespaces}
+	f := &Function{log: logging.NewNopLogger(), ttl: DefaultTTL, maxScoped: DefaultMaxScopedNamespaces, now: time.Now}
 	for _, fn := range o {
 		fn(f)
 	}
@@ -95,7 +101,7 @@ func (f *Function) run(req *fnv1.RunFunctionRequest, composed *gatewayRun) (*fnv
 
 	switch gvk.GroupKind() {
 	case v1alpha1.TenantGatewayGroupVersionKind.GroupKind():
-		if out := runTenantGateway(log, req, rsp, xr, settings, f.maxScoped); out != nil {
+		if out := runTenantGateway(log, req, rsp, xr, settings, f.maxScoped, f.now()); out != nil {
 			composed.composed(xr.Resource.GetNamespace(), xr.Resource.GetName(), out)
 		}
 	case appsv1alpha1.XTenantGroupVersionKind.GroupKind():

@@ -139,10 +139,10 @@ var (
 	hostnameStates = []v1alpha1.HostnameState{
 		v1alpha1.HostnameListening, v1alpha1.HostnameCovered, v1alpha1.HostnamePassthrough,
 		v1alpha1.HostnameConflict, v1alpha1.HostnameOutsideApex, v1alpha1.HostnameNotDelegated,
-		v1alpha1.HostnameInvalid, v1alpha1.HostnameNoMatchingParent, v1alpha1.HostnameOverListenerLimit, v1alpha1.HostnameOverCertificateLimit,
+		v1alpha1.HostnameInvalid, v1alpha1.HostnameNoMatchingParent, v1alpha1.HostnameOverListenerLimit, v1alpha1.HostnameOverCertificateLimit, v1alpha1.HostnameWaiting,
 	}
 	childApexStates = []v1alpha1.ChildApexState{
-		v1alpha1.ChildApexListening, v1alpha1.ChildApexOutsideApex, v1alpha1.ChildApexOverListenerLimit,
+		v1alpha1.ChildApexListening, v1alpha1.ChildApexIdle, v1alpha1.ChildApexWaiting, v1alpha1.ChildApexOutsideApex, v1alpha1.ChildApexOverListenerLimit,
 		v1alpha1.ChildApexOverCertificateLimit, v1alpha1.ChildApexInvalid,
 	}
 )

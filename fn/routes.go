@@ -51,11 +51,13 @@ func decodeRoute(kind string, s *structpb.Struct) (gateway.Route, error) {
 		if p == nil {
 			return r, fmt.Errorf("spec.parentRefs[%d] is not an object", i)
 		}
+		g := field(p, "group")
 		r.ParentRefs = append(r.ParentRefs, gateway.ParentRef{
-			Group: str(p, "group"), Kind: str(p, "kind"), Namespace: str(p, "namespace"), Name: str(p, "name"),
+			Group: g.GetStringValue(), CoreGroup: isEmptyString(g), Kind: str(p, "kind"), Namespace: str(p, "namespace"), Name: str(p, "name"),
 			SectionName: str(p, "sectionName"), Port: int32(field(p, "port").GetNumberValue()),
 		})
 	}
+	r.Solver = str(s, keyMetadata, "labels", gateway.LabelHTTP01Solver) == "true"
 	hosts, err := list(s, keySpec, "hostnames")
 	if err != nil {
 		return r, err
@@ -90,7 +92,8 @@ func observeWireRoutes(b []byte, kind string) ([]gateway.Route, []string) {
 // Keys decodeWireRoute looks up, and where it finds them.
 var (
 	keysRoute     = []string{keyMetadata, keySpec}
-	keysMetadata  = []string{"name", "namespace"}
+	keysMetadata  = []string{"name", "namespace", "labels"}
+	keysLabels    = []string{gateway.LabelHTTP01Solver}
 	keysSpec      = []string{"parentRefs", "hostnames"}
 	keysParentRef = []string{"group", "kind", "namespace", "name", "sectionName", "port"}
 )
@@ -98,12 +101,17 @@ var (
 // decodeWireRoute is decodeRoute on a Struct's bytes: the same fields, the
 // same errors.
 func decodeWireRoute(kind string, s []byte) (gateway.Route, error) {
-	var top, md, spec [2]wireValue
+	var top, spec [2]wireValue
+	var md [3]wireValue
+	var solver [1]wireValue
 	lookup(s, keysRoute, top[:])
 	if m, ok := top[0].object(); ok {
 		lookup(m, keysMetadata, md[:])
 	}
-	r := gateway.Route{Kind: kind, Namespace: md[1].str(), Name: md[0].str()}
+	if l, ok := md[2].object(); ok {
+		lookup(l, keysLabels, solver[:])
+	}
+	r := gateway.Route{Kind: kind, Namespace: md[1].str(), Name: md[0].str(), Solver: solver[0].str() == "true"}
 	if r.Name == "" || r.Namespace == "" {
 		return r, fmt.Errorf("metadata.name and metadata.namespace are required")
 	}
@@ -122,7 +130,7 @@ func decodeWireRoute(kind string, s []byte) (gateway.Route, error) {
 		}
 		lookup(p, keysParentRef, ref[:])
 		r.ParentRefs = append(r.ParentRefs, gateway.ParentRef{
-			Group: ref[0].str(), Kind: ref[1].str(), Namespace: ref[2].str(), Name: ref[3].str(),
+			Group: ref[0].str(), CoreGroup: ref[0].kind == fieldValueString && len(ref[0].payload) == 0, Kind: ref[1].str(), Namespace: ref[2].str(), Name: ref[3].str(),
 			SectionName: ref[4].str(), Port: int32(ref[5].number()),
 		})
 	}
@@ -137,6 +145,12 @@ func decodeWireRoute(kind string, s []byte) (gateway.Route, error) {
 		r.Hostnames = append(r.Hostnames, v.str())
 	}
 	return r, nil
+}
+
+// isEmptyString reports whether v is present and the empty string.
+func isEmptyString(v *structpb.Value) bool {
+	s, ok := v.GetKind().(*structpb.Value_StringValue)
+	return ok && s.StringValue == ""
 }
 
 // wireList is list on a wire Value.

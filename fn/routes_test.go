@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
@@ -30,5 +33,58 @@ func TestMalformedRoutesAreSkipped(t *testing.T) {
 	}
 	if _, ok := rsp.GetDesired().GetResources()["certificate-https-b-"+gateway.Hex8("b.example.org")]; !ok {
 		t.Errorf("the well-formed route's hostname got no Certificate; desired: %v", slices.Sorted(maps.Keys(rsp.GetDesired().GetResources())))
+	}
+}
+
+// TestDecodeRouteFields: both decoders (Structs, and the bytes the codec
+// keeps) read what the rules need: cert-manager's solver label, and a
+// parentRef group given as "" (the core group, no Gateway's) apart from an
+// unset one (the Gateway API's, as the API server defaults it).
+func TestDecodeRouteFields(t *testing.T) {
+	cases := map[string]struct {
+		json string
+		want gateway.Route
+	}{
+		"SolverLabel": {
+			json: `{"metadata":{"name":"cm-acme-http-solver-x","namespace":"tenant-root","labels":{"acme.cert-manager.io/http01-solver":"true"}},"spec":{"parentRefs":[{"name":"cozystack","sectionName":"http"}],"hostnames":["a.example.org"]}}`,
+			want: gateway.Route{Kind: gateway.KindHTTPRoute, Namespace: "tenant-root", Name: "cm-acme-http-solver-x", Solver: true, Hostnames: []string{"a.example.org"},
+				ParentRefs: []gateway.ParentRef{{Name: "cozystack", SectionName: "http"}}},
+		},
+		"OtherLabels": {
+			json: `{"metadata":{"name":"r","namespace":"tenant-root","labels":{"acme.cert-manager.io/http01-solver":"false","app":"x"}},"spec":{"parentRefs":[{"name":"cozystack"}]}}`,
+			want: gateway.Route{Kind: gateway.KindHTTPRoute, Namespace: "tenant-root", Name: "r", ParentRefs: []gateway.ParentRef{{Name: "cozystack"}}},
+		},
+		"CoreGroup": {
+			json: `{"metadata":{"name":"r","namespace":"tenant-root"},"spec":{"parentRefs":[{"group":"","name":"cozystack"},{"group":"gateway.networking.k8s.io","name":"cozystack"},{"name":"cozystack"}]}}`,
+			want: gateway.Route{Kind: gateway.KindHTTPRoute, Namespace: "tenant-root", Name: "r", ParentRefs: []gateway.ParentRef{
+				{CoreGroup: true, Name: "cozystack"}, {Group: "gateway.networking.k8s.io", Name: "cozystack"}, {Name: "cozystack"},
+			}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := &structpb.Struct{}
+			if err := protojson.Unmarshal([]byte(tc.json), s); err != nil {
+				t.Fatal(err)
+			}
+			got, err := decodeRoute(gateway.KindHTTPRoute, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("decodeRoute: -want, +got:\n%s", diff)
+			}
+			b, err := proto.Marshal(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err = decodeWireRoute(gateway.KindHTTPRoute, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("decodeWireRoute: -want, +got:\n%s", diff)
+			}
+		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -20,6 +22,16 @@ import (
 // reqParentNamespace is the requirement of a Tenant run besides the platform
 // settings: the namespace of the claim, its parent tenant's.
 const reqParentNamespace = "parent-namespace"
+
+// reqGatewayClasses lists every GatewayClass, for the publishing tenant's
+// check of the classes the platform settings name (tenant.ChecksClasses).
+// A list rather than one lookup per class: the names are the operator's
+// free text, and the lookup of an entry that is no valid name (empty, or
+// holding '/') fails in the client, and with it the whole pipeline.
+const reqGatewayClasses = "gatewayclasses"
+
+// kindGatewayClass is the kind of Gateway API's GatewayClass.
+const kindGatewayClass = "GatewayClass"
 
 // Labels Crossplane puts on the XR of a claim.
 const (
@@ -40,19 +52,7 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 		return
 	}
 
-	if rsp.Requirements == nil {
-		rsp.Requirements = &fnv1.Requirements{}
-	}
-	rsp.Requirements.Resources = map[string]*fnv1.ResourceSelector{
-		reqPlatform:        platformSelector(settings),
-		reqParentNamespace: byName("v1", "Namespace", parent),
-	}
-	if !resolved(req, rsp) {
-		log.Debug("waiting for the platform settings")
-		return
-	}
-
-	platform, ok := platformSettings(req, rsp, settings)
+	platform, ok := requireTenant(log, req, rsp, settings, name, parent)
 	if !ok {
 		return
 	}
@@ -64,6 +64,7 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 	out, err := tenant.Derive(tenant.Input{
 		Name: name, Parent: parent, Spec: x.Spec, ParentLabels: parentLabels, Platform: platform,
 		WildcardSecret: observedReplica(req), Observed: observeComposed(req), GatewayConditions: observedGatewayConditions(req),
+		GatewayClasses: observedClassNames(req), Conditions: conditionList(field(req.GetObserved().GetComposite().GetResource(), "status", "conditions")),
 	})
 	if c, ok := tenant.Acceptance(name, parent, err); ok {
 		setTenantCondition(rsp, c)
@@ -89,6 +90,34 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 		return
 	}
 	log.Debug("derived Tenant", "namespace", out.Status.Namespace, "apex", out.Status.Apex, "gateway-namespace", out.Status.GatewayNamespace)
+}
+
+// requireTenant asks Crossplane for what a Tenant run reads: the platform
+// settings and the parent namespace, then, for the publishing tenant, the
+// GatewayClasses (tenant.ChecksClasses), and reads the settings; false
+// while a requirement is unanswered or after a Fatal result.
+func requireTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, settings fnv1beta1.Input, name, parent string) (tenant.Platform, bool) {
+	if rsp.Requirements == nil {
+		rsp.Requirements = &fnv1.Requirements{}
+	}
+	rsp.Requirements.Resources = map[string]*fnv1.ResourceSelector{
+		reqPlatform:        platformSelector(settings),
+		reqParentNamespace: byName("v1", "Namespace", parent),
+	}
+	if !resolved(req, rsp) {
+		log.Debug("waiting for the platform settings")
+		return tenant.Platform{}, false
+	}
+	platform, ok := platformSettings(req, rsp, settings)
+	if !ok || !tenant.ChecksClasses(name, parent, platform) {
+		return platform, ok
+	}
+	rsp.Requirements.Resources[reqGatewayClasses] = all(gwapiv1.GroupVersion.String(), kindGatewayClass, nil)
+	if !resolved(req, rsp) {
+		log.Debug("waiting for the GatewayClasses")
+		return platform, false
+	}
+	return platform, true
 }
 
 // platformSettings reads the platform EnvironmentConfig, or the defaults
@@ -142,6 +171,18 @@ func observedReplica(req *fnv1.RunFunctionRequest) *tenant.ObservedSecret {
 func observedGatewayConditions(req *fnv1.RunFunctionRequest) []xpv2.Condition {
 	obj := req.GetObserved().GetResources()[tenant.KeyTenantGateway].GetResource()
 	return conditionList(field(obj, "status", "atProvider", "manifest", "status", "conditions"))
+}
+
+// observedClassNames are the names of the GatewayClasses the run listed;
+// nil when it listed none.
+func observedClassNames(req *fnv1.RunFunctionRequest) []string {
+	var out []string
+	for _, it := range req.GetRequiredResources()[reqGatewayClasses].GetItems() {
+		if n := str(it.GetResource(), keyMetadata, "name"); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // setTenantCondition writes a Tenant condition for the XTenant and its claim.

@@ -2,15 +2,18 @@ package fn
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/test/fake"
 )
 
 func tenantRequest(t *testing.T, labels, spec string) *fnv1.RunFunctionRequest {
@@ -39,6 +42,12 @@ func TestTenantEdge(t *testing.T) {
 	// failed.
 	syncFailedTGW := &fnv1.Resource{Resource: resource.MustStructJSON(`{"apiVersion":"kubernetes.crossplane.io/v1alpha2","kind":"Object","metadata":{"name":"tenant-bob-tenantgateway"},` +
 		`"status":{"conditions":[{"type":"Ready","status":"True"},{"type":"Synced","status":"False"}],"atProvider":{"manifest":{"status":{"conditions":[{"type":"Ready","status":"True","reason":"Available","message":""}]}}}}}`)}
+	// classNotFoundTGW is a TenantGateway whose GatewayReady names the
+	// cause while Crossplane's Ready says only Creating.
+	classNotFoundTGW := &fnv1.Resource{Resource: resource.MustStructJSON(`{"apiVersion":"kubernetes.crossplane.io/v1alpha2","kind":"Object","metadata":{"name":"tenant-bob-tenantgateway"},` +
+		`"status":{"conditions":[{"type":"Ready","status":"True"},{"type":"Synced","status":"True"}],"atProvider":{"manifest":{"status":{"conditions":[` +
+		`{"type":"Ready","status":"False","reason":"Creating","message":"Unready resources: gateway"},` +
+		`{"type":"GatewayReady","status":"False","reason":"GatewayClassNotFound","message":"GatewayClass cilium does not exist, so no controller will accept Gateway tenant-bob/cozystack"}]}}}}}`)}
 	// holder is the replica holder Object as provider-kubernetes reports it
 	// with --sanitize-secrets: the observed Secret's labels, its data redacted.
 	holder := func(labels string) *fnv1.Resource {
@@ -118,6 +127,18 @@ func TestTenantEdge(t *testing.T) {
 				},
 				Status:     map[string]any{"namespace": "tenant-bob", "apex": "bob.example.org", "gatewayNamespace": "tenant-bob", "gatewayClassName": "cilium", "certMode": "existingSecret"},
 				Conditions: []string{"Accepted True Derived (CompositeAndClaim)", "TenantGatewayReady True Available (CompositeAndClaim)"},
+			},
+		},
+		"MirrorsTheCause": {
+			reason:   "the claim shows the cause its TenantGateway's GatewayReady gives (reason and message), read from the Object's observed manifest, not Crossplane's Creating",
+			labels:   claimBob,
+			spec:     `{"gateway":true}`,
+			cluster:  []string{platformConfig, rootNamespace},
+			observed: map[string]*fnv1.Resource{"tenantgateway": classNotFoundTGW},
+			want: want{
+				Objects:    map[string]string{"namespace": "v1 Namespace tenant-bob READY_FALSE", "tenantgateway": "kubernetes.crossplane.io/v1alpha2 Object tenant-bob-tenantgateway READY_TRUE"},
+				Status:     map[string]any{"namespace": "tenant-bob", "apex": "bob.example.org", "gatewayNamespace": "tenant-bob", "gatewayClassName": "cilium", "certMode": "http01"},
+				Conditions: []string{"Accepted True Derived (CompositeAndClaim)", "TenantGatewayReady False GatewayClassNotFound (CompositeAndClaim): GatewayClass cilium does not exist, so no controller will accept Gateway tenant-bob/cozystack"},
 			},
 		},
 		"MirroredMessageBounded": {
@@ -239,5 +260,135 @@ func TestTenantRefusalBounded(t *testing.T) {
 		if len(c.GetMessage()) > gateway.MaxMessage {
 			t.Errorf("condition %s of %d bytes, over %d", c.GetType(), len(c.GetMessage()), gateway.MaxMessage)
 		}
+	}
+}
+
+// TestTenantGatewayClasses: the publishing tenant's run lists the cluster's
+// GatewayClasses when the platform settings name classes, and its claim
+// says which match none, warning only when that changes; no other tenant
+// asks for GatewayClasses.
+func TestTenantGatewayClasses(t *testing.T) {
+	const (
+		claimRoot   = `{"crossplane.io/claim-name":"root","crossplane.io/claim-namespace":"tenant-root"}`
+		edgeTunnel  = `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"GatewayClass","metadata":{"name":"edge-tunnel"},"spec":{"controllerName":"example.com/tunnel"}}`
+		misspelt    = `{"apiVersion":"apiextensions.crossplane.io/v1beta1","kind":"EnvironmentConfig","metadata":{"name":"tenant-gateway-platform"},"data":{"publishing":{"host":"example.org"},"gateway":{"tenantSelectableClasses":["edge-tunnel"],"edgeTerminatedClasses":["edge-tunel"]}}}`
+		correct     = `{"apiVersion":"apiextensions.crossplane.io/v1beta1","kind":"EnvironmentConfig","metadata":{"name":"tenant-gateway-platform"},"data":{"publishing":{"host":"example.org"},"gateway":{"tenantSelectableClasses":["edge-tunnel"],"edgeTerminatedClasses":["edge-tunnel"]}}}`
+		message     = `The platform settings name classes that match no GatewayClass of the cluster: gateway.edgeTerminatedClasses "edge-tunel". A tenant that names a selectable class that does not exist gets a Gateway no controller accepts; an edge-terminated class that does not exist never puts a tenant in edge mode, so a Gateway whose TLS an edge terminates keeps terminating it itself. Compare with kubectl get gatewayclass`
+		found       = "GatewayClassesFound True Found (CompositeAndClaim)"
+		notFound    = "GatewayClassesFound False GatewayClassNotFound (CompositeAndClaim): " + message
+		warning     = "SEVERITY_WARNING: " + message + " (CompositeAndClaim)"
+		askedFor    = "gatewayclasses"
+		shownBefore = `{"conditions":[{"type":"GatewayClassesFound","status":"False","reason":"GatewayClassNotFound","message":` + "%q" + `}]}`
+	)
+	type want struct {
+		Requirements []string
+		Classes      []string
+		Results      []string
+	}
+	cases := map[string]struct {
+		reason  string
+		labels  string
+		status  string
+		cluster []string
+		want    want
+	}{
+		"Misspelt": {
+			reason:  "the root tenant lists the GatewayClasses and names the edge class that matches none, with a warning for composite and claim",
+			labels:  claimRoot,
+			cluster: []string{misspelt, rootNamespace, edgeTunnel},
+			want:    want{Requirements: []string{askedFor, "parent-namespace", "platform"}, Classes: []string{notFound}, Results: []string{warning}},
+		},
+		"AlreadyShown": {
+			reason:  "the claim already shows that message: no warning again",
+			labels:  claimRoot,
+			status:  fmt.Sprintf(shownBefore, message),
+			cluster: []string{misspelt, rootNamespace, edgeTunnel},
+			want:    want{Requirements: []string{askedFor, "parent-namespace", "platform"}, Classes: []string{notFound}},
+		},
+		"Fixed": {
+			reason:  "every class exists: True, no warning",
+			labels:  claimRoot,
+			status:  fmt.Sprintf(shownBefore, message),
+			cluster: []string{correct, rootNamespace, edgeTunnel},
+			want:    want{Requirements: []string{askedFor, "parent-namespace", "platform"}, Classes: []string{found}},
+		},
+		"NothingListed": {
+			reason:  "settings that list no class: nothing to look up, True",
+			labels:  claimRoot,
+			cluster: []string{platformConfig, rootNamespace},
+			want:    want{Requirements: []string{"parent-namespace", "platform"}, Classes: []string{found}},
+		},
+		"OtherTenant": {
+			reason:  "any other tenant reads no GatewayClass and says nothing of them",
+			labels:  claimBob,
+			cluster: []string{misspelt, rootNamespace, edgeTunnel},
+			want:    want{Requirements: []string{"parent-namespace", "platform"}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			req := tenantRequest(t, tc.labels, `{}`)
+			if tc.status != "" {
+				req.Observed.Composite.Resource.Fields["status"] = structpb.NewStructValue(resource.MustStructJSON(tc.status))
+			}
+			rsp, _ := fakeCluster{objects: tc.cluster}.run(t, NewFunction(), req)
+			var got want
+			for k := range rsp.GetRequirements().GetResources() {
+				got.Requirements = append(got.Requirements, k)
+			}
+			sort.Strings(got.Requirements)
+			for _, r := range rsp.GetResults() {
+				got.Results = append(got.Results, r.GetSeverity().String()+": "+r.GetMessage()+target(r.GetTarget()))
+			}
+			for _, c := range rsp.GetConditions() {
+				if c.GetType() != "GatewayClassesFound" {
+					continue
+				}
+				line := c.GetType() + " " + map[fnv1.Status]string{fnv1.Status_STATUS_CONDITION_TRUE: "True", fnv1.Status_STATUS_CONDITION_FALSE: "False"}[c.GetStatus()] + " " + c.GetReason() + target(c.GetTarget())
+				if c.GetStatus() == fnv1.Status_STATUS_CONDITION_FALSE {
+					line += ": " + c.GetMessage()
+				}
+				got.Classes = append(got.Classes, line)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestTenantWaitsForGatewayClasses: the call that first reads settings
+// naming classes only asks for the GatewayClasses; it composes and warns
+// nothing until they are read, so no class is reported missing from an
+// observation that has not listed them yet.
+func TestTenantWaitsForGatewayClasses(t *testing.T) {
+	const platform = `{"apiVersion":"apiextensions.crossplane.io/v1beta1","kind":"EnvironmentConfig","metadata":{"name":"tenant-gateway-platform"},"data":{"publishing":{"host":"example.org"},"gateway":{"edgeTerminatedClasses":["cilium"]}}}`
+	cl := fake.Cluster{}
+	for _, o := range []string{platform, rootNamespace, ciliumClass} {
+		cl.Objects = append(cl.Objects, resource.MustStructJSON(o))
+	}
+	req := tenantRequest(t, `{"crossplane.io/claim-name":"root","crossplane.io/claim-namespace":"tenant-root"}`, `{"gateway":true}`)
+	f := NewFunction()
+	var asked [][]string
+	for call := range 3 {
+		rsp, err := f.RunFunction(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for k := range rsp.GetRequirements().GetResources() {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		asked = append(asked, names)
+		composed := len(rsp.GetDesired().GetResources()) > 0 || len(rsp.GetResults()) > 0 || len(rsp.GetConditions()) > 0
+		if want := call == 2; composed != want {
+			t.Errorf("call %d composed: %t, want %t (%d resources, %d results, %d conditions)", call+1, composed, want, len(rsp.GetDesired().GetResources()), len(rsp.GetResults()), len(rsp.GetConditions()))
+		}
+		req.RequiredResources, _ = cl.Resolve(rsp.GetRequirements())
+	}
+	want := [][]string{{"parent-namespace", "platform"}, {"gatewayclasses", "parent-namespace", "platform"}, {"gatewayclasses", "parent-namespace", "platform"}}
+	if diff := cmp.Diff(want, asked); diff != "" {
+		t.Errorf("requirements by call: -want, +got:\n%s", diff)
 	}
 }

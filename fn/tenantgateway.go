@@ -1,6 +1,8 @@
 package fn
 
 import (
+	"time"
+
 	"errors"
 	"fmt"
 	"maps"
@@ -38,7 +40,7 @@ func decodeTenantGateway(xr *resource.Composite) (*v1alpha1.TenantGateway, error
 
 // runTenantGateway composes one TenantGateway and returns what it composed,
 // for the metrics; nil when the call answered no composition.
-func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr *resource.Composite, settings fnv1beta1.Input, maxScoped int) *gateway.Output {
+func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr *resource.Composite, settings fnv1beta1.Input, maxScoped int, now time.Time) *gateway.Output {
 	tgw, err := decodeTenantGateway(xr)
 	if err != nil {
 		response.Fatal(rsp, fmt.Errorf("cannot decode TenantGateway %s/%s (is every spec field of the type the XRD declares?): %w", xr.Resource.GetNamespace(), xr.Resource.GetName(), err))
@@ -73,6 +75,7 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		Probes:               observeProbes(req),
 		GatewayClass:         observeGatewayClass(req),
 		NamedNamespaces:      observeNamedNamespaces(req, named),
+		Now:                  now,
 	}
 	var warnings, skipped []string
 	in.Previous, warnings = observePrevious(req)
@@ -131,6 +134,7 @@ func setDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out
 		HostnamelessRoutes: out.HostnamelessRoutes,
 		ChildApexes:        out.ChildApexes,
 		ChildApexCount:     out.ChildApexCount,
+		Orders:             out.Orders,
 	}
 	if out.Digests != (v1alpha1.StatusDigests{}) {
 		status.Digests = &out.Digests
@@ -195,7 +199,7 @@ func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 	for _, ns := range named {
 		r.Resources[reqNamespacePrefix+ns] = byName("v1", "Namespace", ns)
 	}
-	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), "GatewayClass", gateway.Defaulted(tgw.Spec).GatewayClassName)
+	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), kindGatewayClass, gateway.Defaulted(tgw.Spec).GatewayClassName)
 }
 
 // schemasBootstrapped reports whether the request carries every TLSRoute
@@ -396,6 +400,7 @@ func observePrevious(req *fnv1.RunFunctionRequest) (gateway.PreviousStatus, []st
 	if status.Digests != nil {
 		p.Digests = *status.Digests
 	}
+	p.Orders = status.Orders
 	return p, nil
 }
 

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"slices"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -13,6 +15,21 @@ type admission struct {
 	kind admitKind
 	// value is the child apex of admitChild and the namespace of admitPin.
 	value string
+	// exclude are namespaces kept off the listener although its rule
+	// admits them: each lost a name (or reached into a child's zone)
+	// under this listener's hostname, and the pin that would have kept
+	// only that name from them could not be made (see Budgets in
+	// docs/design.md). Sorted.
+	exclude []string
+}
+
+// excluding is a with ns kept off.
+func (a admission) excluding(ns string) admission {
+	if !slices.Contains(a.exclude, ns) {
+		a.exclude = append(slices.Clone(a.exclude), ns)
+		slices.Sort(a.exclude)
+	}
+	return a
 }
 
 type admitKind int
@@ -39,6 +56,9 @@ func pinTo(ns string) admission { return admission{kind: admitPin, value: ns} }
 // admits reports whether a route from ns may attach, with the labels the
 // namespace has once the function's patches are applied.
 func (a admission) admits(t *tenancy, ns string) bool {
+	if slices.Contains(a.exclude, ns) {
+		return false
+	}
 	switch a.kind {
 	case admitHTTP:
 		return ns == t.owner || ns == t.certManager
@@ -85,6 +105,9 @@ func (a admission) allowedRoutes(t *tenancy) *gwapiv1.AllowedRoutes {
 	case admitPublishers:
 		s.MatchLabels = gateway
 		s.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: LabelNamespaceName, Operator: metav1.LabelSelectorOpIn, Values: t.apexPublishers()}}
+	}
+	if len(a.exclude) > 0 {
+		s.MatchExpressions = append(s.MatchExpressions, metav1.LabelSelectorRequirement{Key: LabelNamespaceName, Operator: metav1.LabelSelectorOpNotIn, Values: a.exclude})
 	}
 	from := gwapiv1.NamespacesFromSelector
 	return &gwapiv1.AllowedRoutes{Namespaces: &gwapiv1.RouteNamespaces{From: &from, Selector: s}}

@@ -27,7 +27,7 @@ func TestCiliumKinds(t *testing.T) {
 				httpLine,
 				"https 443/HTTPS *.example.org label=tenant-root names=tenant-root " + tc.https + " cert=w",
 				"https-apex 443/HTTPS example.org label=tenant-root names=tenant-root " + tc.https + " cert=w",
-				"tls-api 443/TLS api.example.org label=tenant-root names=tenant-root " + tc.tls + " Passthrough",
+				"tls-api 443/TLS api.example.org label=tenant-root " + tc.tls + " Passthrough",
 			}
 			if diff := cmp.Diff(want, viewOf(t, out).Listeners); diff != "" {
 				t.Errorf("-want, +got:\n%s", diff)

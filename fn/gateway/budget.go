@@ -19,6 +19,9 @@ type budgeted struct {
 	namespace string
 	// served marks what is being served now: it keeps its place.
 	served bool
+	// spare marks what is served but used by no route (an idle child
+	// apex): it keeps its place only while no new candidate needs it.
+	spare bool
 }
 
 // fairShare returns the hostnames (or apexes, unique among the candidates)
@@ -30,11 +33,14 @@ type budgeted struct {
 // more, or by creating nested tenants.
 func fairShare(cands []budgeted, n int, t *tenancy) map[string]bool {
 	kept := make(map[string]bool, min(n, len(cands)))
-	var served, fresh []budgeted
+	var served, fresh, spare []budgeted
 	for _, c := range cands {
-		if c.served {
+		switch {
+		case c.spare:
+			spare = append(spare, c)
+		case c.served:
 			served = append(served, c)
-		} else {
+		default:
 			fresh = append(fresh, c)
 		}
 	}
@@ -81,6 +87,12 @@ func fairShare(cands []budgeted, n int, t *tenancy) map[string]bool {
 			break
 		}
 		kept[fresh[i].hostname] = true
+	}
+	slices.SortFunc(spare, func(a, b budgeted) int { return cmp.Compare(a.hostname, b.hostname) })
+	for _, c := range spare {
+		if len(kept) < n {
+			kept[c.hostname] = true
+		}
 	}
 	return kept
 }

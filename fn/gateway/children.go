@@ -15,6 +15,12 @@ type child struct {
 	message   string
 	// slot is the child's listener in wildcard modes.
 	slot *slot
+	// idle: no route of a namespace delegated this apex claims a hostname
+	// that may be served (see Budgets in docs/design.md).
+	idle bool
+	// held: its listener is served, or (dns01) its names are on the
+	// certificate served now.
+	held bool
 }
 
 // maxCertificateDNSNames is the ACME CA's limit of names per certificate.
@@ -51,10 +57,24 @@ func discoverChildren(in *Input, t *tenancy) []*child {
 		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].apex < out[j].apex })
-	if in.Spec.CertMode == v1alpha1.CertModeDNS01 {
-		capCertificateNames(in, t, out)
-	}
 	return out
+}
+
+// markIdle marks the child apexes no route uses: no claim still to be
+// judged (delegation and shape settled) comes from a namespace delegated the
+// apex. An idle zone holds no new listener and no new certificate name, and
+// gives up what it holds first, so that empty nested tenants cannot hoard
+// the budgets (see Budgets in docs/design.md).
+func markIdle(t *tenancy, children []*child, claims []*claim) {
+	used := map[string]bool{}
+	for _, c := range claims {
+		if c.state == "" {
+			used[t.host(c.namespace)] = true
+		}
+	}
+	for _, ch := range children {
+		ch.idle = !used[ch.apex]
+	}
 }
 
 // capCertificateNames applies the CA's limit to the dns01 certificate, which
@@ -73,18 +93,24 @@ func capCertificateNames(in *Input, t *tenancy, children []*child) {
 	}
 	var cands []budgeted
 	for _, c := range children {
-		if c.state == v1alpha1.ChildApexListening {
-			cands = append(cands, budgeted{hostname: c.apex, namespace: c.namespace, served: onCert[c.apex]})
+		c.held = c.held || onCert[c.apex]
+		if c.state == v1alpha1.ChildApexListening && (!c.idle || onCert[c.apex]) {
+			cands = append(cands, budgeted{hostname: c.apex, namespace: c.namespace, served: onCert[c.apex], spare: c.idle})
 		}
 	}
 	kept := fairShare(cands, (maxCertificateDNSNames-2)/2, t)
 	for _, c := range children {
-		if c.state == v1alpha1.ChildApexListening && !kept[c.apex] {
+		if c.state == v1alpha1.ChildApexListening && !kept[c.apex] && c.idle {
+			c.state, c.message = v1alpha1.ChildApexIdle, idleMessage
+		} else if c.state == v1alpha1.ChildApexListening && !kept[c.apex] {
 			c.state = v1alpha1.ChildApexOverCertificateLimit
 			c.message = fmt.Sprintf("left out of the wildcard certificate: the ACME CA issues at most %d names per certificate (the apex, its wildcard and two per child apex); give this child tenant a Gateway of its own", maxCertificateDNSNames)
 		}
 	}
 }
+
+// idleMessage explains ChildApexIdle.
+const idleMessage = "no route of this child tenant claims a hostname in its zone, so it holds no listener or certificate name; the first route that does gets one"
 
 // listeningChildren are the children whose apexes get a listener.
 func listeningChildren(children []*child) []*child {

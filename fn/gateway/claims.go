@@ -28,6 +28,14 @@ type claim struct {
 	// specificity is the number of labels of the claimant's delegation:
 	// the most specific delegation wins a contested hostname.
 	specificity int
+	// reach is the child zone a NotDelegated wildcard reaches into: its
+	// route still attaches to the claimant's own wildcard listener, so the
+	// name is kept off that listener like a lost one (see Conflicts in
+	// docs/design.md).
+	reach *child
+	// duplicate marks a passthrough claim that shares its listener with
+	// another route of its namespace (see passthroughHolder).
+	duplicate bool
 }
 
 // collectClaims turns every hostname of every attached route from an
@@ -44,7 +52,7 @@ func collectClaims(in *Input, t *tenancy) ([]*claim, []*Route) {
 			continue
 		}
 		refs := parentRefsTo(in, r)
-		if len(refs) == 0 {
+		if len(refs) == 0 || challenge(in, r, refs) {
 			continue
 		}
 		if len(r.Hostnames) == 0 {
@@ -102,8 +110,8 @@ func judgeShape(in *Input, t *tenancy, claims []*claim, children []*child) {
 			c.state, c.message = v1alpha1.HostnameOutsideApex, fmt.Sprintf("%s is neither %s nor a subdomain of it; a listener for it would make the admission policy refuse the whole Gateway", h, in.Spec.Apex)
 			continue
 		}
-		if msg := notDelegated(t, c, zones, passthrough); msg != "" {
-			c.state, c.message = v1alpha1.HostnameNotDelegated, msg
+		if msg, z := notDelegated(t, c, zones, passthrough); msg != "" {
+			c.state, c.message, c.reach = v1alpha1.HostnameNotDelegated, msg, z
 			continue
 		}
 		d, _ := t.delegation(c.namespace)
@@ -124,14 +132,14 @@ func judgeShape(in *Input, t *tenancy, claims []*claim, children []*child) {
 // claimant's delegation (it would take the child's names under it, and
 // *.<child> is the child's own listener); passthrough hostnames belong to
 // the TenantGateway's own and attached namespaces.
-func notDelegated(t *tenancy, c *claim, zones map[string]*child, passthrough map[string]string) string {
+func notDelegated(t *tenancy, c *claim, zones map[string]*child, passthrough map[string]string) (string, *child) {
 	h, ns := c.hostname, c.namespace
 	d, ok := t.delegation(ns)
 	switch {
 	case !ok:
-		return fmt.Sprintf("namespace %s has no %s label and is neither the TenantGateway's namespace nor one of its attachedNamespaces, so it was delegated no hostname", ns, LabelNamespaceHost)
+		return fmt.Sprintf("namespace %s has no %s label and is neither the TenantGateway's namespace nor one of its attachedNamespaces, so it was delegated no hostname", ns, LabelNamespaceHost), nil
 	case !under(h, d):
-		return fmt.Sprintf("%s is outside what namespace %s was delegated: %s and its subdomains (its %s label)", h, ns, d, LabelNamespaceHost)
+		return fmt.Sprintf("%s is outside what namespace %s was delegated: %s and its subdomains (its %s label)", h, ns, d, LabelNamespaceHost), nil
 	}
 	if isWildcard(h) {
 		var z *child
@@ -140,13 +148,13 @@ func notDelegated(t *tenancy, c *claim, zones map[string]*child, passthrough map
 			return z != nil && len(a) > len(d)
 		})
 		if z != nil && len(z.apex) > len(d) {
-			return fmt.Sprintf("%s reaches into the zone of child tenant apex %s (namespace %s); only namespaces delegated %s may claim wildcards there", h, z.apex, z.namespace, z.apex)
+			return fmt.Sprintf("%s reaches into the zone of child tenant apex %s (namespace %s); only namespaces delegated %s may claim wildcards there", h, z.apex, z.namespace, z.apex), z
 		}
 	}
 	if l := passthrough[h]; l != "" && !t.publisher[ns] {
-		return fmt.Sprintf("%s is the TLS passthrough listener %s, delegated only to the TenantGateway's namespace and its attachedNamespaces", h, l)
+		return fmt.Sprintf("%s is the TLS passthrough listener %s, delegated only to the TenantGateway's namespace and its attachedNamespaces", h, l), nil
 	}
-	return ""
+	return "", nil
 }
 
 // noParent says why no listener of this Gateway can take the claim's kind of
@@ -214,6 +222,32 @@ func ownersOf(claims []*claim, contests []*contest) []owner {
 		if n := len(out); n == 0 || out[n-1].hostname != c.hostname {
 			out = append(out, owner{hostname: c.hostname, namespace: c.namespace, losers: losers[c.hostname]})
 		}
+	}
+	return out
+}
+
+// reaches are the wildcards that reach into a child's zone from a namespace
+// not delegated it, as owners whose losers are the claimants: a route
+// attaches to every listener whose hostname intersects its own, so the
+// claimant's own wider listener would serve the name (and, in a shared
+// route table, list it beside the child's). isolate keeps the claimants off
+// those listeners unless a listener of exactly that name takes it (see
+// Conflicts in docs/design.md). A pin would not do: admitting the child, it
+// would list the child's own names under it twice in a shared table.
+func reaches(claims []*claim) []owner {
+	var out []owner
+	for _, c := range claims {
+		if c.reach == nil {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].hostname == c.hostname {
+			if !slices.Contains(out[n-1].losers, c.namespace) {
+				out[n-1].losers = append(out[n-1].losers, c.namespace)
+				slices.Sort(out[n-1].losers)
+			}
+			continue
+		}
+		out = append(out, owner{hostname: c.hostname, namespace: c.reach.namespace, losers: []string{c.namespace}})
 	}
 	return out
 }

@@ -26,11 +26,18 @@ func Compose(in Input) (*Output, error) {
 	children := discoverChildren(&in, t)
 	claims, hostless := collectClaims(&in, t)
 	judgeShape(&in, t, claims, children)
+	markIdle(t, children, claims)
+	orders := newLedger(&in)
+	var keptNames []string
+	if mode == v1alpha1.CertModeDNS01 {
+		capCertificateNames(&in, t, children)
+		keptNames = holdDNS01(&in, t, orders, children)
+	}
 	contests := resolveConflicts(claims)
 
 	var p *plan
 	if mode == v1alpha1.CertModeHTTP01 {
-		p = planHTTP01(&in, t, claims, contests)
+		p = planHTTP01(&in, t, orders, claims, contests)
 	} else {
 		p = planWildcard(&in, t, claims, contests, children)
 	}
@@ -50,13 +57,22 @@ func Compose(in Input) (*Output, error) {
 		HostnameStates:     countByState(claims, claimState),
 		ChildApexStates:    countByState(children, childState),
 	}
-	planned, err := planResources(&in, p, children)
+	planned, err := planResources(&in, p, children, keptNames)
 	if err != nil {
 		return nil, err
 	}
+	if mode == v1alpha1.CertModeDNS01 {
+		orderDNS01(&in, t, orders, children, append(childNames(&in, children), wildcardNames(keptNames)...))
+	}
+	out.Orders = orders.status()
 
 	var refused []string
 	out.Resources, out.Probes, refused = guard(&in, planned)
+	for _, s := range p.held {
+		// Still looked up, so that the order stays decided on the
+		// function's own facts (see Certificate orders in docs/design.md).
+		out.Probes = append(out.Probes, Resource{Key: CertificateKey(s.name), Object: hostCertificate(&in, s.name, s.hostname)})
+	}
 	out.Unready = len(refused) > 0
 	listeners := listenerStatus(&in, p.listeners, in.Observed[KeyGateway])
 	judged := judgedListeners(&in, listeners)
@@ -100,7 +116,7 @@ func servedListeners(in *Input) map[string]string {
 // planResources lists every object this mode composes, before the ownership
 // guard: the Gateway, the Issuer and Certificates of the ACME modes, the
 // redirect route, and the namespace patches.
-func planResources(in *Input, p *plan, children []*child) ([]Resource, error) {
+func planResources(in *Input, p *plan, children []*child, keptNames []string) ([]Resource, error) {
 	mode := in.Spec.CertMode
 	planned := []Resource{{Key: KeyGateway, Object: gatewayObject(in, p.listeners)}}
 	switch mode {
@@ -112,7 +128,7 @@ func planResources(in *Input, p *plan, children []*child) ([]Resource, error) {
 	case v1alpha1.CertModeDNS01:
 		planned = append(planned,
 			Resource{Key: KeyIssuer, Object: issuerObject(in)},
-			Resource{Key: KeyCertificateWildcard, Object: wildcardCertificate(in, childNames(in, children))},
+			Resource{Key: KeyCertificateWildcard, Object: wildcardCertificate(in, append(childNames(in, children), wildcardNames(keptNames)...))},
 		)
 	case v1alpha1.CertModeExistingSecret, v1alpha1.CertModeEdge:
 		// No Issuer and no Certificate: the operator's Secret, or TLS in
@@ -127,4 +143,14 @@ func planResources(in *Input, p *plan, children []*child) ([]Resource, error) {
 		return nil, err
 	}
 	return append(planned, patches...), nil
+}
+
+// wildcardNames are the certificate names of child apexes whose names stay
+// on the dns01 certificate while their branch may not order (holdDNS01).
+func wildcardNames(apexes []string) []string {
+	out := make([]string, 0, 2*len(apexes))
+	for _, a := range apexes {
+		out = append(out, a, "*."+a)
+	}
+	return out
 }

@@ -300,6 +300,11 @@ func routeCauses(claims []*claim, contests []*contest, foreign []string, childre
 			lost = append(lost, fmt.Sprintf("%s lost %s to %s", l, ct.hostname, ct.winner.route))
 		}
 	}
+	for _, cl := range claims {
+		if cl.duplicate {
+			lost = append(lost, fmt.Sprintf("%s shares TLS passthrough listener for %s with another route of its namespace", cl.route, cl.hostname))
+		}
+	}
 	sort.Strings(lost)
 	conflict := &cause{reason: ReasonHostnameConflict, prefix: "hostname conflicts: ", sep: "; "}
 	for _, l := range lost {

@@ -46,16 +46,19 @@ func TestStateCounts(t *testing.T) {
 			wantHostnames: map[v1alpha1.HostnameState]int{
 				v1alpha1.HostnameCovered: 1100,
 			},
-			wantChildApexes: map[v1alpha1.ChildApexState]int{v1alpha1.ChildApexListening: 2},
+			// alice routes nothing: her zone is idle.
+			wantChildApexes: map[v1alpha1.ChildApexState]int{v1alpha1.ChildApexListening: 1, v1alpha1.ChildApexIdle: 1},
 		},
 		"ChildApexesCut": {
 			// 162 child apexes, 49 on the certificate beside the apex's
 			// names: status.childApexes keeps 100 of the others.
-			in:            Input{Spec: dns01Spec, Namespaces: nested, Routes: []Route{routeTo("tenant-bob", "shop", "shop.bob.example.org")}},
+			// Every child routes one name (an idle zone holds no name);
+			// alice routes none.
+			in:            Input{Spec: dns01Spec, Namespaces: nested, Routes: namesOfEach(nested)},
 			cut:           true,
-			wantHostnames: map[v1alpha1.HostnameState]int{v1alpha1.HostnameCovered: 1},
+			wantHostnames: map[v1alpha1.HostnameState]int{v1alpha1.HostnameCovered: 49, v1alpha1.HostnameOverCertificateLimit: 161 - 49},
 			wantChildApexes: map[v1alpha1.ChildApexState]int{
-				v1alpha1.ChildApexListening: 49, v1alpha1.ChildApexOverCertificateLimit: 162 - 49,
+				v1alpha1.ChildApexListening: 49, v1alpha1.ChildApexOverCertificateLimit: 161 - 49, v1alpha1.ChildApexIdle: 1,
 			},
 		},
 	}
@@ -76,4 +79,16 @@ func TestStateCounts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// namesOfEach is one route per child namespace (not alice), with one name
+// in its zone.
+func namesOfEach(nss []Namespace) []Route {
+	var out []Route
+	for _, n := range nss {
+		if h := n.Labels[LabelNamespaceHost]; h != "" && h != "example.org" && n.Name != "tenant-alice" {
+			out = append(out, routeTo(n.Name, "r", "www."+h))
+		}
+	}
+	return out
 }

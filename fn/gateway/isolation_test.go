@@ -62,6 +62,8 @@ func attackP(t *testing.T, in *Input) *Output {
 	}
 	checkIsolation(t, in, out)
 	checkServed(t, in, out)
+	checkTables(t, in, out, false)
+	checkTables(t, in, out, true)
 	checkStatusKinds(t, in, out)
 	checkSelection(t, out)
 	return out
@@ -444,6 +446,10 @@ func FuzzIsolation(f *testing.F) {
 	f.Add("api.example.org", "x.zed.example.org", uint8(3), uint8(4), uint8(2), uint8(0))
 	f.Add("dashboard.example.org", "dashboard.example.org", uint8(0), uint8(1), uint8(1), uint8(0x21))
 	f.Add("x.alice.example.org", "x.alice.example.org", uint8(1), uint8(0), uint8(1), uint8(0x43))
+	// A wildcard reaching into a nested zone, and the same name from the
+	// zone's tenant (edge: one shared port-80 table).
+	f.Add("*.x.deep.alice.example.org", "*.x.deep.alice.example.org", uint8(1), uint8(6), uint8(3), uint8(0))
+	f.Add("*.deep.alice.example.org", "a.deep.alice.example.org", uint8(1), uint8(6), uint8(2), uint8(0))
 	f.Fuzz(func(t *testing.T, h1, h2 string, n1, n2, mode, sections uint8) {
 		nss := append(platform(), labelled("tenant-zed", "zed.example.org"), labelled("tenant-nohost", ""), labelled("tenant-alice-deep", "deep.alice.example.org"))
 		specs := []v1alpha1.TenantGatewaySpec{

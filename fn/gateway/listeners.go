@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,6 +23,9 @@ type plan struct {
 	// droppedPins are the hostnames whose pin the listener budget left out
 	// (their claims may still be served, by a wildcard).
 	droppedPins []string
+	// held are the http01 listeners whose new Certificate waits for the
+	// order budget: not composed, their Certificates still probed.
+	held []*slot
 }
 
 func (p *plan) add(l gwapiv1.Listener, a admission) {
@@ -32,9 +36,9 @@ func (p *plan) add(l gwapiv1.Listener, a admission) {
 // planHTTP01 lays out the http01 Gateway: http, one HTTPS listener per
 // hostname that admits only the namespace that owns it (byte order), then
 // the passthrough listeners.
-func planHTTP01(in *Input, t *tenancy, claims []*claim, contests []*contest) *plan {
+func planHTTP01(in *Input, t *tenancy, l *ledger, claims []*claim, contests []*contest) *plan {
 	owners := ownersOf(claims, contests)
-	pass, passAdmits := passthroughListeners(in, t, contests)
+	pass, passAdmits := passthroughListeners(in, t, claims)
 
 	slots := make([]*slot, len(owners))
 	all := make([]slot, len(owners))
@@ -44,7 +48,7 @@ func planHTTP01(in *Input, t *tenancy, claims []*claim, contests []*contest) *pl
 	}
 	placeSlots(in, t, slots, MaxListeners-1-len(pass), fixedNames(pass), func(listener string) string { return listenerCertificateName(in.Name, listener) })
 
-	p := &plan{}
+	p := &plan{held: orderHTTP01(in, t, l, slots)}
 	p.add(httpListener(t), admission{kind: admitHTTP})
 	for _, s := range slots {
 		if s.kept {
@@ -65,6 +69,8 @@ func planHTTP01(in *Input, t *tenancy, claims []*claim, contests []*contest) *pl
 		switch s := slots[i]; {
 		case s.invalid != "":
 			c.state, c.message = v1alpha1.HostnameInvalid, s.invalid
+		case s.waiting != "":
+			c.state, c.message = v1alpha1.HostnameWaiting, s.waiting
 		case s.kept:
 			c.state, c.message, c.listener = v1alpha1.HostnameListening, "listener "+s.name, s.name
 		default:
@@ -92,13 +98,14 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, contests []*contest, c
 	var pass []gwapiv1.Listener
 	var passAdmits []admission
 	if !edge {
-		pass, passAdmits = passthroughListeners(in, t, contests)
+		pass, passAdmits = passthroughListeners(in, t, claims)
 	}
 
 	c := newCoverage(fixed)
 	c.dropChildren(children)
 	named := c.childSlots(in, children)
-	pins := c.pinSlots(in, t, ownersOf(claims, contests))
+	owners := ownersOf(claims, contests)
+	pins := c.pinSlots(in, t, owners)
 	named = append(named, pins...)
 	slices.SortStableFunc(named, func(a, b *slot) int { return strings.Compare(a.hostname, b.hostname) })
 	taken := fixedNames(pass)
@@ -109,6 +116,7 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, contests []*contest, c
 	}
 	placeSlots(in, t, named, budget, taken, nil)
 	judgeChildSlots(in, children)
+	c.isolate(t, append(owners, reaches(claims)...))
 
 	p := wildcardListeners(in, t, fixed, children, pins)
 	for i := range pass {
@@ -164,6 +172,8 @@ func judgeChildSlots(in *Input, children []*child) {
 		switch {
 		case ch.slot.invalid != "":
 			ch.state, ch.message = v1alpha1.ChildApexInvalid, ch.slot.invalid
+		case !ch.slot.kept && ch.idle:
+			ch.state, ch.message = v1alpha1.ChildApexIdle, idleMessage
 		case !ch.slot.kept:
 			ch.state, ch.message = v1alpha1.ChildApexOverListenerLimit, fmt.Sprintf("left out: the Gateway would exceed %d listeners; %s", MaxListeners, budgetAdvice(in))
 		}
@@ -173,22 +183,11 @@ func judgeChildSlots(in *Input, children []*child) {
 // placeSlots decides which slots get a listener, then names those: first the
 // budget (by hostname, what is served now keeping its place), then names for
 // the slots kept, which are the only ones that must not collide. Naming only
-// what is kept keeps a Gateway with many thousand hostnames cheap. A kept
-// slot whose name turns out invalid (its long form over the limit, or a
-// 64-bit collision) loses its place; certificateName, when set, is the
-// Certificate each listener gets, whose name must fit too.
+// what is kept keeps a Gateway with many thousand hostnames cheap. A name
+// that would pass its limit takes the hash form (certificateName, when set,
+// is the Certificate each listener gets, whose name must fit too); a kept
+// slot whose name is still taken (a 64-bit collision) loses its place.
 func placeSlots(in *Input, t *tenancy, slots []*slot, n int, taken map[string]bool, certificateName func(listener string) string) {
-	for _, s := range slots {
-		// The short form's length is known without hashing.
-		if l := len(s.prefix) + len(keyLabel(s.subject)) + 1 + 8; l > maxListenerName {
-			name := s.prefix + HostKey(s.subject)
-			s.invalid = fmt.Sprintf("its listener name %s would be %d characters, over the limit of %d; use a shorter first label", name, len(name), maxListenerName)
-		} else if certificateName != nil {
-			if c := certificateName(s.prefix + HostKey(s.subject)); len(c) > maxObjectName {
-				s.invalid = fmt.Sprintf("its Certificate name %s would be %d characters, over the limit of %d", c, len(c), maxObjectName)
-			}
-		}
-	}
 	keepSlots(slots, n, in, t)
 	var kept []*slot
 	for _, s := range slots {
@@ -196,13 +195,11 @@ func placeSlots(in *Input, t *tenancy, slots []*slot, n int, taken map[string]bo
 			kept = append(kept, s)
 		}
 	}
-	allocateNames(kept, in.served, taken)
+	fits := func(name string) bool {
+		return len(name) <= maxListenerName && (certificateName == nil || len(certificateName(name)) <= maxObjectName)
+	}
+	allocateNames(kept, in.served, taken, fits)
 	for _, s := range kept {
-		if c := ""; s.invalid == "" && certificateName != nil {
-			if c = certificateName(s.name); len(c) > maxObjectName {
-				s.invalid = fmt.Sprintf("its Certificate name %s would be %d characters, over the limit of %d", c, len(c), maxObjectName)
-			}
-		}
 		s.kept = s.invalid == ""
 	}
 }
@@ -217,9 +214,11 @@ func keepSlots(slots []*slot, n int, in *Input, t *tenancy) {
 	}
 	cands := make([]budgeted, 0, len(slots))
 	for _, s := range slots {
-		if s.invalid == "" {
-			cands = append(cands, budgeted{hostname: s.hostname, namespace: s.namespace, served: hosts[s.hostname]})
+		held := hosts[s.hostname] || s.held
+		if s.invalid != "" || s.idle && !held {
+			continue
 		}
+		cands = append(cands, budgeted{hostname: s.hostname, namespace: cmp.Or(s.payer, s.namespace), served: held, spare: s.idle})
 	}
 	kept := fairShare(cands, n, t)
 	for _, s := range slots {
@@ -313,26 +312,25 @@ func edgeListener(name, hostname string, a *gwapiv1.AllowedRoutes) gwapiv1.Liste
 }
 
 // passthroughListeners are the tls-<svc> listeners, in spec order: TLS is not
-// terminated, the backend presents its own certificate. Each admits the
-// TenantGateway's own and attached namespaces, or only the winner when its
-// hostname is contested.
-func passthroughListeners(in *Input, t *tenancy, contests []*contest) ([]gwapiv1.Listener, []admission) {
-	winners := make(map[string]string, len(contests))
-	for _, ct := range contests {
-		winners[ct.hostname] = ct.winner.namespace
-	}
+// terminated, the backend presents its own certificate. Each admits only the
+// namespace that holds <svc>.<apex> (its publisher, or the winner when
+// contested), or none when no route claims it: a wildcard TLSRoute of
+// another publisher would otherwise attach too. Envoy makes one filter chain
+// per TLSRoute, and two chains for one server name make it refuse the whole
+// port-443 listener, so when two routes of that namespace would attach the
+// listener admits neither and their claims say why (see Claims in
+// docs/design.md).
+func passthroughListeners(in *Input, t *tenancy, claims []*claim) ([]gwapiv1.Listener, []admission) {
 	out := make([]gwapiv1.Listener, 0, len(in.Spec.TLSPassthroughServices))
 	admits := make([]admission, 0, len(in.Spec.TLSPassthroughServices))
 	for _, s := range in.Spec.TLSPassthroughServices {
 		hostname := string(s) + "." + in.Spec.Apex
-		a := admission{kind: admitPublishers}
-		if w, ok := winners[hostname]; ok {
-			a = pinTo(w)
-		}
+		name := PassthroughListenerName(string(s))
+		a := pinTo(passthroughHolder(in, claims, name, hostname))
 		h := gwapiv1.Hostname(hostname)
 		mode := gwapiv1.TLSModePassthrough
 		out = append(out, gwapiv1.Listener{
-			Name:          gwapiv1.SectionName(PassthroughListenerName(string(s))),
+			Name:          gwapiv1.SectionName(name),
 			Hostname:      &h,
 			Port:          portHTTPS,
 			Protocol:      gwapiv1.TLSProtocolType,
@@ -342,6 +340,40 @@ func passthroughListeners(in *Input, t *tenancy, contests []*contest) ([]gwapiv1
 		admits = append(admits, a)
 	}
 	return out, admits
+}
+
+// passthroughHolder is the namespace a passthrough listener admits: the one
+// whose routes hold its hostname, "" (none) when no route does or when two
+// routes of that namespace would attach, whose claims it then marks.
+func passthroughHolder(in *Input, claims []*claim, listener, hostname string) string {
+	holder := ""
+	for _, c := range claims {
+		if c.listener == listener && c.state == v1alpha1.HostnamePassthrough {
+			holder = c.namespace
+		}
+	}
+	if holder == "" {
+		return ""
+	}
+	var routes []string
+	for _, c := range claims {
+		attaches := c.hostname == hostname && c.state == v1alpha1.HostnamePassthrough ||
+			c.kind == KindTLSRoute && isWildcard(c.hostname) && under(hostname, base(c.hostname)) && hostname != base(c.hostname) && selectsAny(c.refs, listener, portHTTPS)
+		if attaches && c.namespace == holder && !slices.Contains(routes, c.route) {
+			routes = append(routes, c.route)
+		}
+	}
+	if len(routes) < 2 {
+		return holder
+	}
+	slices.Sort(routes)
+	for _, c := range claims {
+		if c.listener == listener && c.state == v1alpha1.HostnamePassthrough {
+			c.state, c.listener, c.duplicate = v1alpha1.HostnameConflict, "", true
+			c.message = fmt.Sprintf("routes %s all attach to TLS passthrough listener %s; two filter chains for one server name make the implementation refuse the whole port-443 listener, so %s admits none of them until only one remains", strings.Join(routes, ", "), listener, listener)
+		}
+	}
+	return ""
 }
 
 // childNames are the dns01 certificate's names: apex, *.apex, then c, *.c per

@@ -16,7 +16,7 @@ func TestHTTP01(t *testing.T) {
 		Listeners: []string{
 			httpLine,
 			"https-harbor-760d5a8a 443/HTTPS harbor.foo.example.com pin=tenant-root " + k443 + " cert=cozystack-harbor-760d5a8a-tls",
-			"tls-api 443/TLS api.foo.example.com label=tenant-root names=tenant-root " + kTLS + " Passthrough",
+			"tls-api 443/TLS api.foo.example.com label=tenant-root " + kTLS + " Passthrough",
 		},
 		Certificates: []string{"cozystack-harbor-760d5a8a-tls secret=cozystack-harbor-760d5a8a-tls harbor.foo.example.com"},
 		Hostnames: []string{

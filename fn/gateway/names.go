@@ -119,6 +119,13 @@ func LongHostKey(hostname string) string {
 	return keyLabel(hostname) + "-" + Hex16(hostname)
 }
 
+// HashHostKey is h<hex16>, the form of a name whose label-derived forms
+// would pass a limit: it has no dash before its hash, so it never equals a
+// short or long form (see Names in docs/design.md).
+func HashHostKey(hostname string) string {
+	return "h" + Hex16(hostname)
+}
+
 func keyLabel(hostname string) string {
 	if l := Label(hostname); l != "*" {
 		return l

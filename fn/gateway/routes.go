@@ -19,14 +19,26 @@ type Route struct {
 	Name       string
 	ParentRefs []ParentRef
 	Hostnames  []string
+	// Solver is set when the route carries cert-manager's HTTP-01 solver
+	// label (LabelHTTP01Solver): in the TenantGateway's namespace and
+	// naming only the http listener, it is a challenge route, not a claim.
+	Solver bool
 }
+
+// LabelHTTP01Solver is the label cert-manager puts on the resources of an
+// HTTP-01 challenge, its challenge HTTPRoute among them.
+const LabelHTTP01Solver = "acme.cert-manager.io/http01-solver"
 
 // ID is <kind>/<namespace>/<name>, the way status names a route.
 func (r Route) ID() string { return r.Kind + "/" + r.Namespace + "/" + r.Name }
 
 // A ParentRef is one parentRef of a route; empty fields were unset.
 type ParentRef struct {
-	Group     string
+	Group string
+	// CoreGroup is set when group was given as "": the core API group,
+	// which no Gateway is in (an unset group defaults to the Gateway
+	// API's).
+	CoreGroup bool
 	Kind      string
 	Namespace string
 	Name      string
@@ -60,13 +72,30 @@ func parentRefsTo(in *Input, r *Route) []ParentRef {
 		if ns == "" {
 			ns = r.Namespace
 		}
-		if (p.Group == "" || p.Group == gwapiv1.GroupName) &&
+		if !p.CoreGroup && (p.Group == "" || p.Group == gwapiv1.GroupName) &&
 			(p.Kind == "" || p.Kind == "Gateway") &&
 			ns == in.Namespace && p.Name == in.Name {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// challenge reports whether r is one of cert-manager's HTTP-01 challenge
+// routes for this Gateway: in the TenantGateway's namespace, where the Issuer
+// is, with the solver label, and every parentRef to this Gateway naming the
+// http listener. It attaches only there, claims nothing a tenant could be
+// refused, and is no hostname-less route of the owner's.
+func challenge(in *Input, r *Route, refs []ParentRef) bool {
+	if !r.Solver || r.Kind != KindHTTPRoute || r.Namespace != in.Namespace {
+		return false
+	}
+	for _, p := range refs {
+		if p.SectionName != ListenerHTTP {
+			return false
+		}
+	}
+	return true
 }
 
 // isCozy reports whether a namespace belongs to the platform. Platform

@@ -9,31 +9,48 @@ type slot struct {
 	// prefix of the listener name; subject is what the name is derived
 	// from (the hostname, or the child apex); hostname is the listener's.
 	prefix, subject, hostname string
-	// namespace the listener is for, in the budget's round-robin.
-	namespace string
-	admit     admission
-	// name is the listener name allocated; invalid says why there is none.
-	name, invalid string
-	kept          bool
+	// namespace the listener is for; payer is whose turn it takes in the
+	// budget's round-robin when not its own (a pin is charged to a
+	// namespace that lost its name: see Budgets in docs/design.md).
+	namespace, payer string
+	admit            admission
+	// idle marks a child apex no route uses: it gets no new listener, and
+	// one it holds is the first given up (see Budgets in docs/design.md).
+	idle bool
+	// held: an idle child apex whose listener or certificate names are
+	// served now.
+	held bool
+	// losers are the namespaces a pin keeps off the wider listeners.
+	losers []string
+	// name is the listener name allocated; invalid says why there is none,
+	// waiting why its Certificate may not be ordered yet.
+	name, invalid, waiting string
+	kept                   bool
 }
 
 // allocateNames gives every slot a listener name that no other listener of
 // the Gateway has. Each slot's name is <prefix><label>-<hex8> unless another
 // slot derives the same: then the one served under that name now keeps it
 // (else the one with the byte-smaller hostname) and the others take the long
-// form <prefix><label>-<hex16>. A slot served under its long form keeps it.
-// A slot whose name is still taken, or too long, is invalid. Slots must be
-// in hostname order; taken are the fixed listener names.
-func allocateNames(slots []*slot, served map[string]string, taken map[string]bool) {
+// form <prefix><label>-<hex16>. A form that would not fit (fits: a listener
+// name, and its Certificate's, within their limits) gives way to the hash
+// form <prefix>h<hex16>. A slot served under its long or hash form keeps
+// it. A slot whose name is still taken is invalid. Slots must be in hostname
+// order; taken are the fixed listener names.
+func allocateNames(slots []*slot, served map[string]string, taken map[string]bool, fits func(string) bool) {
 	groups := map[string][]*slot{}
 	var order []string
 	for _, s := range slots {
-		long := s.prefix + LongHostKey(s.subject)
-		if served[long] == s.hostname {
+		long, hash := s.prefix+LongHostKey(s.subject), s.prefix+HashHostKey(s.subject)
+		short := s.prefix + HostKey(s.subject)
+		switch {
+		case served[long] == s.hostname && fits(long):
 			s.name = long
 			continue
+		case served[hash] == s.hostname || !fits(short):
+			s.name = hash
+			continue
 		}
-		short := s.prefix + HostKey(s.subject)
 		if _, ok := groups[short]; !ok {
 			order = append(order, short)
 		}
@@ -49,10 +66,13 @@ func allocateNames(slots []*slot, served map[string]string, taken map[string]boo
 			}
 		}
 		for i, s := range g {
-			if i == first {
+			switch long := s.prefix + LongHostKey(s.subject); {
+			case i == first:
 				s.name = short
-			} else {
-				s.name = s.prefix + LongHostKey(s.subject)
+			case fits(long):
+				s.name = long
+			default:
+				s.name = s.prefix + HashHostKey(s.subject)
 			}
 		}
 	}

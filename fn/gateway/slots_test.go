@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -56,9 +55,9 @@ func TestAllocateNames(t *testing.T) {
 			want:      []string{"a.example.org https-a-" + Hex8("a.example.org") + " invalid: its listener name https-a-" + Hex8("a.example.org") + " is taken by another listener of the Gateway even in its long form"},
 		},
 		"TooLong": {
-			reason:    "A name over the SectionName limit is refused, never truncated",
+			reason:    "A name over the SectionName limit takes the hash form, never truncated and never refused",
 			hostnames: []string{long},
-			want:      []string{fmt.Sprintf("%s https-%s-%s invalid: its listener name https-%s-%s would be 265 characters, over the limit of 253; use a shorter first label", long, Label(long), Hex8(long), Label(long), Hex8(long))},
+			want:      []string{long + " https-h" + Hex16(long)},
 		},
 	}
 	for name, tc := range cases {
@@ -71,7 +70,7 @@ func TestAllocateNames(t *testing.T) {
 			for _, n := range tc.taken {
 				taken[n] = true
 			}
-			allocateNames(slots, tc.served, taken)
+			allocateNames(slots, tc.served, taken, func(n string) bool { return len(n) <= maxListenerName })
 			var got []string
 			for _, s := range slots {
 				line := s.hostname + " " + s.name

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -44,6 +45,9 @@ type Input struct {
 	NamedNamespaces map[string]*Namespace
 	// Previous is the status the last run wrote.
 	Previous PreviousStatus
+	// Now is the time of the run: the ACME order budget counts orders
+	// within a window of it (see Certificate orders in docs/design.md).
+	Now time.Time
 
 	// Derived once per run by Compose.
 	//
@@ -113,6 +117,8 @@ type Output struct {
 	Conditions []Condition
 	// Warnings are what changed since the last run, for Warning events.
 	Warnings []string
+	// Orders are status.orders: the certificate orders of the window.
+	Orders []v1alpha1.OrderStatus
 }
 
 // An InvalidSpecError lists everything wrong with a TenantGateway's spec.

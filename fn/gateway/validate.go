@@ -30,6 +30,10 @@ func Defaulted(s v1alpha1.TenantGatewaySpec) v1alpha1.TenantGatewaySpec {
 	if s.GatewayClassName == "" {
 		s.GatewayClassName = v1alpha1.DefaultGatewayClassName
 	}
+	if s.ACMEOrdersPerBranch == nil {
+		n := int32(v1alpha1.DefaultACMEOrdersPerBranch)
+		s.ACMEOrdersPerBranch = &n
+	}
 	if s.DNS01 != nil {
 		d := *s.DNS01
 		if d.Provider == "" {
@@ -70,6 +74,9 @@ func Validate(s v1alpha1.TenantGatewaySpec) field.ErrorList {
 	}
 	if s.GatewayClassName == "" {
 		errs = append(errs, field.Required(p.Child("gatewayClassName"), "the GatewayClass of the Gateway"))
+	}
+	if n := s.ACMEOrdersPerBranch; n != nil && (*n < 0 || *n > maxOrders) {
+		errs = append(errs, field.Invalid(p.Child("acmeOrdersPerBranch"), *n, fmt.Sprintf("must be between 0 (no bound) and %d", maxOrders)))
 	}
 
 	switch s.CertMode {

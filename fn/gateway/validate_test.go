@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/utils/ptr"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
@@ -74,6 +75,11 @@ func TestValidate(t *testing.T) {
 			reason: "A name that is no built-in issuer, without spec.acme, names the built-ins: the only names supported without it",
 			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org", IssuerName: "zerossl"},
 			want:   []string{`spec.issuerName: Unsupported value: "zerossl": supported values: "letsencrypt-prod", "letsencrypt-stage"`},
+		},
+		"OrdersPerBranchOutOfRange": {
+			reason: "The ACME order budget names its range",
+			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org", ACMEOrdersPerBranch: ptr.To[int32](-1)},
+			want:   []string{`spec.acmeOrdersPerBranch: Invalid value: -1: must be between 0 (no bound) and 1000`},
 		},
 		"UnknownIssuerIgnoredInEdge": {
 			reason: "Edge mode reads no issuer settings",
@@ -293,6 +299,8 @@ func TestDefaulted(t *testing.T) {
 		IssuerName:       v1alpha1.IssuerLetsEncryptProd,
 		GatewayClassName: "cilium",
 		DNS01:            &v1alpha1.DNS01{Provider: v1alpha1.DNS01Cloudflare, RFC2136: &v1alpha1.RFC2136Provider{TSIGAlgorithm: "HMACSHA256"}},
+		// The ACME order budget, as the XRD defaults it.
+		ACMEOrdersPerBranch: ptr.To[int32](v1alpha1.DefaultACMEOrdersPerBranch),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Defaulted(...): -want, +got:\n%s", diff)

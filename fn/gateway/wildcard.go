@@ -68,19 +68,29 @@ func (c *coverage) serving(h string) (best *slot, under string) {
 // it, which it returns.
 func (c *coverage) cover(in *Input, t *tenancy, h, ns string) (v1alpha1.HostnameState, string, string) {
 	if s := c.exact[h]; s != nil && s.kept {
-		return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", s.name, h), s.name
+		return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", s.name, h) + c.mismatch(in, h), s.name
 	}
 	_, under := c.serving(h)
-	note := ""
-	if s := c.pins[h]; s != nil {
-		if st, msg := c.coverPinned(s, h, under); st != "" {
-			return st, msg, s.name
+	pin := c.pins[h]
+	if pin != nil {
+		if st, msg := c.coverPinned(in, pin, h, under); st != "" {
+			return st, msg, pin.name
 		}
-		// The pin was left out: what serves the hostname instead serves
-		// every namespace it admits.
-		note = fmt.Sprintf("; listener %s, which would admit only namespace %s for it, was left out: the Gateway would exceed %d listeners", s.name, s.namespace, MaxListeners)
 	}
 	best, domain := c.takes(h)
+	if best != nil && slices.Contains(best.admit.exclude, ns) {
+		st, _ := overLimit()
+		return st, fmt.Sprintf("namespace %s is kept off listener %s (*.%s): a route of it claims a name under that listener that it lost, or a wildcard reaching into a child tenant's zone (see status.hostnames), and no listener of that name alone keeps the route out (at most %d listeners); fix or delete that route to be served again", ns, best.name, domain, MaxListeners), ""
+	}
+	note := ""
+	if pin != nil && best != nil {
+		// The pin was left out: the wider listener serves the hostname,
+		// and the namespaces that lost it are kept off that listener.
+		note = fmt.Sprintf("; its own listener was left out (the Gateway would exceed %d listeners), so listener %s serves it", MaxListeners, best.name)
+		if len(pin.losers) > 0 {
+			note += " and keeps off the namespaces that lost it"
+		}
+	}
 	if best == nil || !best.admit.admits(t, ns) {
 		// The listener that would serve it leaves the namespace out: a
 		// child apex left out, more specific than that wildcard.
@@ -99,16 +109,41 @@ func (c *coverage) cover(in *Input, t *tenancy, h, ns string) (v1alpha1.Hostname
 
 // coverPinned judges a hostname that has a pin of its own; "" when the pin
 // was left out by the budget.
-func (c *coverage) coverPinned(s *slot, h, under string) (v1alpha1.HostnameState, string) {
+func (c *coverage) coverPinned(in *Input, s *slot, h, under string) (v1alpha1.HostnameState, string) {
 	switch {
 	case s.invalid != "":
 		return v1alpha1.HostnameInvalid, s.invalid
 	case s.kept && c.dropped[under] == v1alpha1.ChildApexOverCertificateLimit:
 		return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s), but it is under child apex %s, left out of the wildcard certificate (the ACME CA issues at most %d names per certificate), so clients will see a name mismatch", s.name, h, under, maxCertificateDNSNames)
 	case s.kept:
-		return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", s.name, h)
+		return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (%s)", s.name, h) + c.mismatch(in, h)
 	}
 	return "", ""
+}
+
+// mismatch is the note for a hostname with a listener of its own in a TLS
+// mode when the wildcard certificate every HTTPS listener serves does not
+// cover it: the certificate names the apex and each listening child apex,
+// with their wildcards, and a wildcard covers one label only.
+func (c *coverage) mismatch(in *Input, h string) string {
+	if in.Spec.CertMode == v1alpha1.CertModeEdge {
+		return ""
+	}
+	d := parent(h)
+	if isWildcard(h) {
+		d = base(h)
+	}
+	if h == in.Spec.Apex || c.certDomain(h) || c.certDomain(d) {
+		return ""
+	}
+	return fmt.Sprintf("; the wildcard certificate covers only %s, the child apexes and names one label below them, so clients will see a name mismatch", in.Spec.Apex)
+}
+
+// certDomain reports whether d is the apex or a listening child apex: a
+// domain whose wildcard the certificate carries.
+func (c *coverage) certDomain(d string) bool {
+	s := c.wildcard[d]
+	return s != nil && s.kept && (s.admit.kind == admitApex || s.prefix == prefixChild || s.prefix == prefixEdgeChild)
 }
 
 // unenforced re-judges the losers of a hostname whose pin the budget left
@@ -116,7 +151,8 @@ func (c *coverage) coverPinned(s *slot, h, under string) (v1alpha1.HostnameState
 // the conflict is not enforced, and status must not say they are refused.
 func (c *coverage) unenforced(in *Input, t *tenancy, claims []*claim) {
 	for _, cl := range claims {
-		if cl.state != v1alpha1.HostnameConflict {
+		if cl.state != v1alpha1.HostnameConflict || cl.passthrough != "" {
+			// A TLSRoute is served only by its passthrough listener.
 			continue
 		}
 		if s := c.pins[cl.hostname]; s != nil && (s.kept || s.invalid != "") {
@@ -154,8 +190,19 @@ func boolRank(b bool) int {
 func (c *coverage) childSlots(in *Input, children []*child) []*slot {
 	listening := listeningChildren(children)
 	out := make([]*slot, 0, len(listening))
+	servedHosts := make(map[string]bool, len(in.served))
+	for _, h := range in.served {
+		servedHosts[h] = true
+	}
 	for _, ch := range listening {
-		ch.slot = &slot{prefix: childPrefix(in.Spec.CertMode), subject: ch.apex, hostname: "*." + ch.apex, namespace: ch.namespace, admit: admission{kind: admitChild, value: ch.apex}}
+		ch.held = ch.held || servedHosts["*."+ch.apex]
+		if ch.idle && !ch.held {
+			// No listener to give up: the zone takes none (and no
+			// pin is planned against one it will not have).
+			ch.state, ch.message = v1alpha1.ChildApexIdle, idleMessage
+			continue
+		}
+		ch.slot = &slot{prefix: childPrefix(in.Spec.CertMode), subject: ch.apex, hostname: "*." + ch.apex, namespace: ch.namespace, admit: admission{kind: admitChild, value: ch.apex}, idle: ch.idle, held: ch.held}
 		out = append(out, ch.slot)
 		c.index(ch.slot)
 	}
@@ -186,7 +233,11 @@ func (c *coverage) pinSlots(in *Input, t *tenancy, owners []owner) []*slot {
 		if !c.needsPin(t, o) {
 			continue
 		}
-		s := &slot{prefix: pinPrefix(in.Spec.CertMode), subject: o.hostname, hostname: o.hostname, namespace: o.namespace, admit: pinTo(o.namespace)}
+		s := &slot{prefix: pinPrefix(in.Spec.CertMode), subject: o.hostname, hostname: o.hostname, namespace: o.namespace, admit: pinTo(o.namespace), losers: o.losers}
+		if len(o.losers) > 0 {
+			// The pin exists for the losers: it takes their turn.
+			s.payer = o.losers[0]
+		}
 		pins = append(pins, s)
 		c.pins[o.hostname] = s
 		if isWildcard(o.hostname) {
@@ -234,6 +285,37 @@ func (c *coverage) anyAdmits(t *tenancy, h string, namespaces []string) bool {
 		return found
 	})
 	return found
+}
+
+// isolate keeps the losers of every name off the wider listeners that admit
+// them when no kept listener has exactly that name: a route attaches to every
+// listener whose hostname intersects its own, and implementations strip a
+// name from the wider listeners only where another listener has exactly it.
+// Without this, a pin the budget (or a 64-bit name collision) left out would
+// let the loser answer the name, and on a shared route table list it twice
+// (see Budgets in docs/design.md).
+func (c *coverage) isolate(t *tenancy, owners []owner) {
+	for _, o := range owners {
+		if len(o.losers) == 0 {
+			continue
+		}
+		if s := c.exact[o.hostname]; s != nil && s.kept {
+			continue
+		}
+		if s := c.pins[o.hostname]; s != nil && s.kept {
+			continue
+		}
+		eachDomain(parent(base(o.hostname)), func(d string) bool {
+			if s := c.wildcard[d]; s != nil && s.kept {
+				for _, ns := range o.losers {
+					if s.admit.admits(t, ns) {
+						s.admit = s.admit.excluding(ns)
+					}
+				}
+			}
+			return false
+		})
+	}
 }
 
 // takes is the kept wildcard listener that takes a request for h when no

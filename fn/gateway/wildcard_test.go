@@ -24,12 +24,12 @@ func TestWildcardModes(t *testing.T) {
 			"www.example.org HTTPRoute/tenant-root/www " + covered,
 		}
 	}
-	children := []string{"alice.example.org tenant-alice Listening", "bob.example.org tenant-bob Listening", "customer1.example tenant-acme OutsideApex"}
+	children := []string{"alice.example.org tenant-alice Listening", "bob.example.org tenant-bob Idle", "customer1.example tenant-acme OutsideApex"}
 	lbl := "label=tenant-root"
 	// The apex listeners admit, by name, the namespaces delegated the apex;
 	// each child's listener admits only its own.
 	apexSel := lbl + " names=tenant-root"
-	aliceSel, bobSel := lbl+" host=alice.example.org", lbl+" host=bob.example.org"
+	aliceSel := lbl + " host=alice.example.org"
 	kHTTP := "kinds=HTTPRoute"
 	cases := map[string]struct {
 		spec v1alpha1.TenantGatewaySpec
@@ -43,9 +43,8 @@ func TestWildcardModes(t *testing.T) {
 					"https 443/HTTPS *.example.org " + apexSel + " " + k443 + " cert=cozystack-gateway-tls",
 					"https-apex 443/HTTPS example.org " + apexSel + " " + k443 + " cert=cozystack-gateway-tls",
 					"https-child-alice-cf290f3a 443/HTTPS *.alice.example.org " + aliceSel + " " + k443 + " cert=cozystack-gateway-tls",
-					"https-child-bob-116343d5 443/HTTPS *.bob.example.org " + bobSel + " " + k443 + " cert=cozystack-gateway-tls",
 				},
-				Certificates: []string{"cozystack-gateway-tls secret=cozystack-gateway-tls example.org,*.example.org,alice.example.org,*.alice.example.org,bob.example.org,*.bob.example.org"},
+				Certificates: []string{"cozystack-gateway-tls secret=cozystack-gateway-tls example.org,*.example.org,alice.example.org,*.alice.example.org"},
 				Hostnames:    hostnames("Covered"),
 				Children:     children,
 				Keys:         []string{"gateway", "issuer", "certificate-wildcard", "redirect"},
@@ -59,7 +58,6 @@ func TestWildcardModes(t *testing.T) {
 					"https 443/HTTPS *.example.org " + apexSel + " " + k443 + " cert=wild",
 					"https-apex 443/HTTPS example.org " + apexSel + " " + k443 + " cert=wild",
 					"https-child-alice-cf290f3a 443/HTTPS *.alice.example.org " + aliceSel + " " + k443 + " cert=wild",
-					"https-child-bob-116343d5 443/HTTPS *.bob.example.org " + bobSel + " " + k443 + " cert=wild",
 				},
 				Hostnames: hostnames("Covered"),
 				Children:  children,
@@ -73,7 +71,6 @@ func TestWildcardModes(t *testing.T) {
 					"edge 80/HTTP *.example.org " + apexSel + " " + kHTTP,
 					"edge-apex 80/HTTP example.org " + apexSel + " " + kHTTP,
 					"edge-child-alice-cf290f3a 80/HTTP *.alice.example.org " + aliceSel + " " + kHTTP,
-					"edge-child-bob-116343d5 80/HTTP *.bob.example.org " + bobSel + " " + kHTTP,
 				},
 				Hostnames: hostnames("Covered"),
 				Children:  children,

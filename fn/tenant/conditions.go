@@ -23,9 +23,11 @@ const (
 	// not: the message names the field or setting at fault and the allowed
 	// values. A refused tenant composes nothing new and keeps what it had.
 	ConditionAccepted ConditionType = "Accepted"
-	// ConditionTenantGatewayReady mirrors the Ready condition of the
+	// ConditionTenantGatewayReady mirrors the GatewayReady condition of the
 	// tenant's own TenantGateway, as provider-kubernetes observed it, with
-	// its reason and message.
+	// its reason (the cause: GatewayClassNotFound, ListenersNotReady, …)
+	// and message; Crossplane's Ready where GatewayReady has nothing to say
+	// (see Tenants in docs/design.md).
 	ConditionTenantGatewayReady ConditionType = "TenantGatewayReady"
 )
 
@@ -67,23 +69,51 @@ func Acceptance(name, parent string, err error) (Condition, bool) {
 }
 
 // gatewayReady is TenantGatewayReady for a tenant that owns a TenantGateway
-// (out.Ready has an entry for each resource it composes):
-// the first Ready condition among in.GatewayConditions, its reason and
+// (out.Ready has an entry for each resource it composes), from the
+// conditions of that TenantGateway (in.GatewayConditions), reason and
 // message bounded like every message the function writes (see Bounds in
-// docs/design.md: the claim sits in the parent's namespace), or False
-// Creating while the TenantGateway reports none. A tenant without a
-// TenantGateway has no such condition.
+// docs/design.md: the claim sits in the parent's namespace):
+//
+//   - GatewayReady, which names the cause (GatewayClassNotFound,
+//     ListenersNotReady, …), whenever it is False, or True while Crossplane's
+//     Ready agrees (or is missing);
+//   - Crossplane's Ready before the function has written GatewayReady, and
+//     when GatewayReady is True but Ready is not (an Issuer or a namespace
+//     patch not ready yet): a claim never says ready before its
+//     TenantGateway does;
+//   - else False Creating.
+//
+// A tenant without a TenantGateway has no such condition.
 func gatewayReady(in Input, out *Output) (Condition, bool) {
 	if _, owns := out.Ready[KeyTenantGateway]; !owns {
 		return Condition{}, false
 	}
-	for _, c := range in.GatewayConditions {
-		if c.Type != xpv2.TypeReady {
-			continue
-		}
-		return Condition{Type: ConditionTenantGatewayReady, Status: c.Status == corev1.ConditionTrue,
-			Reason: ConditionReason(gateway.Truncate(string(c.Reason))), Message: gateway.Truncate(c.Message)}, true
+	cause, hasCause := find(in.GatewayConditions, xpv2.ConditionType(gateway.ConditionGatewayReady))
+	ready, hasReady := find(in.GatewayConditions, xpv2.TypeReady)
+	switch {
+	case hasCause && (cause.Status != corev1.ConditionTrue || !hasReady || ready.Status == corev1.ConditionTrue):
+		return mirror(cause), true
+	case hasReady:
+		return mirror(ready), true
+	default:
+		return Condition{Type: ConditionTenantGatewayReady, Reason: ReasonCreating,
+			Message: fmt.Sprintf("TenantGateway %s/%s has not reported readiness yet", out.Status.Namespace, TenantGateway)}, true
 	}
-	return Condition{Type: ConditionTenantGatewayReady, Reason: ReasonCreating,
-		Message: fmt.Sprintf("TenantGateway %s/%s has not reported readiness yet", out.Status.Namespace, TenantGateway)}, true
+}
+
+// find is the first condition of type t among cs.
+func find(cs []xpv2.Condition, t xpv2.ConditionType) (xpv2.Condition, bool) {
+	for _, c := range cs {
+		if c.Type == t {
+			return c, true
+		}
+	}
+	return xpv2.Condition{}, false
+}
+
+// mirror is TenantGatewayReady carrying c's status, and its reason and
+// message bounded.
+func mirror(c xpv2.Condition) Condition {
+	return Condition{Type: ConditionTenantGatewayReady, Status: c.Status == corev1.ConditionTrue,
+		Reason: ConditionReason(gateway.Truncate(string(c.Reason))), Message: gateway.Truncate(c.Message)}
 }

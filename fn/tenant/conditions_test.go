@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
@@ -14,13 +15,23 @@ import (
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
-// TestTenantGatewayReady: the claim shows the Ready condition of the
-// tenant's own TenantGateway, as provider-kubernetes observed it.
+// TestTenantGatewayReady: the claim shows the cause its TenantGateway's
+// GatewayReady gives, as provider-kubernetes observed it; Crossplane's Ready
+// only where GatewayReady has nothing to say.
 func TestTenantGatewayReady(t *testing.T) {
 	rootLabels := map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "example.org"}
 	bob := func(gw *bool, observed ...xpv2.Condition) Input {
 		return Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: gw}, ParentLabels: rootLabels, Platform: platform(), GatewayConditions: observed}
 	}
+	gatewayReady := func(status corev1.ConditionStatus, reason gateway.ConditionReason, message string) xpv2.Condition {
+		return xpv2.Condition{Type: xpv2.ConditionType(gateway.ConditionGatewayReady), Status: status, Reason: xpv2.ConditionReason(reason), Message: message}
+	}
+	const (
+		notFound = "GatewayClass cillium does not exist, so no controller will accept Gateway tenant-bob/cozystack; set spec.gatewayClassName to a class of the cluster (kubectl get gatewayclass)"
+		notReady = "Gateway tenant-bob/cozystack has 1 of 2 listeners not ready: https-shop-1a2b3c4d (CertificateNotReady: DoesNotExist: Issuing certificate as Secret does not exist) (see status.listeners)"
+	)
+	available := xpv2.Condition{Type: xpv2.TypeReady, Status: corev1.ConditionTrue, Reason: xpv2.ReasonAvailable}
+	creating := xpv2.Condition{Type: xpv2.TypeReady, Status: corev1.ConditionFalse, Reason: xpv2.ReasonCreating, Message: "Unready resources: gateway, issuer"}
 	cases := map[string]struct {
 		reason string
 		in     Input
@@ -28,40 +39,76 @@ func TestTenantGatewayReady(t *testing.T) {
 	}{
 		"NoGateway": {
 			reason: "a tenant that owns no TenantGateway has no such condition, whatever an old Object reports",
-			in:     bob(nil, xpv2.Condition{Type: xpv2.TypeReady, Status: "True"}),
+			in:     bob(nil, available, gatewayReady(corev1.ConditionFalse, gateway.ReasonGatewayClassNotFound, notFound)),
 		},
 		"NotReportedYet": {
-			reason: "until the TenantGateway reports Ready, False Creating",
+			reason: "until the TenantGateway reports GatewayReady or Ready, False Creating",
 			in:     bob(yes),
 			want: []Condition{{Type: ConditionTenantGatewayReady, Reason: ReasonCreating,
 				Message: "TenantGateway tenant-bob/cozystack has not reported readiness yet"}},
 		},
 		"OnlySynced": {
-			reason: "a TenantGateway with conditions but no Ready one has not reported readiness",
-			in:     bob(yes, xpv2.Condition{Type: xpv2.TypeSynced, Status: "True", Reason: "ReconcileSuccess"}),
+			reason: "a TenantGateway with conditions but neither GatewayReady nor Ready has not reported readiness",
+			in:     bob(yes, xpv2.Condition{Type: xpv2.TypeSynced, Status: corev1.ConditionTrue, Reason: xpv2.ReasonReconcileSuccess}),
 			want: []Condition{{Type: ConditionTenantGatewayReady, Reason: ReasonCreating,
 				Message: "TenantGateway tenant-bob/cozystack has not reported readiness yet"}},
 		},
-		"Ready": {
-			reason: "Ready True is mirrored with its reason",
-			in:     bob(yes, xpv2.Condition{Type: xpv2.TypeSynced, Status: "False"}, xpv2.Condition{Type: xpv2.TypeReady, Status: "True", Reason: "Available"}),
-			want:   []Condition{{Type: ConditionTenantGatewayReady, Status: true, Reason: "Available"}},
+		"ClassNotFound": {
+			reason: "GatewayReady False is mirrored with its cause and message, not Crossplane's Creating",
+			in:     bob(yes, creating, gatewayReady(corev1.ConditionFalse, gateway.ReasonGatewayClassNotFound, notFound)),
+			want:   []Condition{{Type: ConditionTenantGatewayReady, Reason: ConditionReason(gateway.ReasonGatewayClassNotFound), Message: notFound}},
 		},
-		"NotReady": {
-			reason: "Ready False is mirrored with its reason and message",
-			in:     bob(yes, xpv2.Condition{Type: xpv2.TypeReady, Status: "False", Reason: "Creating", Message: "Gateway tenant-bob/cozystack is not programmed"}),
-			want:   []Condition{{Type: ConditionTenantGatewayReady, Reason: "Creating", Message: "Gateway tenant-bob/cozystack is not programmed"}},
+		"ListenersNotReady": {
+			reason: "the cause wins whatever order the conditions come in",
+			in:     bob(yes, gatewayReady(corev1.ConditionFalse, gateway.ReasonListenersNotReady, notReady), creating),
+			want:   []Condition{{Type: ConditionTenantGatewayReady, Reason: ConditionReason(gateway.ReasonListenersNotReady), Message: notReady}},
+		},
+		"CauseWhileReadyTrue": {
+			reason: "GatewayReady False while Crossplane's Ready is still True (the function judged a listener before Crossplane caught up): the cause, False",
+			in:     bob(yes, available, gatewayReady(corev1.ConditionFalse, gateway.ReasonListenersNotReady, notReady)),
+			want:   []Condition{{Type: ConditionTenantGatewayReady, Reason: ConditionReason(gateway.ReasonListenersNotReady), Message: notReady}},
+		},
+		"Reconciled": {
+			reason: "GatewayReady True with Ready True: True Reconciled with the function's message",
+			in:     bob(yes, xpv2.Condition{Type: xpv2.TypeSynced, Status: corev1.ConditionFalse}, available, gatewayReady(corev1.ConditionTrue, gateway.ReasonReconciled, "Gateway tenant-bob/cozystack is programmed and every listener is ready")),
+			want: []Condition{{Type: ConditionTenantGatewayReady, Status: true, Reason: ConditionReason(gateway.ReasonReconciled),
+				Message: "Gateway tenant-bob/cozystack is programmed and every listener is ready"}},
+		},
+		"ReconciledReadyMissing": {
+			reason: "GatewayReady True and no Ready at all: GatewayReady",
+			in:     bob(yes, gatewayReady(corev1.ConditionTrue, gateway.ReasonReconciled, "")),
+			want:   []Condition{{Type: ConditionTenantGatewayReady, Status: true, Reason: ConditionReason(gateway.ReasonReconciled)}},
+		},
+		"ReconciledButNotReady": {
+			reason: "GatewayReady True while Crossplane's Ready is False (an Issuer not ready yet): Ready's reason and message, so the claim never says ready before its TenantGateway",
+			in:     bob(yes, gatewayReady(corev1.ConditionTrue, gateway.ReasonReconciled, "Gateway tenant-bob/cozystack is programmed and every listener is ready"), creating),
+			want:   []Condition{{Type: ConditionTenantGatewayReady, Reason: "Creating", Message: "Unready resources: gateway, issuer"}},
+		},
+		"ReadyBeforeGatewayReady": {
+			reason: "before the function has written GatewayReady, Crossplane's Ready is mirrored with its reason and message",
+			in:     bob(yes, creating),
+			want:   []Condition{{Type: ConditionTenantGatewayReady, Reason: "Creating", Message: "Unready resources: gateway, issuer"}},
+		},
+		"ReadyTrueBeforeGatewayReady": {
+			reason: "a TenantGateway that is Ready with no GatewayReady (written by something else): Ready True is mirrored",
+			in:     bob(yes, available),
+			want:   []Condition{{Type: ConditionTenantGatewayReady, Status: true, Reason: "Available"}},
 		},
 		"Unknown": {
 			reason: "any status but True is not ready",
-			in:     bob(yes, xpv2.Condition{Type: xpv2.TypeReady, Status: "Unknown", Reason: "Unknown"}),
+			in:     bob(yes, gatewayReady(corev1.ConditionUnknown, "Unknown", "")),
 			want:   []Condition{{Type: ConditionTenantGatewayReady, Reason: "Unknown"}},
 		},
 		"Bounded": {
 			reason: "the claim sits in the parent's namespace: reason and message are cut at 1,024 bytes, whatever wrote that status",
-			in:     bob(yes, xpv2.Condition{Type: xpv2.TypeReady, Status: "False", Reason: xpv2.ConditionReason(strings.Repeat("r", 2000)), Message: strings.Repeat("x", 100000)}),
+			in:     bob(yes, gatewayReady(corev1.ConditionFalse, gateway.ConditionReason(strings.Repeat("r", 2000)), strings.Repeat("x", 100000))),
 			want: []Condition{{Type: ConditionTenantGatewayReady, Reason: ConditionReason(strings.Repeat("r", 1021) + "…"),
 				Message: strings.Repeat("x", 1021) + "…"}},
+		},
+		"ReadyBounded": {
+			reason: "Crossplane's Ready, mirrored, is bounded the same way",
+			in:     bob(yes, xpv2.Condition{Type: xpv2.TypeReady, Status: corev1.ConditionFalse, Reason: "Creating", Message: strings.Repeat("x", 100000)}),
+			want:   []Condition{{Type: ConditionTenantGatewayReady, Reason: "Creating", Message: strings.Repeat("x", 1021) + "…"}},
 		},
 	}
 	for name, tc := range cases {

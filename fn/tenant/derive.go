@@ -62,6 +62,12 @@ type Input struct {
 	// GatewayConditions are the conditions of the tenant's TenantGateway
 	// as provider-kubernetes observed it (nil: none reported yet).
 	GatewayConditions []xpv2.Condition
+	// GatewayClasses are the names of the cluster's GatewayClasses, read
+	// only when ChecksClasses says so.
+	GatewayClasses []string
+	// Conditions are the Tenant's own conditions as last written: what it
+	// already shows, so that a warning is raised only on change.
+	Conditions []xpv2.Condition
 }
 
 // Output is what one Tenant composes and reports.
@@ -73,7 +79,7 @@ type Output struct {
 	Ready map[string]bool
 	// Conditions are the Tenant's conditions besides Accepted (see
 	// Acceptance): TenantGatewayReady for a tenant that owns a
-	// TenantGateway.
+	// TenantGateway, GatewayClassesFound for the publishing tenant.
 	Conditions []Condition
 	// Warnings are for the tenant and the operator, each bounded.
 	Warnings []string

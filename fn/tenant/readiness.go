@@ -11,6 +11,12 @@ func report(in Input, out *Output) {
 	if c, ok := gatewayReady(in, out); ok {
 		out.Conditions = append(out.Conditions, c)
 	}
+	if c, warning, ok := classesFound(in); ok {
+		out.Conditions = append(out.Conditions, c)
+		if warning != "" {
+			out.Warnings = append(out.Warnings, warning)
+		}
+	}
 }
 
 // readiness maps each resource the tenant composes to whether it is ready,

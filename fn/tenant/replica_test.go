@@ -135,7 +135,8 @@ func TestReplica(t *testing.T) {
 		},
 		"Publishing": {
 			reason: "the publishing tenant's namespace holds the operator's Secret itself: no replica",
-			in:     Input{Name: "root", Parent: "tenant-root", Spec: acme, Platform: wildcard(nil), WildcardSecret: marked},
+			in: Input{Name: "root", Parent: "tenant-root", Spec: acme, Platform: wildcard(nil), WildcardSecret: marked,
+				GatewayClasses: []string{"cilium", "edge-tunnel", "envoy"}},
 		},
 		"EdgeClass": {
 			reason: "a tenant on an edge class terminates no TLS: the replica leaves desired state (Crossplane deletes the Objects; the holder, observed as the replica, deletes the Secret)",

@@ -4,10 +4,12 @@ package e2e
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -77,6 +79,25 @@ func as(t *testing.T, user string, groups ...string) client.Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestAdminOutsideSystemMasters: the administrator the install, the tests
+// and a person at this control plane act as is kubeadm's (up.sh): in the
+// group kubeadm:cluster-admins, bound to cluster-admin, and not in
+// system:masters. So every step an administrator takes here, in the
+// install and in the tests, passes the admission policies because the
+// trusted-callers setting names that group (examples/cluster/
+// trusted-callers.yaml), as on a cluster kubeadm made.
+func TestAdminOutsideSystemMasters(t *testing.T) {
+	t.Parallel()
+	r := &authenticationv1.SelfSubjectReview{}
+	if err := k8s.Create(t.Context(), r); err != nil {
+		t.Fatalf("cannot review the admin's own identity: %v", err)
+	}
+	groups := r.Status.UserInfo.Groups
+	if !slices.Contains(groups, "kubeadm:cluster-admins") || slices.Contains(groups, "system:masters") {
+		t.Errorf("the admin %q is in groups %v, want kubeadm:cluster-admins and not system:masters", r.Status.UserInfo.Username, groups)
+	}
 }
 
 // TestAdmissionLayers: each admission policy of examples/cluster/

@@ -73,8 +73,8 @@ spec:
 			t.Errorf("namespace %s was deleted with the TenantGateway; the patch Objects must never delete namespaces", ns)
 		}
 		// Crossplane runs no function when an XR is deleted, and the patch
-		// Objects may not delete, so the marks stay (README, "Deleting a
-		// TenantGateway"). The attached-by annotation tells the next
+		// Objects may not delete, so the marks stay (docs/operations.md,
+		// Uninstall, "What stays behind"). The attached-by annotation tells the next
 		// TenantGateway in tenant-gc that they are its own to release.
 		l, a, _ := marks(t, ns)
 		t.Logf("namespace %s after deletion: label %q, annotation %q", ns, l, a)

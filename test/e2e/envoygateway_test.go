@@ -35,6 +35,9 @@ metadata:
 spec:
   apex: %s
   gatewayClassName: envoy
+  # The tests that use it add and remove hostnames by the dozen: no ACME
+  # order budget (see Certificate orders in docs/design.md).
+  acmeOrdersPerBranch: 0
 `, ns, apex)
 }
 

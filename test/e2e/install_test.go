@@ -12,7 +12,7 @@ import (
 )
 
 // What `crossplane xpkg install configuration` alone leaves behind (up.sh
-// runs it after the manifests of examples/cluster/, as the README does).
+// runs it after the manifests of examples/cluster/, as docs/install.md does).
 var (
 	gvkConfiguration = schema.GroupVersionKind{Group: "pkg.crossplane.io", Version: "v1", Kind: "Configuration"}
 	gvkFunction      = schema.GroupVersionKind{Group: "pkg.crossplane.io", Version: "v1", Kind: "Function"}
@@ -38,7 +38,7 @@ func TestOneCommandInstall(t *testing.T) {
 	}{
 		{gvkConfiguration, "cozystack-configuration-tenant-gateway"},
 		{gvkFunction, "cozystack-function-tenant-gateway"},
-		{gvkProvider, "crossplane-contrib-provider-kubernetes"},
+		{gvkProvider, "cozystack-tenant-gateway-provider-kubernetes"},
 	} {
 		u, _ := get(t, p.gvk, "", p.name)
 		s, _, _ := condition(u, "Healthy")
@@ -47,7 +47,7 @@ func TestOneCommandInstall(t *testing.T) {
 	want := []pkg{
 		{"Configuration", "cozystack-configuration-tenant-gateway", "True"},
 		{"Function", "cozystack-function-tenant-gateway", "True"},
-		{"Provider", "crossplane-contrib-provider-kubernetes", "True"},
+		{"Provider", "cozystack-tenant-gateway-provider-kubernetes", "True"},
 	}
 	if d := cmp.Diff(want, got, cmp.AllowUnexported(pkg{})); d != "" {
 		t.Errorf("installed packages (-want +got):\n%s", d)
@@ -71,7 +71,7 @@ func TestOneCommandInstall(t *testing.T) {
 		t.Errorf("activation policy (-want +got):\n%s", d)
 	}
 
-	revs := list(t, gvkProviderRev, "", client.MatchingLabels{"pkg.crossplane.io/package": "crossplane-contrib-provider-kubernetes"})
+	revs := list(t, gvkProviderRev, "", client.MatchingLabels{"pkg.crossplane.io/package": "cozystack-tenant-gateway-provider-kubernetes"})
 	if len(revs) != 1 {
 		t.Fatalf("want one provider-kubernetes revision, got %d", len(revs))
 	}
@@ -82,7 +82,7 @@ func TestOneCommandInstall(t *testing.T) {
 			runtimeRefs = append(runtimeRefs, fmt.Sprint(m["name"]))
 		}
 	}
-	if d := cmp.Diff([]string{"provider-kubernetes-runtime-mirror"}, runtimeRefs); d != "" {
+	if d := cmp.Diff([]string{"tenant-gateway-provider-kubernetes-runtime-mirror"}, runtimeRefs); d != "" {
 		t.Errorf("ImageConfigs that configured the provider's runtime (-want +got):\n%s", d)
 	}
 
@@ -94,8 +94,8 @@ func TestOneCommandInstall(t *testing.T) {
 			}
 		}
 	}
-	if sa != "provider-kubernetes" {
-		t.Errorf("the provider's Deployment runs as service account %q, want provider-kubernetes (examples/cluster/provider-kubernetes-runtime.yaml)", sa)
+	if sa != "tenant-gateway-provider-kubernetes" {
+		t.Errorf("the provider's Deployment runs as service account %q, want tenant-gateway-provider-kubernetes (examples/cluster/provider-kubernetes-runtime.yaml)", sa)
 	}
 	crb, _ := get(t, gvkCRB, "", "function-tenant-gateway:provider-kubernetes")
 	wantSubjects := []any{map[string]any{"kind": "ServiceAccount", "name": sa, "namespace": "crossplane-system"}}

@@ -19,7 +19,7 @@ import (
 // and Envoy Gateway. Twelve routes are created 1.5 s apart, so they fall at
 // different points of the TTL. The test asserts counts only (every route
 // Accepted, each the only route attached to the listener of its hostname)
-// and logs the latencies; the README records them.
+// and logs the latencies; docs/development.md records them.
 func TestRouteAcceptedLatency(t *testing.T) {
 	t.Parallel()
 	const routes = 12

@@ -165,7 +165,7 @@ func TestWildcardReplicaRBAC(t *testing.T) {
 		}
 	}
 	subjects, _, _ := unstructured.NestedSlice(shipped.Object, "subjects")
-	if want := []any{map[string]any{"kind": "ServiceAccount", "name": "provider-kubernetes", "namespace": "crossplane-system"}}; fmt.Sprint(subjects) != fmt.Sprint(want) {
+	if want := []any{map[string]any{"kind": "ServiceAccount", "name": "tenant-gateway-provider-kubernetes", "namespace": "crossplane-system"}}; fmt.Sprint(subjects) != fmt.Sprint(want) {
 		t.Errorf("the shipped wildcard-replica binding names %v, want exactly the provider's account %v", subjects, want)
 	}
 	apply(t, `

@@ -3,9 +3,11 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -66,11 +68,24 @@ spec:
 		q, _ := get(t, gvkResourceQuota, "tenant-alice", "tenant-quota")
 		return str(q, "spec", "hard", "count/certificates.cert-manager.io") == "10", show(q)
 	})
-	eventually(t, oneTTL+settle, "the Tenant claim alice mirrors its TenantGateway's Ready condition as TenantGatewayReady", func() (bool, string) {
+	// No controller serves the class cilium here, so alice's Gateway is
+	// never accepted: her claim shows that cause, as GatewayReady gives it,
+	// where Crossplane's Ready would say only Creating.
+	eventually(t, oneTTL+settle, "the Tenant claim alice shows its TenantGateway's GatewayReady (False GatewayNotAccepted, same message) as TenantGatewayReady, and kubectl get tenant prints TENANTGATEWAY GatewayNotAccepted as kubectl get tgw prints GATEWAY", func() (bool, string) {
 		c, _ := get(t, gvkTenant, "tenant-root", "alice")
-		s, r, _ := condition(c, "TenantGatewayReady")
-		gs, gr, _ := condition(tgw(t, "tenant-alice", "cozystack"), "Ready")
-		return s != "" && s == gs && r == gr, fmt.Sprintf("claim %s %s; TenantGateway %s %s", s, r, gs, gr)
+		s, r, m := condition(c, "TenantGatewayReady")
+		gs, gr, gm := condition(tgw(t, "tenant-alice", "cozystack"), "GatewayReady")
+		claimCols, err := printed(t, "/apis/apps.cozystack.io/v1alpha1/namespaces/tenant-root/tenants/alice")
+		if err != nil {
+			return false, err.Error()
+		}
+		tgwCols, err := printed(t, "/apis/gateway.cozystack.io/v1alpha1/namespaces/tenant-alice/tenantgateways/cozystack")
+		if err != nil {
+			return false, err.Error()
+		}
+		return s == "False" && r == "GatewayNotAccepted" && s == gs && r == gr && m == gm &&
+				claimCols["TENANTGATEWAY"] == r && tgwCols["GATEWAY"] == r,
+			fmt.Sprintf("claim %s %s %q; TenantGateway GatewayReady %s %s %q; kubectl get tenant %v; kubectl get tgw %v", s, r, m, gs, gr, gm, claimCols, tgwCols)
 	})
 
 	apply(t, `
@@ -162,5 +177,100 @@ spec: {gateway: true, gatewayClass: envoy}
 			saw = append(saw, e.InvolvedObject.Kind+"/"+e.InvolvedObject.Name+" "+e.Type+": "+e.Message)
 		}
 		return false, strings.Join(saw, "\n")
+	})
+}
+
+// classesPlatform is examples/cluster/platform.yaml publishing from the
+// namespace classes-root (so that this test shares no namespace with the
+// others) with the edge-terminated classes edge.
+func classesPlatform(t *testing.T, edge string) string {
+	t.Helper()
+	p := readFile("examples", "cluster", "platform.yaml")
+	for old, new := range map[string]string{
+		"ingressName: tenant-root":  "ingressName: classes-root",
+		"host: example.org":         "host: classes.example",
+		"edgeTerminatedClasses: []": "edgeTerminatedClasses: [" + edge + "]",
+	} {
+		if !strings.Contains(p, old) {
+			t.Fatalf("examples/cluster/platform.yaml has no %q", old)
+		}
+		p = strings.ReplaceAll(p, old, new)
+	}
+	return p
+}
+
+// TestTenantGatewayClassesFound: a misspelled edge-terminated class (the
+// cluster has cilium and envoy, the settings say edge-tunel) is named on the
+// publishing tenant's claim, GatewayClassesFound=False GatewayClassNotFound,
+// with one Warning event that later runs do not repeat; fixed, the
+// condition turns True. The function lists the GatewayClasses of a real API
+// server through Crossplane. Not parallel: it changes the platform settings
+// every Tenant is derived from, and puts them back at the end, once its
+// claim is gone (else the claim, no longer the publishing tenant's, would be
+// derived as a tenant of its own).
+func TestTenantGatewayClassesFound(t *testing.T) {
+	t.Cleanup(func() {
+		ctx := context.Background()
+		deadline := time.Now().Add(2 * time.Minute)
+		for time.Now().Before(deadline) {
+			l := &unstructured.UnstructuredList{}
+			l.SetGroupVersionKind(gvkXTenant)
+			if err := k8s.List(ctx, l, client.MatchingLabels{"crossplane.io/claim-namespace": "classes-root"}); err == nil && len(l.Items) == 0 {
+				break
+			}
+			time.Sleep(time.Second)
+		}
+		_ = applyDocs(ctx, k8s, readFile("examples", "cluster", "platform.yaml"))
+	})
+	if err := applyDocs(t.Context(), k8s, classesPlatform(t, "edge-tunel")); err != nil {
+		t.Fatal(err)
+	}
+	namespace(t, "classes-root", map[string]string{"namespace.cozystack.io/host": "classes.example"})
+	apply(t, `
+apiVersion: apps.cozystack.io/v1alpha1
+kind: Tenant
+metadata: {name: root, namespace: classes-root}
+spec: {}
+`)
+	const want = `gateway.edgeTerminatedClasses "edge-tunel"`
+	eventually(t, oneTTL+settle, "the publishing tenant's claim says GatewayClassesFound=False GatewayClassNotFound naming "+want, func() (bool, string) {
+		c, _ := get(t, gvkTenant, "classes-root", "root")
+		s, r, m := condition(c, "GatewayClassesFound")
+		return s == "False" && r == "GatewayClassNotFound" && strings.Contains(m, want) && !strings.Contains(m, `"envoy"`), show(c)
+	})
+	warnings := func() (n int, count int32, saw string) {
+		l := &corev1.EventList{}
+		if err := k8s.List(t.Context(), l, client.InNamespace("classes-root")); err != nil {
+			return 0, 0, err.Error()
+		}
+		var all []string
+		for _, e := range l.Items {
+			if e.InvolvedObject.Kind == gvkTenant.Kind && e.InvolvedObject.Name == "root" && e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, want) {
+				n, count = n+1, count+max(e.Count, 1)
+			}
+			all = append(all, fmt.Sprintf("%s/%s %s x%d: %s", e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Type, e.Count, e.Message))
+		}
+		return n, count, strings.Join(all, "\n")
+	}
+	eventually(t, settle, "a Warning event on the claim naming "+want, func() (bool, string) {
+		n, _, saw := warnings()
+		return n > 0, saw
+	})
+	// The function runs at least once a TTL (10 s here): a warning raised
+	// on every run would count up meanwhile, four times or more. Once more
+	// is allowed: a run that starts from Crossplane's cached XR, a step
+	// behind the write of the condition, does not see it yet.
+	time.Sleep(oneTTL)
+	if n, count, saw := warnings(); n != 1 || count > 2 {
+		t.Errorf("the warning was raised again while nothing changed: %d events, counted %d times\n%s", n, count, saw)
+	}
+
+	if err := applyDocs(t.Context(), k8s, classesPlatform(t, "envoy")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, oneTTL+settle, "the claim says GatewayClassesFound=True Found once the class is fixed", func() (bool, string) {
+		c, _ := get(t, gvkTenant, "classes-root", "root")
+		s, r, _ := condition(c, "GatewayClassesFound")
+		return s == "True" && r == "Found", show(c)
 	})
 }

@@ -40,6 +40,22 @@ var judged = map[string]struct {
 		shows:  "an ACME server of its own changes only the Issuer: the http listener alone; port 80 redirects, as in http01-basic",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 1, CheckRouteTable: 1, CheckPort80: 1},
 	},
+	"orders-waiting": {
+		shows:  "the ACME order budget (issue #21): the two hostnames of alice's branch past its 10 orders wait, with no listener and no Certificate; the ten ordered and bob's are served",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 12, CheckRouteTable: 12, CheckFilterChains: 1, CheckPort80: 14, CheckRefused: 2, CheckServedAccepted: 11, CheckServedCertificate: 11, CheckServedRouting: 11},
+	},
+	"reach-into-zone-edge": {
+		shows:  "a wildcard reaching into a nested tenant's zone on an edge Gateway (issue #21): the claimant is kept off its own wider listener, so the one port-80 route table lists the name once, under the nested tenant's listener",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 4, CheckRouteTable: 1, CheckRefused: 2, CheckRouteRefused: 2, CheckServedAccepted: 2, CheckServedRouting: 2},
+	},
+	"passthrough-duplicate": {
+		shows:  "two TLSRoutes of one namespace on one passthrough hostname, and a wildcard TLSRoute of another publisher (issue #21): tls-api admits none of them, so no two filter chains match one server name",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 3, CheckFilterChains: 1, overlappingTLS: 2, CheckPort80: 4, CheckRefused: 3, CheckRouteRefused: 3, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
+	},
+	"contest-long-name-edge": {
+		shows:  "a contest on a name whose label-derived listener name would pass 253 characters (edge, issue #21): the pin takes the hash form, and the shared port-80 table lists the name once",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 1, CheckRefused: 1, CheckServedAccepted: 2, CheckServedRouting: 2},
+	},
 	"class-without-tlsroute": {
 		shows:  "a passthrough listener on a class whose features lack TLSRoute (the function reports it); for Envoy Gateway's class, which serves TLSRoutes, the Gateway is healthy and port 80 redirects",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckRouteTable: 1, CheckPort80: 1},
@@ -47,29 +63,29 @@ var judged = map[string]struct {
 	"conflict": {
 		shows: "http01 conflict: the winner served on its pinned listener with its own Certificate; the owner's losing route refused on 443, " +
 			"and served on port 80 by the owner's right; a child's hostname served to the child",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckPort80: 3, CheckRefused: 1, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckFilterChains: 1, CheckPort80: 3, CheckRefused: 1, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
 	},
 	"conflict-dns01": {
 		shows: "dns01 pins: a contested name and the contested apex pinned to the cozy-* winners, the loser refused on both; the parent's name under a child apex served by its own pin; " +
 			"one wildcard Certificate on every HTTPS listener",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 6, CheckRouteTable: 6, overlappingTLS: 5, CheckPort80: 4, CheckRefused: 2, CheckServedAccepted: 3, CheckServedCertificate: 3, CheckServedRouting: 3},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 4, CheckRouteTable: 4, CheckFilterChains: 1, overlappingTLS: 3, CheckPort80: 4, CheckRefused: 2, CheckServedAccepted: 3, CheckServedCertificate: 3, CheckServedRouting: 3},
 	},
 	"conflict-under-child": {
 		shows:  "dns01: a name under a child apex contested by an attached namespace; the child wins and gets a pin, so the apex's wildcard no longer carries the loser",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, overlappingTLS: 4, CheckPort80: 2, CheckRefused: 1, CheckRouteRefused: 1, CheckRouteTable: 5, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 5, CheckFilterChains: 1, overlappingTLS: 4, CheckPort80: 2, CheckRefused: 1, CheckRouteRefused: 1, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
 	},
 	"conflict-under-child-edge": {
 		shows:  "edge: the same contest; the pin keeps the name out of the apex listener, so the shared port-80 route table lists it once",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 4, CheckRefused: 1, CheckRouteRefused: 1, CheckRouteTable: 1, CheckServedAccepted: 1, CheckServedRouting: 1},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 4, CheckRouteTable: 1, CheckRefused: 1, CheckRouteRefused: 1, CheckServedAccepted: 1, CheckServedRouting: 1},
 	},
 	"delegation": {
 		shows:  "a child's claim on its parent's name refused (NotDelegated); the child's own name, claimed by the parent too, served to the child only",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckPort80: 3, CheckRefused: 2, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckFilterChains: 1, CheckPort80: 3, CheckRefused: 2, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
 	},
 	"dns01-children": {
 		shows: "dns01 child listeners admitting only their child; the wildcard certificate covering one label down and a name two labels down that the status warns of; " +
 			"a route of a tenant outside the apex refused",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 5, overlappingTLS: 4, CheckPort80: 6, CheckRefused: 1, CheckRouteRefused: 1, CheckServedAccepted: 4, CheckServedCertificate: 4, CheckServedRouting: 4},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 5, CheckFilterChains: 1, overlappingTLS: 4, CheckPort80: 6, CheckRefused: 1, CheckRouteRefused: 1, CheckServedAccepted: 4, CheckServedCertificate: 4, CheckServedRouting: 4},
 	},
 	"edge-child": {
 		shows:  "edge: the apex's and the child's names served on port 80 in plain HTTP, nothing on 443; the TLSRoute refused",
@@ -78,11 +94,11 @@ var judged = map[string]struct {
 	"envoy-gateway": {
 		shows: "Envoy Gateway's own class, judged as composed: an HTTPS listener of [HTTPRoute], passthrough listeners of [TLSRoute]; the TLSRoute's name passed through with no certificate, " +
 			"the HTTPRoute that lost it to the TLSRoute refused on 443",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 2, CheckPort80: 3, CheckRefused: 1, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 2, CheckFilterChains: 1, CheckPort80: 3, CheckRefused: 1, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
 	},
 	"existing-secret": {
 		shows:  "existingSecret: every HTTPS listener presents the operator's Secret (its SANs are made from the listeners' hostnames: coverage is not judged against a real certificate)",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 4, CheckRouteTable: 4, overlappingTLS: 3, CheckPort80: 3, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 4, CheckRouteTable: 4, CheckFilterChains: 1, overlappingTLS: 3, CheckPort80: 3, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
 	},
 	"http01-basic": {
 		shows:  "the http listener alone; port 80 redirects",
@@ -90,15 +106,15 @@ var judged = map[string]struct {
 	},
 	"http01-routes": {
 		shows:  "http01: a listener and a Certificate per name, for the owner and a child; an unadmitted namespace's route refused; a route naming sectionName https, which no http01 Gateway has, refused (NoMatchingParent) with no listener",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 4, CheckRouteTable: 4, CheckPort80: 6, CheckRefused: 1, CheckRouteRefused: 2, CheckServedAccepted: 3, CheckServedCertificate: 3, CheckServedRouting: 3},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 4, CheckRouteTable: 4, CheckFilterChains: 1, CheckPort80: 6, CheckRefused: 1, CheckRouteRefused: 2, CheckServedAccepted: 3, CheckServedCertificate: 3, CheckServedRouting: 3},
 	},
 	"invalid-hostnames": {
 		shows:  "invalid and out-of-apex names get nothing on 443; the owner's route serves them all on port 80, its *.example.org every name under the apex",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckPort80: 6, CheckRefused: 3, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckFilterChains: 1, CheckPort80: 6, CheckRefused: 3, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
 	},
 	"listener-limit": {
 		shows:  "64 listeners: 63 names served with their own Certificates, the 7 OverListenerLimit refused on 443 (the owner's routes serve all 70 on port 80)",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 64, CheckRouteTable: 64, CheckPort80: 71, CheckRefused: 7, CheckServedAccepted: 63, CheckServedCertificate: 63, CheckServedRouting: 63},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 64, CheckRouteTable: 64, CheckFilterChains: 1, CheckPort80: 71, CheckRefused: 7, CheckServedAccepted: 63, CheckServedCertificate: 63, CheckServedRouting: 63},
 	},
 	"namespace-patches": {
 		shows:  "the http listener alone; port 80 redirects",
@@ -106,15 +122,15 @@ var judged = map[string]struct {
 	},
 	"section-names": {
 		shows:  "routes naming listeners and ports: served where they name the listener that takes the name; refused where they name another, a port with no HTTPS listener, or the wildcard a pin takes the name from",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 5, overlappingTLS: 4, CheckPort80: 7, CheckRefused: 4, CheckRouteRefused: 2, CheckServedAccepted: 3, CheckServedCertificate: 3, CheckServedRouting: 3},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 5, CheckFilterChains: 1, overlappingTLS: 4, CheckPort80: 7, CheckRefused: 4, CheckRouteRefused: 2, CheckServedAccepted: 3, CheckServedCertificate: 3, CheckServedRouting: 3},
 	},
 	"section-names-edge": {
 		shows:  "edge: routes naming a child listener or edge for names another namespace contests: the pins take the names, so neither side is served and the shared port-80 route table lists each name once; a child's uncontested name served on the child listener it names; port 443 refused",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRefused: 5, CheckRouteRefused: 4, CheckRouteTable: 1, CheckServedAccepted: 1, CheckServedRouting: 1},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 1, CheckRefused: 5, CheckRouteRefused: 4, CheckServedAccepted: 1, CheckServedRouting: 1},
 	},
 	"passthrough": {
 		shows:  "as envoy-gateway, composed for a Cilium class and judged with the kinds the function gives Envoy Gateway's",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 2, CheckPort80: 3, CheckRefused: 1, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 2, CheckFilterChains: 1, CheckPort80: 3, CheckRefused: 1, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
 	},
 	"platform-cert-manager": {
 		shows:  "the http listener alone, admitting the cert-manager namespace the platform settings name; port 80 redirects",
@@ -122,27 +138,27 @@ var judged = map[string]struct {
 	},
 	"status-listener-not-programmed": {
 		shows:  "scenarios of the observed Gateway's status; what they compose is plain http01, judged so",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckPort80: 3, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckFilterChains: 1, CheckPort80: 3, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
 	},
 	"status-not-accepted": {
 		shows:  "as status-listener-not-programmed",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckRouteTable: 2, CheckPort80: 2, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckRouteTable: 2, CheckFilterChains: 1, CheckPort80: 2, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
 	},
 	"status-class-not-found": {
 		shows:  "as status-listener-not-programmed (the judge gives the Gateway Envoy Gateway's class, which exists)",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckRouteTable: 2, CheckPort80: 2, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckRouteTable: 2, CheckFilterChains: 1, CheckPort80: 2, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
 	},
 	"status-not-programmed": {
 		shows:  "as status-listener-not-programmed",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckRouteTable: 2, CheckPort80: 2, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckRouteTable: 2, CheckFilterChains: 1, CheckPort80: 2, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
 	},
 	"status-certificate-not-ready": {
 		shows:  "as status-listener-not-programmed",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckPort80: 3, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckFilterChains: 1, CheckPort80: 3, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
 	},
 	"status-ready": {
 		shows:  "as status-listener-not-programmed",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckRouteTable: 2, CheckPort80: 2, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 2, CheckRouteTable: 2, CheckFilterChains: 1, CheckPort80: 2, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
 	},
 }
 

@@ -58,6 +58,12 @@ const (
 	// listeners status.hostnamelessRoutes lists for it (those that admit
 	// its namespace; its sectionName or kind may narrow them further).
 	CheckHostnameless = "Hostnameless"
+	// CheckFilterChains: no two filter chains of a port's listener match
+	// the same server names: Envoy rejects such a listener whole
+	// ("multiple filter chains with the same matching rules"), so no
+	// listener of that port is updated any more (two TLSRoutes on one
+	// passthrough hostname make two chains).
+	CheckFilterChains = "FilterChains"
 )
 
 // A Verdict is what Judge found.
@@ -156,6 +162,7 @@ func Judge(s *Scenario, r *Result) (*Verdict, error) {
 	j.index()
 	j.gateway()
 	j.routeTables()
+	j.filterChains()
 	j.claims()
 	j.routesRefused()
 	j.port80()
@@ -296,6 +303,30 @@ func (j *judging) routeTables() {
 				}
 				first[d] = vh.Name
 			}
+		}
+	}
+}
+
+// filterChains judges every listener with filter chains chosen by SNI: no
+// two of its chains may match the same server names.
+func (j *judging) filterChains() {
+	for _, l := range j.r.XDS.Listeners {
+		first := map[string]string{}
+		for _, fc := range l.FilterChains {
+			if fc.Default || len(fc.ServerNames) == 0 {
+				continue
+			}
+			names := slices.Clone(fc.ServerNames)
+			slices.Sort(names)
+			key := strings.ToLower(strings.Join(names, ","))
+			if len(first) == 0 {
+				j.judged[CheckFilterChains]++
+			}
+			if other, dup := first[key]; dup {
+				j.add(CheckFilterChains, l.Name, "filter chains %s and %s both match server names %s: Envoy rejects the whole listener", other, fc.Name, key)
+				continue
+			}
+			first[key] = fc.Name
 		}
 	}
 }

@@ -205,6 +205,45 @@ func TestJudgeFails(t *testing.T) {
 			},
 			detail: `status says listener https-harbor-91fb3185 serves it, but Envoy picks filter chain tenant-root/cozystack/https`,
 		},
+		"DuplicateFilterChains": {
+			reason:   "tls-api admits the namespace whose two TLSRoutes hold api.example.org: two filter chains for one server name (issue #21).",
+			scenario: "passthrough-duplicate",
+			mutate: func(t *testing.T, g *golden) {
+				g.gateway(t, func(gw *gwapiv1.Gateway) {
+					admitByName(listener(t, gw, "tls-api"), "cozy-api")
+				})
+			},
+			want: []string{
+				"FilterChains tenant-root/cozystack/https",
+				"Refused TLSRoute/cozy-api/kubernetes-api api.example.org",
+				"RouteRefused TLSRoute/cozy-api/kubernetes-api",
+				"RouteRefused TLSRoute/cozy-api/kubernetes-api-canary",
+			},
+			detail: `both match server names api.example.org`,
+		},
+		"ReachOnTheWiderListener": {
+			reason:   "alice stays admitted on her *.alice.example.org listener while her wildcard reaches into bob's zone: the shared port-80 table lists *.x.bob.alice.example.org twice (issue #21).",
+			scenario: "reach-into-zone-edge",
+			mutate: func(t *testing.T, g *golden) {
+				g.gateway(t, func(gw *gwapiv1.Gateway) {
+					for i := range gw.Spec.Listeners {
+						if sel := gw.Spec.Listeners[i].AllowedRoutes.Namespaces.Selector; sel != nil {
+							sel.MatchExpressions = slices.DeleteFunc(sel.MatchExpressions, func(r metav1.LabelSelectorRequirement) bool { return r.Operator == metav1.LabelSelectorOpNotIn })
+						}
+					}
+				})
+			},
+			want: []string{
+				"Refused HTTPRoute/tenant-alice/grab *.x.bob.alice.example.org",
+				"Refused HTTPRoute/tenant-alice/www www.alice.example.org",
+				"RouteRefused HTTPRoute/tenant-alice/grab",
+				"RouteRefused HTTPRoute/tenant-alice/www",
+				"RouteTable tenant-root/cozystack/edge",
+				"ServedRouting HTTPRoute/tenant-alice-bob/own *.x.bob.alice.example.org",
+				"ServedRouting HTTPRoute/tenant-alice-bob/own *.x.bob.alice.example.org",
+			},
+			detail: `both list domain *.x.bob.alice.example.org`,
+		},
 		"NotDelegatedAdmitted": {
 			reason:   "The listener of a hostname admits a namespace it was not delegated to: that namespace's NotDelegated claim is served.",
 			scenario: "delegation",

@@ -19,10 +19,21 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
 func load(t *testing.T) map[string]*admissionv1.ValidatingAdmissionPolicy {
+	t.Helper()
+	p, _ := loadWithBindings(t)
+	return p
+}
+
+// loadWithBindings decodes the shipped policies and their bindings, by
+// policy name, and checks what every one must have: fail closed, deny, and
+// the trusted callers read from the one setting.
+func loadWithBindings(t *testing.T) (map[string]*admissionv1.ValidatingAdmissionPolicy, map[string]*admissionv1.ValidatingAdmissionPolicyBinding) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "cluster", "admission-policies.yaml"))
 	if err != nil {
@@ -72,8 +83,61 @@ func load(t *testing.T) map[string]*admissionv1.ValidatingAdmissionPolicy {
 		if diff := cmp.Diff([]admissionv1.ValidationAction{admissionv1.Deny}, bd.Spec.ValidationActions); diff != "" {
 			t.Errorf("binding of %s: validationActions -want, +got:\n%s", name, diff)
 		}
+		checkParams(t, p, bd)
 	}
-	return policies
+	return policies, bindings
+}
+
+// checkParams: a policy that trusts anyone reads who from the setting
+// (paramKind EnvironmentConfig, its binding's paramRef naming the setting)
+// and denies when the setting does not exist; a policy that trusts nobody
+// reads no parameter.
+func checkParams(t *testing.T, p *admissionv1.ValidatingAdmissionPolicy, bd *admissionv1.ValidatingAdmissionPolicyBinding) {
+	t.Helper()
+	trusts := slices.ContainsFunc(p.Spec.Variables, func(v admissionv1.Variable) bool { return v.Name == "trusted" })
+	if !trusts {
+		if p.Spec.ParamKind != nil || bd.Spec.ParamRef != nil {
+			t.Errorf("policy %s trusts nobody but reads a parameter", p.Name)
+		}
+		return
+	}
+	deny := admissionv1.DenyAction
+	want := struct {
+		Kind *admissionv1.ParamKind
+		Ref  *admissionv1.ParamRef
+	}{
+		&admissionv1.ParamKind{APIVersion: "apiextensions.crossplane.io/v1beta1", Kind: "EnvironmentConfig"},
+		&admissionv1.ParamRef{Name: settingName, ParameterNotFoundAction: &deny},
+	}
+	got := want
+	got.Kind, got.Ref = p.Spec.ParamKind, bd.Spec.ParamRef
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("policy %s does not read the trusted callers from %s (-want +got):\n%s", p.Name, settingName, diff)
+	}
+}
+
+// settingName is the EnvironmentConfig of trusted callers.
+const settingName = "tenant-gateway-trusted-callers"
+
+// setting is examples/cluster/trusted-callers.yaml as the policies see it
+// (params), or with data replaced.
+func setting(t *testing.T, data map[string]any) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "cluster", "trusted-callers.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ec := map[string]any{}
+	if err := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096).Decode(&ec); err != nil {
+		t.Fatal(err)
+	}
+	if md, _ := ec["metadata"].(map[string]any); ec["kind"] != "EnvironmentConfig" || md["name"] != settingName {
+		t.Fatalf("trusted-callers.yaml holds %v %v, want the EnvironmentConfig %s", ec["kind"], md["name"], settingName)
+	}
+	if data != nil {
+		ec["data"] = data
+	}
+	return ec
 }
 
 var env = func() *cel.Env {
@@ -108,11 +172,19 @@ func eval(t *testing.T, expr string, vars map[string]any) any {
 	return out.Value()
 }
 
-// admit runs a policy the way the API server does: match conditions, then
-// variables in order, then validations; it returns the first failing
-// validation's message, "" when admitted, or "not matched".
+// noParams is what the API server answers when a binding's parameter does
+// not exist and its parameterNotFoundAction is Deny.
+const noParams = "no params found for policy binding with `Deny` parameterNotFoundAction"
+
+// admit runs a policy the way the API server does: its parameter, then match
+// conditions, then variables in order, then validations; it returns the
+// first failing validation's message, "" when admitted, "not matched", or
+// noParams when the policy reads a parameter and in has none.
 func admit(t *testing.T, p *admissionv1.ValidatingAdmissionPolicy, in map[string]any) string {
 	t.Helper()
+	if p.Spec.ParamKind != nil && in["params"] == nil {
+		return noParams
+	}
 	for _, m := range p.Spec.MatchConditions {
 		if eval(t, m.Expression, in) != true {
 			return "not matched"
@@ -133,7 +205,7 @@ func admit(t *testing.T, p *admissionv1.ValidatingAdmissionPolicy, in map[string
 
 func TestExpressionsCompile(t *testing.T) {
 	policies := load(t)
-	want := []string{"gateway-hostname-policy", "namespace-host-label-policy", "object-provider-config-policy", "provider-config-writer-policy", "route-hostname-policy", "route-hostname-policy-grpc", "route-hostname-policy-tls", "tenant-host-policy", "tenantgateway-writer-policy"}
+	want := []string{"gateway-hostname-policy", "namespace-host-label-policy", "object-provider-config-policy", "provider-config-writer-policy", "route-hostname-policy", "route-hostname-policy-grpc", "route-hostname-policy-tls", "tenant-host-policy", "tenantgateway-writer-policy", "trusted-callers-setting-policy"}
 	var got []string
 	for name, p := range policies {
 		got = append(got, name)
@@ -208,6 +280,13 @@ func TestPolicies(t *testing.T) {
 	}
 	crossplane := as("CREATE", "tenant-alice", "crossplane")
 	function := as("CREATE", "tenant-alice", "function-foo")
+	// A cluster administrator outside system:masters: the user of kubeadm's
+	// admin.conf (kubeadm 1.29 and later), whose group is bound to
+	// cluster-admin; and one of a group the setting does not list.
+	kubeadmAdmin := func(op, namespace string) map[string]any {
+		return req(op, namespace, "kubernetes-admin", "kubeadm:cluster-admins", "system:authenticated")
+	}
+	oidcAdmin := req("CREATE", "tenant-alice", "oidc:ops@example.com", "oidc:platform-admins", "system:authenticated")
 	gw := func(hosts ...string) map[string]any {
 		ls := []any{map[string]any{"name": "http", "port": 80}}
 		for _, h := range hosts {
@@ -286,6 +365,8 @@ func TestPolicies(t *testing.T) {
 		ref  = "provider-kubernetes Objects may reference (spec.references dependsOn, patchesFrom) only objects in their own namespace, set explicitly, unless Crossplane, provider-kubernetes, cluster administrators or the platform's service accounts create or change them, since the provider reads references with its own service account"
 		pcw  = "provider-kubernetes ProviderConfigs are created and changed only by Crossplane, provider-kubernetes, cluster administrators and the platform's service accounts, since the provider runs their credentials (InjectedIdentity, a kubeconfig's tokenFile or exec) in its own pod, as its own service account"
 		tw   = "TenantGateways in tenant namespaces are written by the platform (from the Tenant's spec.gateway), Crossplane and cluster administrators only; change your Tenant instead"
+		su   = "EnvironmentConfig tenant-gateway-trusted-callers: data.users must be a list of user names (strings, such as system:serviceaccount:crossplane-system:crossplane)"
+		sg   = "EnvironmentConfig tenant-gateway-trusted-callers: data.groups must be a list of group names (strings, such as kubeadm:cluster-admins)"
 		none = ""
 	)
 	cases := map[string]struct {
@@ -310,7 +391,7 @@ func TestPolicies(t *testing.T) {
 		"L4SameValueReapplied":          {"namespace-host-label-policy", map[string]any{"object": nsWith("x.example.org"), "oldObject": nsWith("x.example.org"), "request": req("UPDATE", "", "alice@example.com", "system:authenticated")}, none},
 		"L4UntrustedRemovesLabel":       {"namespace-host-label-policy", map[string]any{"object": nsWith(""), "oldObject": nsWith("x.example.org"), "request": req("UPDATE", "", "alice@example.com", "system:authenticated")}, l4},
 		"L4CrossplaneSetsLabel":         {"namespace-host-label-policy", map[string]any{"object": nsWith("x.example.org"), "request": as("CREATE", "", "crossplane")}, none},
-		"L4ProviderKubernetesPatches":   {"namespace-host-label-policy", map[string]any{"object": nsWith("x.example.org"), "oldObject": nsWith(""), "request": as("UPDATE", "", "provider-kubernetes")}, none},
+		"L4ProviderKubernetesPatches":   {"namespace-host-label-policy", map[string]any{"object": nsWith("x.example.org"), "oldObject": nsWith(""), "request": as("UPDATE", "", "tenant-gateway-provider-kubernetes")}, none},
 		"L4OtherFunctionSetsLabel":      {"namespace-host-label-policy", map[string]any{"object": nsWith("dashboard.example.org"), "oldObject": nsWith("x.example.org"), "request": as("UPDATE", "", "function-foo")}, l4},
 		"L4PlatformServiceAccountLabel": {"namespace-host-label-policy", map[string]any{"object": nsWith("x.example.org"), "request": req("CREATE", "", "system:serviceaccount:cozy-system:cozystack", "system:serviceaccounts", "system:serviceaccounts:cozy-system")}, none},
 
@@ -339,7 +420,7 @@ func TestPolicies(t *testing.T) {
 		"ObjectOurConfigFromUser":          {"object-provider-config-policy", map[string]any{"object": object("ClusterProviderConfig", "function-tenant-gateway"), "request": user}, pc},
 		"ObjectOurConfigFromFunction":      {"object-provider-config-policy", map[string]any{"object": object("ClusterProviderConfig", "function-tenant-gateway"), "request": function}, pc},
 		"ObjectOurConfigFromCrossplane":    {"object-provider-config-policy", map[string]any{"object": object("ClusterProviderConfig", "function-tenant-gateway"), "request": crossplane}, none},
-		"ObjectOurConfigUpdatedByProvider": {"object-provider-config-policy", map[string]any{"object": object("ClusterProviderConfig", "function-tenant-gateway"), "oldObject": object("ClusterProviderConfig", "function-tenant-gateway"), "request": as("UPDATE", "tenant-alice", "provider-kubernetes")}, none},
+		"ObjectOurConfigUpdatedByProvider": {"object-provider-config-policy", map[string]any{"object": object("ClusterProviderConfig", "function-tenant-gateway"), "oldObject": object("ClusterProviderConfig", "function-tenant-gateway"), "request": as("UPDATE", "tenant-alice", "tenant-gateway-provider-kubernetes")}, none},
 		"ObjectOurConfigFromAdmin":         {"object-provider-config-policy", map[string]any{"object": object("ClusterProviderConfig", "function-tenant-gateway"), "request": req("CREATE", "tenant-alice", "kube-admin", "system:masters")}, none},
 		"ObjectOwnProviderConfig":          {"object-provider-config-policy", map[string]any{"object": object("ProviderConfig", "function-tenant-gateway"), "request": user}, none},
 		"ObjectOtherClusterProviderConfig": {"object-provider-config-policy", map[string]any{"object": object("ClusterProviderConfig", "tenant-alice"), "request": user}, none},
@@ -369,15 +450,46 @@ func TestPolicies(t *testing.T) {
 		"TGWUpdatedByTenant":         {"tenantgateway-writer-policy", map[string]any{"object": tgw, "oldObject": tgw, "request": req("UPDATE", "tenant-alice", "alice@example.com", "system:authenticated")}, tw},
 		"TGWDeletedByTenant":         {"tenantgateway-writer-policy", map[string]any{"oldObject": tgw, "request": req("DELETE", "tenant-alice", "alice@example.com", "system:authenticated")}, tw},
 		"TGWFromOtherFunction":       {"tenantgateway-writer-policy", map[string]any{"object": tgw, "request": function}, tw},
-		"TGWFromProviderKubernetes":  {"tenantgateway-writer-policy", map[string]any{"object": tgw, "request": as("CREATE", "tenant-alice", "provider-kubernetes")}, none},
+		"TGWFromProviderKubernetes":  {"tenantgateway-writer-policy", map[string]any{"object": tgw, "request": as("CREATE", "tenant-alice", "tenant-gateway-provider-kubernetes")}, none},
 		"TGWUpdatedByCrossplane":     {"tenantgateway-writer-policy", map[string]any{"object": tgw, "oldObject": tgw, "request": as("UPDATE", "tenant-alice", "crossplane")}, none},
 		"TGWDeletedByNamespaceCtrl":  {"tenantgateway-writer-policy", map[string]any{"oldObject": tgw, "request": req("DELETE", "tenant-alice", "system:serviceaccount:kube-system:namespace-controller", "system:serviceaccounts", "system:serviceaccounts:kube-system")}, none},
 		"TGWFromAdmin":               {"tenantgateway-writer-policy", map[string]any{"object": tgw, "request": req("CREATE", "tenant-alice", "kube-admin", "system:masters")}, none},
 		"TGWOutsideTenantNamespaces": {"tenantgateway-writer-policy", map[string]any{"object": tgw, "request": req("CREATE", "cozy-system", "alice@example.com")}, "not matched"},
+
+		// Cluster administrators in kubeadm's group, not in system:masters:
+		// trusted by the shipped setting, every policy.
+		"L3KubeadmAdminSetsHost":          {"tenant-host-policy", map[string]any{"object": tenant("customer1.example"), "request": kubeadmAdmin("CREATE", "tenant-root")}, none},
+		"L4KubeadmAdminSetsLabel":         {"namespace-host-label-policy", map[string]any{"object": nsWith("x.example.org"), "oldObject": nsWith("y.example.org"), "request": kubeadmAdmin("UPDATE", "")}, none},
+		"L5HostlessFromKubeadmAdmin":      {"route-hostname-policy", map[string]any{"object": hostless, "namespaceObject": alice, "request": kubeadmAdmin("CREATE", "tenant-alice")}, none},
+		"L5TLSHostlessFromKubeadmAdmin":   {"route-hostname-policy-tls", map[string]any{"object": hostless, "namespaceObject": alice, "request": kubeadmAdmin("CREATE", "tenant-alice")}, none},
+		"L5GRPCHostlessFromKubeadmAdmin":  {"route-hostname-policy-grpc", map[string]any{"object": hostless, "namespaceObject": alice, "request": kubeadmAdmin("CREATE", "tenant-alice")}, none},
+		"ObjectOurConfigFromKubeadmAdmin": {"object-provider-config-policy", map[string]any{"object": object("ClusterProviderConfig", "function-tenant-gateway"), "request": kubeadmAdmin("CREATE", "tenant-alice")}, none},
+		"PCFromKubeadmAdmin":              {"provider-config-writer-policy", map[string]any{"object": providerConfig("InjectedIdentity"), "request": kubeadmAdmin("CREATE", "tenant-alice")}, none},
+		"TGWFromKubeadmAdmin":             {"tenantgateway-writer-policy", map[string]any{"object": tgw, "request": kubeadmAdmin("CREATE", "tenant-alice")}, none},
+		"TGWDeletedByKubeadmAdmin":        {"tenantgateway-writer-policy", map[string]any{"oldObject": tgw, "request": kubeadmAdmin("DELETE", "tenant-alice")}, none},
+		// Who the setting does not name is not trusted: an administrators'
+		// group it does not list, the account upstream provider-kubernetes
+		// examples give a platform's own provider.
+		"TGWFromUnlistedAdminGroup":     {"tenantgateway-writer-policy", map[string]any{"object": tgw, "request": oidcAdmin}, tw},
+		"L4PlatformsOwnProviderAccount": {"namespace-host-label-policy", map[string]any{"object": nsWith("dashboard.example.org"), "oldObject": nsWith("x.example.org"), "request": as("UPDATE", "", "provider-kubernetes")}, l4},
+		// Without the setting every policy that reads it denies, whoever
+		// asks; the one that trusts nobody does not read it.
+		"NoSettingDeniesAdmin":     {"tenantgateway-writer-policy", map[string]any{"object": tgw, "request": req("CREATE", "tenant-alice", "kube-admin", "system:masters"), "params": nil}, noParams},
+		"NoSettingDeniesRoutes":    {"route-hostname-policy", map[string]any{"object": route("harbor.alice.example.org"), "namespaceObject": alice, "request": user, "params": nil}, noParams},
+		"NoSettingGatewayUnharmed": {"gateway-hostname-policy", map[string]any{"object": gw("alice.example.org"), "namespaceObject": alice, "request": user, "params": nil}, none},
+
+		// The setting's own shape.
+		"SettingShipped":          {"trusted-callers-setting-policy", map[string]any{"object": setting(t, nil), "request": kubeadmAdmin("CREATE", "")}, none},
+		"SettingUsersNotAList":    {"trusted-callers-setting-policy", map[string]any{"object": setting(t, map[string]any{"users": "system:serviceaccount:crossplane-system:crossplane"}), "request": kubeadmAdmin("UPDATE", "")}, su},
+		"SettingGroupsEmptyEntry": {"trusted-callers-setting-policy", map[string]any{"object": setting(t, map[string]any{"groups": []any{"system:masters", ""}}), "request": kubeadmAdmin("UPDATE", "")}, sg},
+		"SettingGroupsNumber":     {"trusted-callers-setting-policy", map[string]any{"object": setting(t, map[string]any{"groups": []any{float64(1)}}), "request": kubeadmAdmin("UPDATE", "")}, sg},
+		"SettingEmpty":            {"trusted-callers-setting-policy", map[string]any{"object": setting(t, map[string]any{}), "request": kubeadmAdmin("UPDATE", "")}, none},
+		"OtherEnvironmentConfig":  {"trusted-callers-setting-policy", map[string]any{"object": map[string]any{"metadata": map[string]any{"name": "tenant-gateway-platform"}, "data": map[string]any{"users": "x"}}, "request": kubeadmAdmin("UPDATE", "")}, "not matched"},
 	}
+	defaults := setting(t, nil)
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			in := map[string]any{"oldObject": nil, "namespaceObject": nil, "params": nil}
+			in := map[string]any{"oldObject": nil, "namespaceObject": nil, "params": defaults}
 			for k, v := range tc.in {
 				in[k] = v
 			}
@@ -413,6 +525,8 @@ func TestMatches(t *testing.T) {
 		{"route-hostname-policy", "gateway.networking.k8s.io", "v1", "httproutes/status", "UPDATE", false},
 		{"route-hostname-policy", "gateway.networking.k8s.io", "v1", "httproutes", "DELETE", false},
 		{"tenant-host-policy", "apps.cozystack.io", "v1alpha1", "tenants/status", "UPDATE", false},
+		{"trusted-callers-setting-policy", "apiextensions.crossplane.io", "v1beta1", "environmentconfigs", "CREATE", true},
+		{"trusted-callers-setting-policy", "apiextensions.crossplane.io", "v1beta1", "environmentconfigs", "UPDATE", true},
 	}
 	for _, c := range cases {
 		if p[c.policy] == nil {
@@ -449,4 +563,103 @@ func sorted(l []string) []string {
 	out := append([]string(nil), l...)
 	sort.Strings(out)
 	return out
+}
+
+// TestTrustedCallersSetting: who each policy trusts is what the setting
+// says, and only that. The trusted expression of every policy is evaluated
+// for callers under the shipped setting and under settings an operator may
+// write.
+func TestTrustedCallersSetting(t *testing.T) {
+	policies := load(t)
+	const (
+		kubeAdmin    = "kube-admin"
+		kubeadmAdmin = "kubernetes-admin"
+		oidcAdmin    = "oidc:ops@example.com"
+		tenant       = "alice@example.com"
+		crossplane   = "system:serviceaccount:crossplane-system:crossplane"
+		provider     = "system:serviceaccount:crossplane-system:tenant-gateway-provider-kubernetes"
+		otherProv    = "system:serviceaccount:crossplane-system:provider-kubernetes"
+		nsController = "system:serviceaccount:kube-system:namespace-controller"
+	)
+	groups := map[string][]string{
+		kubeAdmin:    {"system:masters", "system:authenticated"},
+		kubeadmAdmin: {"kubeadm:cluster-admins", "system:authenticated"},
+		oidcAdmin:    {"oidc:platform-admins", "system:authenticated"},
+		tenant:       {"tenant-alice-admins", "system:authenticated"},
+		crossplane:   {"system:serviceaccounts", "system:serviceaccounts:crossplane-system", "system:authenticated"},
+		provider:     {"system:serviceaccounts", "system:serviceaccounts:crossplane-system", "system:authenticated"},
+		otherProv:    {"system:serviceaccounts", "system:serviceaccounts:crossplane-system", "system:authenticated"},
+		nsController: {"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"},
+	}
+	everyone := []string{crossplane, kubeAdmin, kubeadmAdmin, nsController, oidcAdmin, otherProv, provider, tenant}
+	noData := setting(t, nil)
+	delete(noData, "data")
+	cases := map[string]struct {
+		params  map[string]any
+		trusted []string
+	}{
+		"Shipped": {setting(t, nil), []string{crossplane, kubeAdmin, kubeadmAdmin, nsController, provider}},
+		"OIDCAdminsOnly": {setting(t, map[string]any{"groups": []any{"oidc:platform-admins"}, "users": []any{crossplane, provider}}),
+			[]string{crossplane, oidcAdmin, provider}},
+		"UsersOnly": {setting(t, map[string]any{"users": []any{tenant}}), []string{tenant}},
+		"Empty":     {setting(t, map[string]any{}), nil},
+		"NoData":    {noData, nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			for pname, p := range policies {
+				for _, v := range p.Spec.Variables {
+					if v.Name != "trusted" {
+						continue
+					}
+					var got []string
+					for _, u := range everyone {
+						in := map[string]any{"request": req("CREATE", "tenant-alice", u, groups[u]...), "params": tc.params}
+						if eval(t, v.Expression, in) == true {
+							got = append(got, u)
+						}
+					}
+					if diff := cmp.Diff(tc.trusted, got); diff != "" {
+						t.Errorf("%s trusts -want, +got:\n%s", pname, diff)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestNamespaceBinding: namespace-host-label-policy judges only writes of
+// namespaces that carry the host label before or after, as the API server
+// matches its binding's object selector (against the old and the new
+// object), so a missing setting never blocks other namespaces.
+func TestNamespaceBinding(t *testing.T) {
+	_, bindings := loadWithBindings(t)
+	bd := bindings["namespace-host-label-policy"]
+	if bd == nil || bd.Spec.MatchResources == nil || bd.Spec.MatchResources.ObjectSelector == nil {
+		t.Fatal("the binding of namespace-host-label-policy has no object selector")
+	}
+	sel, err := metav1.LabelSelectorAsSelector(bd.Spec.MatchResources.ObjectSelector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := labels.Set{"namespace.cozystack.io/host": "x.example.org"}
+	other := labels.Set{"team": "a"}
+	cases := map[string]struct {
+		old, new labels.Set
+		want     bool
+	}{
+		"NoHostLabel":      {other, other, false},
+		"Created":          {nil, host, true},
+		"CreatedWithout":   {nil, other, false},
+		"LabelSet":         {other, host, true},
+		"LabelRemoved":     {host, other, true},
+		"LabelKept":        {host, host, true},
+		"EmptyValueIsSet":  {nil, labels.Set{"namespace.cozystack.io/host": ""}, true},
+		"GatewayLabelOnly": {nil, labels.Set{"namespace.cozystack.io/gateway": "tenant-root"}, false},
+	}
+	for name, tc := range cases {
+		if got := (tc.old != nil && sel.Matches(tc.old)) || sel.Matches(tc.new); got != tc.want {
+			t.Errorf("%s: judged %v, want %v", name, got, tc.want)
+		}
+	}
 }

@@ -29,6 +29,9 @@ const (
 	EnvCrossplane     = "CROSSPLANE"
 	EnvCrossplaneCore = "CROSSPLANE_CORE"
 	EnvFunction       = "FUNCTION_BIN"
+	// RenderClock is the time the function runs at under render, as
+	// crossplane render stamps conditions: renders are reproducible.
+	RenderClock = "2024-01-01T00:00:00Z"
 )
 
 // Paths relative to the repository root.
@@ -137,7 +140,7 @@ func StartFunction(bin string, log io.Writer) (*Function, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "--insecure", "--debug", "--address="+addr, "--metrics-address=") //nolint:gosec // The binary is ours, built by the Makefile.
+	cmd := exec.Command(bin, "--insecure", "--debug", "--address="+addr, "--metrics-address=", "--clock="+RenderClock) //nolint:gosec // The binary is ours, built by the Makefile.
 	cmd.Stdout = log
 	cmd.Stderr = log
 	if err := cmd.Start(); err != nil {

@@ -55,7 +55,9 @@ type TenantStatus struct {
 // labels, and, for a tenant that owns one, a TenantGateway. Tenants create
 // it through the namespaced Tenant claim. ACCEPTED is Derived, or Refused
 // (the Accepted condition's message says why); TENANTGATEWAY is the reason
-// of its TenantGateway's readiness.
+// of its TenantGateway's GatewayReady condition (Reconciled, or the cause:
+// GatewayClassNotFound, ListenersNotReady, …), or of Crossplane's Ready
+// while GatewayReady has nothing to say (Creating).
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster
 // +kubebuilder:printcolumn:name="NAMESPACE",type="string",JSONPath=".status.namespace"

@@ -259,7 +259,21 @@ type TenantGatewaySpec struct {
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	GatewayClassName string `json:"gatewayClassName,omitempty"`
+
+	// ACMEOrdersPerBranch is how many certificate orders (a Certificate
+	// composed anew, or a change of the dns01 certificate's names) one
+	// branch of the delegation tree may cause per 7 days: the ACME CA's
+	// weekly limits are shared by every tenant of the apex. 0 lifts the
+	// bound. Read only in http01 and dns01.
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	ACMEOrdersPerBranch *int32 `json:"acmeOrdersPerBranch,omitempty"`
 }
+
+// DefaultACMEOrdersPerBranch is ACMEOrdersPerBranch when unset.
+const DefaultACMEOrdersPerBranch = 10
 
 // ListenerStatus reports one Gateway listener, in Gateway order.
 type ListenerStatus struct {
@@ -288,7 +302,7 @@ type ListenerStatus struct {
 }
 
 // HostnameState is the judgement of one hostname a route asked for.
-// +kubebuilder:validation:Enum=Listening;Conflict;OutsideApex;NotDelegated;Invalid;NoMatchingParent;OverListenerLimit;OverCertificateLimit;Passthrough;Covered
+// +kubebuilder:validation:Enum=Listening;Conflict;OutsideApex;NotDelegated;Invalid;NoMatchingParent;OverListenerLimit;OverCertificateLimit;Passthrough;Covered;Waiting
 type HostnameState string
 
 // Hostname states.
@@ -318,6 +332,9 @@ const (
 	HostnameOverCertificateLimit HostnameState = "OverCertificateLimit"
 	// HostnamePassthrough is served by a TLS passthrough listener.
 	HostnamePassthrough HostnameState = "Passthrough"
+	// HostnameWaiting needs a new certificate order that its branch of the
+	// delegation tree may not cause yet: the ACME order budget.
+	HostnameWaiting HostnameState = "Waiting"
 	// HostnameCovered is served by a wildcard or pinned listener.
 	HostnameCovered HostnameState = "Covered"
 )
@@ -352,13 +369,20 @@ type ConflictStatus struct {
 const MaxConflictLosers = 10
 
 // ChildApexState is the judgement of an inheriting child apex.
-// +kubebuilder:validation:Enum=Listening;OutsideApex;OverListenerLimit;OverCertificateLimit;Invalid
+// +kubebuilder:validation:Enum=Listening;Idle;Waiting;OutsideApex;OverListenerLimit;OverCertificateLimit;Invalid
 type ChildApexState string
 
 // Child apex states.
 const (
 	// ChildApexListening has a listener (and, in dns01, certificate names).
 	ChildApexListening ChildApexState = "Listening"
+	// ChildApexIdle has no route that claims a hostname in its zone, so it
+	// holds no new listener and no new certificate name (one it holds
+	// keeps its place until a route needs it).
+	ChildApexIdle ChildApexState = "Idle"
+	// ChildApexWaiting would change the dns01 certificate's names, an
+	// order its branch of the delegation tree may not cause yet.
+	ChildApexWaiting ChildApexState = "Waiting"
 	// ChildApexOutsideApex is not under the TenantGateway's apex.
 	ChildApexOutsideApex ChildApexState = "OutsideApex"
 	// ChildApexOverListenerLimit was left out by the 64-listener budget.
@@ -472,6 +496,24 @@ type TenantGatewayStatus struct {
 	// Digests are the function's memory of what it last warned about.
 	// +optional
 	Digests *StatusDigests `json:"digests,omitempty"`
+	// Orders are the certificate orders the function caused within the
+	// order window, by branch of the delegation tree: the memory of the
+	// ACME order budget.
+	// +optional
+	// +kubebuilder:validation:MaxItems=1000
+	Orders []OrderStatus `json:"orders,omitempty"`
+}
+
+// OrderStatus is one certificate order the function caused: a Certificate
+// composed anew, or the dns01 certificate's names changed.
+type OrderStatus struct {
+	// Branch of the delegation tree charged with it.
+	Branch string `json:"branch"`
+	// Certificate is the Certificate ordered, and for the dns01
+	// certificate the digest of its names.
+	Certificate string `json:"certificate"`
+	// At is when the function composed it.
+	At metav1.Time `json:"at"`
 }
 
 // Bounds of the status lists: the XR is stored in etcd, whose objects are

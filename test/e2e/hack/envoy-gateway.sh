@@ -4,7 +4,7 @@
 # API server; down.sh stops it by its PID like the others. Called by up.sh
 # with its environment (E2E_DIR, ENVOY_GATEWAY, kubectl on PATH, KUBECONFIG).
 #
-# What its Helm chart would do, done here the least way (see the README):
+# What its Helm chart would do, done here the least way (see docs/development.md, End to end):
 # - CRDs: Envoy Gateway's own (gateway.envoyproxy.io) from its Go module;
 #   the Gateway API CRDs stay those up.sh applies (standard channel v1.6.3,
 #   which serves TLSRoute v1 that Envoy Gateway v1.9.1 watches).

@@ -9,7 +9,7 @@
 # Then it installs what a platform installs: the Gateway API (standard) and
 # cert-manager CRDs from the Go module cache, and our packages the way a user
 # does: `crossplane xpkg push` to the registry, the manifests of
-# examples/cluster/ in the README's order, with the mirror variant of
+# examples/cluster/ in docs/install.md's order, with the mirror variant of
 # examples/cluster/mirror/ pointed at the loopback registry (an air-gapped
 # install), and `crossplane xpkg install configuration` alone, so Crossplane
 # resolves the Function and provider-kubernetes as dependencies for real.
@@ -46,33 +46,47 @@ for port in 2379 2380 2381 6443 10257 5000 8080 9443 9444 18080 18081 18082 1808
   if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then fail "port $port is in use: is another control plane up? (make e2e-down)"; fi
 done
 
-# --- PKI: cluster CA, API server serving cert, admin client cert, SA keys ---
+# --- PKI: cluster CA, API server serving cert, admin client certs, SA keys ---
 if [ ! -f "$P/ca.crt" ]; then
   mkdir -p "$P" && cd "$P"
   openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 3650 -subj "/CN=e2e-ca" 2>/dev/null
   printf 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\n' > apiserver.ext
   openssl req -newkey rsa:2048 -nodes -keyout apiserver.key -out apiserver.csr -subj "/CN=kube-apiserver" 2>/dev/null
   openssl x509 -req -in apiserver.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out apiserver.crt -days 3650 -extfile apiserver.ext 2>/dev/null
-  printf 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n' > client.ext
-  openssl req -newkey rsa:2048 -nodes -keyout admin.key -out admin.csr -subj "/O=system:masters/CN=kube-admin" 2>/dev/null
-  openssl x509 -req -in admin.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out admin.crt -days 3650 -extfile client.ext 2>/dev/null
   openssl genrsa -out sa.key 2048 2>/dev/null && openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
-  cat > kubeconfig <<KC
+  cd "$ROOT"
+fi
+# The administrators, as kubeadm (1.29 and later) makes them: the user of
+# admin.conf, in the group kubeadm:cluster-admins, which is bound to
+# cluster-admin (below) and not in system:masters; it is the kubeconfig the
+# tests, the install and everything a person runs here use, so the
+# admission policies see an administrator outside system:masters
+# (examples/cluster/trusted-callers.yaml). super-admin.conf's user, in
+# system:masters, only creates that binding and runs the controller
+# manager and the RBAC manager, which a cluster runs under identities of
+# their own.
+admin_cert(){ # name, subject -> name.crt, name.key and a kubeconfig of that user
+  [ -f "$P/$1.crt" ] && return 0
+  printf 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n' > "$P/client.ext"
+  openssl req -newkey rsa:2048 -nodes -keyout "$P/$1.key" -out "$P/$1.csr" -subj "$2" 2>/dev/null
+  openssl x509 -req -in "$P/$1.csr" -CA "$P/ca.crt" -CAkey "$P/ca.key" -CAcreateserial -out "$P/$1.crt" -days 3650 -extfile "$P/client.ext" 2>/dev/null
+  cat > "$P/$3" <<KC
 apiVersion: v1
 kind: Config
 clusters:
 - name: e2e
   cluster: {server: "https://127.0.0.1:6443", certificate-authority: "$P/ca.crt"}
 users:
-- name: admin
-  user: {client-certificate: "$P/admin.crt", client-key: "$P/admin.key"}
+- name: $1
+  user: {client-certificate: "$P/$1.crt", client-key: "$P/$1.key"}
 contexts:
 - name: e2e
-  context: {cluster: e2e, user: admin}
+  context: {cluster: e2e, user: $1}
 current-context: e2e
 KC
-  cd "$ROOT"
-fi
+}
+admin_cert super-admin "/O=system:masters/CN=kubernetes-super-admin" super-admin.kubeconfig
+admin_cert kubeadm-admin "/O=kubeadm:cluster-admins/CN=kubernetes-admin" kubeconfig
 if [ ! -f "$P/provider.crt" ]; then
   # Serving cert of provider-kubernetes' webhook server, which it will not
   # start without (it registers a conversion webhook).
@@ -91,7 +105,12 @@ bg kube-apiserver "$KUBE_APISERVER" --etcd-servers=http://127.0.0.1:2379 --bind-
   --service-account-key-file="$P/sa.pub" --service-account-signing-key-file="$P/sa.key" --service-account-issuer=https://kubernetes.default.svc.cluster.local \
   --service-cluster-ip-range=10.0.0.0/24 --authorization-mode=RBAC --allow-privileged=true --endpoint-reconciler-type=none --profiling=false --v=1
 waitfor 90 kubectl get --raw /readyz || fail "kube-apiserver did not become ready"; ts "kube-apiserver"
-bg kube-controller-manager "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$P/kubeconfig" --authentication-kubeconfig="$P/kubeconfig" --authorization-kubeconfig="$P/kubeconfig" \
+# What kubeadm init does with super-admin.conf: bind the administrators'
+# group to cluster-admin. Then the admin kubeconfig can do everything.
+KUBECONFIG="$P/super-admin.kubeconfig" kubectl create clusterrolebinding kubeadm:cluster-admins --clusterrole=cluster-admin --group=kubeadm:cluster-admins \
+  --dry-run=client -o yaml | KUBECONFIG="$P/super-admin.kubeconfig" kubectl apply -f - >/dev/null || fail "cannot bind kubeadm:cluster-admins to cluster-admin"
+waitfor 30 sh -c '[ "$(kubectl auth can-i "*" "*" --all-namespaces)" = yes ]' || fail "the admin (kubeadm:cluster-admins) is not a cluster-admin"
+bg kube-controller-manager "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$P/super-admin.kubeconfig" --authentication-kubeconfig="$P/super-admin.kubeconfig" --authorization-kubeconfig="$P/super-admin.kubeconfig" \
   --bind-address=127.0.0.1 --secure-port=10257 --cert-dir="$S/kcm-certs" --service-account-private-key-file="$P/sa.key" --root-ca-file="$P/ca.crt" \
   --cluster-signing-cert-file="$P/ca.crt" --cluster-signing-key-file="$P/ca.key" --service-cluster-ip-range=10.0.0.0/24 --leader-elect=false --v=1
 # Every controller runs, the Deployment and ReplicaSet ones included: they
@@ -103,14 +122,16 @@ bg kube-controller-manager "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$P/kubeconfi
 bg registry "$REGISTRY" --address=127.0.0.1:5000 --dir="$S/registry"
 waitfor 30 curl -sf http://127.0.0.1:5000/v2/ || fail "the registry did not start"
 # provider-kubernetes: its package metadata and CRDs from the Go module
-# cache, without a runtime image (the External runtime runs no pod).
+# cache, without a runtime image (no kubelet pulls one here), pushed under
+# the project's own source, where a release republishes the upstream
+# package (the Configuration's dependency, docs/design.md, Packages).
 PKUBE_DIR=$(go -C "$ROOT/test/e2e/tools/provider-kubernetes" list -m -f '{{.Dir}}' github.com/crossplane-contrib/provider-kubernetes)
 PKUBE_VERSION=$(go -C "$ROOT/test/e2e/tools/provider-kubernetes" list -m -f '{{.Version}}' github.com/crossplane-contrib/provider-kubernetes)
 mkdir -p "$S/pkg"
 "$CROSSPLANE" xpkg build --package-root="$PKUBE_DIR/package" --examples-root="$S/pkg/no-examples" \
   --package-file="$S/pkg/provider-kubernetes-$PKUBE_VERSION.xpkg" >> "$L/xpkg.log" 2>&1 || fail "cannot build the provider-kubernetes package (see xpkg.log)"
 push(){ "$CROSSPLANE" xpkg push -f "$1" "$2" >> "$L/xpkg.log" 2>&1 || fail "cannot push $2 (see xpkg.log)"; }
-push "$S/pkg/provider-kubernetes-$PKUBE_VERSION.xpkg" "127.0.0.1:5000/crossplane-contrib/provider-kubernetes:$PKUBE_VERSION"
+push "$S/pkg/provider-kubernetes-$PKUBE_VERSION.xpkg" "127.0.0.1:5000/cozystack/tenant-gateway-provider-kubernetes:$PKUBE_VERSION"
 # The Function as a release publishes it: one package per architecture
 # pushed at once (-f with the files comma-separated), which xpkg push writes
 # as a multi-platform index under the tag. xpkg-index then checks that the
@@ -173,7 +194,7 @@ kubeconfig_for crossplane > "$S/crossplane.kubeconfig"
 # --- Crossplane core, out of cluster ---
 # Its per-XR circuit breaker is raised (defaults: a burst of 100 tokens, one
 # more a second; an update event costs 2): a route that adds or removes a
-# listener costs its TenantGateway 20 to 26 (README, Route changes), so with
+# listener costs its TenantGateway 20 to 26 (docs/development.md, Route changes), so with
 # the defaults the tests' bursts of route changes open it and later changes
 # wait for the TTL. TestCallsPerRouteChange measures the tokens per change.
 mkdir -p "$S/crds" && cp "$XP_DIR"/cluster/crds/*.yaml "$S/crds/"
@@ -206,7 +227,7 @@ waitfor 60 curl -sf http://127.0.0.1:18081/readyz || fail "crossplane did not be
 # the service account of the provider's Deployment. It runs only until it has
 # (below): it and provider-kubernetes both bind metrics to :8080, with no
 # flag to move either.
-KUBECONFIG="$P/kubeconfig" POD_NAMESPACE=crossplane-system bg rbac-manager "$CROSSPLANE_CORE" rbac start
+KUBECONFIG="$P/super-admin.kubeconfig" POD_NAMESPACE=crossplane-system bg rbac-manager "$CROSSPLANE_CORE" rbac start
 
 # --- the function: a local process that Crossplane reaches over mTLS; its
 # metrics on 18083 (8080, its default, is provider-kubernetes'), which
@@ -218,11 +239,11 @@ bg function "$FUNCTION_BIN" --address=127.0.0.1:9444 --tls-server-certs-dir="$S/
 # would for the migration test) ---
 if [ -n "${E2E_BEFORE_INSTALL:-}" ]; then bash "$E2E_BEFORE_INSTALL" || fail "$E2E_BEFORE_INSTALL failed"; ts "before install: $(basename "$E2E_BEFORE_INSTALL")"; fi
 
-# --- install, in the order of the README's "Install on a cluster" ---
+# --- install, in the order of docs/install.md ---
 # Before the Configuration: provider-kubernetes' runtime (the service account
 # it runs as, through an ImageConfig) and its RBAC, and the mirror variant of
 # examples/cluster/mirror/ with its placeholder replaced by the loopback
-# registry, as the README tells an air-gapped platform to do.
+# registry, as docs/install.md tells an air-gapped platform to do.
 kubectl apply -f "$ROOT/examples/cluster/provider-kubernetes-runtime.yaml" >/dev/null || fail "cannot apply examples/cluster/provider-kubernetes-runtime.yaml"
 sed 's#registry.example.internal/#127.0.0.1:5000/#' "$ROOT/examples/cluster/mirror/image-configs.yaml" | kubectl apply -f - >/dev/null \
   || fail "cannot apply examples/cluster/mirror/image-configs.yaml"
@@ -239,13 +260,13 @@ REV=$(revision functionrevisions cozystack-function-tenant-gateway)
 kubectl patch functionrevision "$REV" --subresource=status --type=merge -p '{"status":{"endpoint":"127.0.0.1:9444","tlsServerSecretName":"function-tls-server"}}' >/dev/null
 kubectl wait functionrevision "$REV" --for=condition=RevisionHealthy --timeout=60s >/dev/null || fail "FunctionRevision $REV is not healthy"
 ts "function $REV at 127.0.0.1:9444"
-waitfor 120 sh -c "kubectl get providerrevisions -l pkg.crossplane.io/package=crossplane-contrib-provider-kubernetes -o name | grep -q ." \
+waitfor 120 sh -c "kubectl get providerrevisions -l pkg.crossplane.io/package=cozystack-tenant-gateway-provider-kubernetes -o name | grep -q ." \
   || fail "the provider-kubernetes dependency was not installed: $(deps)"
-PREV=$(revision providerrevisions crossplane-contrib-provider-kubernetes)
+PREV=$(revision providerrevisions cozystack-tenant-gateway-provider-kubernetes)
 waitfor 60 kubectl get clusterrole crossplane:composite:tenantgateways.gateway.cozystack.io:aggregate-to-crossplane \
   crossplane:composite:xtenants.apps.cozystack.io:aggregate-to-crossplane || fail "the RBAC manager wrote no roles for our XRDs"
 kubectl wait xrd --all --for=condition=Established --timeout=60s >/dev/null || fail "the XRDs were not established: $(kubectl get xrd)"
-# The README's wait before provider-kubernetes.yaml: the ProviderConfig CRDs
+# docs/install.md's wait before provider-kubernetes.yaml: the ProviderConfig CRDs
 # come with the revision, the Object CRDs once the Configuration's activation
 # policy activates them.
 waitfor 120 kubectl wait crd providerconfigs.kubernetes.crossplane.io clusterproviderconfigs.kubernetes.m.crossplane.io \
@@ -307,7 +328,7 @@ done <<< "$vars"
 mapfile -t provider_args < <(jq -r '.spec.template.spec.containers[0].args[]?' "$S/provider-deployment.json")
 # Two substitutions, since every process here shares one network namespace:
 # the health probe moves off :8081, and the poll and sync periods shorten to
-# what the tests' timeouts allow (the README lists both).
+# what the tests' timeouts allow (docs/development.md lists both).
 provider_env+=(HEALTH_PROBE_BIND_ADDRESS=127.0.0.1:18082)
 provider_args+=(--poll=15s --sync=1m)
 echo "provider-kubernetes as $SA: args ${provider_args[*]}; env ${provider_env[*]}" > "$L/provider-kubernetes-runtime.log"

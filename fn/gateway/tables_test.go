@@ -1,0 +1,249 @@
+package gateway
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	"github.com/google/go-cmp/cmp"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+)
+
+// The attacks of this file aim at the tables an implementation shares: one
+// route table per plain-HTTP port (every listener of an edge Gateway), one
+// filter chain per server name on 443, the listener budget and the dns01
+// certificate's names. Each is written as a hostile tenant and judged by the
+// oracle (attackP: checkServed with the zone rule, checkTables), over
+// several runs where the attack needs the last run's Gateway and status fed
+// back.
+
+var (
+	edgeSpec      = v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeEdge, AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-dashboard"}}
+	existingSpec  = v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeExistingSecret, WildcardSecretRef: &v1alpha1.LocalSecretReference{Name: "w"}, AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-dashboard"}}
+	wildcardSpecs = map[string]v1alpha1.TenantGatewaySpec{"Edge": edgeSpec, "DNS01": dns01Spec, "ExistingSecret": existingSpec}
+)
+
+// nested is the platform with alice's nested tenant bob
+// (tenant-alice-bob, host bob.alice.example.org).
+func nested() []Namespace {
+	return append(platform(), labelled("tenant-alice-bob", "bob.alice.example.org"))
+}
+
+// fedBack is in as the next run sees it after out was applied: the Gateway
+// observed with out's listeners, the dns01 certificate with out's names,
+// and the status out wrote.
+func fedBack(in Input, out *Output) Input {
+	gw := composedGateway(out)
+	obs := &ObservedResource{ListenerHostnames: map[string]string{}}
+	prev := PreviousStatus{Listeners: map[string]string{}, ChildApexes: map[string]bool{}}
+	for _, l := range gw.Spec.Listeners {
+		obs.ListenerNames = append(obs.ListenerNames, string(l.Name))
+		obs.ListenerHostnames[string(l.Name)] = hostOf(l)
+		prev.Listeners[string(l.Name)] = hostOf(l)
+	}
+	in.Observed = map[string]*ObservedResource{KeyGateway: obs}
+	for _, r := range out.Resources {
+		if c, ok := r.Object.(*cmv1.Certificate); ok {
+			in.Observed[r.Key] = &ObservedResource{DNSNames: c.Spec.DNSNames}
+		}
+	}
+	prev.Orders = out.Orders
+	for _, c := range out.ChildApexes {
+		if c.State == v1alpha1.ChildApexListening {
+			prev.ChildApexes[c.Apex] = true
+		}
+	}
+	prev.Digests = out.Digests
+	in.Previous = prev
+	return in
+}
+
+// twice composes in, feeds the result back and composes again, judging both
+// runs.
+func twice(t *testing.T, in Input) *Output {
+	t.Helper()
+	first := attackP(t, &in)
+	next := fedBack(in, first)
+	return attackP(t, &next)
+}
+
+func TestAttackReachIntoANestedZone(t *testing.T) {
+	// alice routes a wildcard in the zone of her nested tenant bob. It is
+	// NotDelegated, but her route still attaches to her own listener
+	// (*.alice.example.org admits her namespace, and the hostnames
+	// intersect): in a shared table her *.x.bob domain beats bob's
+	// *.bob.alice.example.org, and when bob routes the same name the
+	// domain is listed twice.
+	for name, spec := range wildcardSpecs {
+		t.Run(name, func(t *testing.T) {
+			for _, routes := range [][]Route{
+				{routeTo("tenant-alice", "grab", "*.x.bob.alice.example.org"), routeTo("tenant-alice-bob", "own", "*.bob.alice.example.org")},
+				{routeTo("tenant-alice", "grab", "*.x.bob.alice.example.org"), routeTo("tenant-alice-bob", "own", "*.x.bob.alice.example.org")},
+				{routeTo("tenant-alice", "grab", "*.x.bob.alice.example.org", "www.alice.example.org"), routeTo("tenant-alice-bob", "own", "www.bob.alice.example.org")},
+			} {
+				out := twice(t, Input{Spec: spec, Namespaces: nested(), Routes: routes})
+				if s := hostnameStates(out)["*.x.bob.alice.example.org HTTPRoute/tenant-alice/grab"]; s != string(v1alpha1.HostnameNotDelegated) {
+					t.Errorf("alice's reach into bob's zone is %s, want NotDelegated", s)
+				}
+			}
+		})
+	}
+}
+
+func TestAttackReachIntoAZoneWithoutAListener(t *testing.T) {
+	// zed is alice's nested tenant with no listener (it serves nothing);
+	// alice's *.zed.alice.example.org must not answer zed's names.
+	for name, spec := range wildcardSpecs {
+		t.Run(name, func(t *testing.T) {
+			nss := append(platform(), labelled("tenant-alice-zed", "zed.alice.example.org"))
+			twice(t, Input{Spec: spec, Namespaces: nss, Routes: []Route{
+				routeTo("tenant-alice", "grab", "*.zed.alice.example.org"),
+				routeTo("tenant-alice", "own", "www.alice.example.org"),
+			}})
+		})
+	}
+}
+
+// crowd is alice's n nested tenants, none with a route.
+func crowd(n int) []Namespace {
+	nss := nested()
+	for i := range n {
+		nss = append(nss, labelled(fmt.Sprintf("tenant-alice-e%02d", i), fmt.Sprintf("e%02d.alice.example.org", i)))
+	}
+	return nss
+}
+
+func TestAttackContestWithAFullBudget(t *testing.T) {
+	// 62 nested tenants of alice fill the listeners; then alice and bob
+	// both claim a.bob.alice.example.org. bob wins (the more specific
+	// delegation); alice's route stays attached to *.alice.example.org,
+	// so the name needs a pin whatever the budget says.
+	for name, spec := range wildcardSpecs {
+		t.Run(name, func(t *testing.T) {
+			in := Input{Spec: spec, Namespaces: crowd(62), Routes: []Route{
+				routeTo("tenant-alice-bob", "own", "a.bob.alice.example.org"),
+			}}
+			for i := range 62 {
+				in.Routes = append(in.Routes, routeTo(fmt.Sprintf("tenant-alice-e%02d", i), "r", fmt.Sprintf("www.e%02d.alice.example.org", i)))
+			}
+			first := attackP(t, &in)
+			next := fedBack(in, first)
+			next.Routes = append(next.Routes, routeTo("tenant-alice", "grab", "a.bob.alice.example.org"))
+			out := attackP(t, &next)
+			if s := hostnameStates(out)["a.bob.alice.example.org HTTPRoute/tenant-alice/grab"]; s != string(v1alpha1.HostnameConflict) {
+				t.Errorf("alice's losing claim is %s, want Conflict", s)
+			}
+			again := fedBack(next, out)
+			attackP(t, &again)
+		})
+	}
+}
+
+func TestAttackContestOnALongName(t *testing.T) {
+	// A contested name whose pin name would pass 253 characters: its pin
+	// must still be made.
+	long := strings.Repeat("l", 240) + ".b.a.cozy.io"
+	for name, spec := range wildcardSpecs {
+		t.Run(name, func(t *testing.T) {
+			spec.Apex, spec.AttachedNamespaces = "cozy.io", nil
+			nss := []Namespace{labelled("tenant-root", "cozy.io"), labelled("tenant-a", "a.cozy.io"), labelled("tenant-a-b", "b.a.cozy.io")}
+			out := twice(t, Input{Spec: spec, Namespaces: nss, Routes: []Route{routeTo("tenant-a", "grab", long), routeTo("tenant-a-b", "own", long)}})
+			st := hostnameStates(out)
+			if s := st[long+" HTTPRoute/tenant-a-b/own"]; !isServed(v1alpha1.HostnameState(s)) {
+				t.Errorf("the winner's claim is %s, want served", s)
+			}
+			if s := st[long+" HTTPRoute/tenant-a/grab"]; s != string(v1alpha1.HostnameConflict) {
+				t.Errorf("the loser's claim is %s, want Conflict", s)
+			}
+		})
+	}
+}
+
+func TestAttackTwoRoutesOnAPassthroughName(t *testing.T) {
+	// Two TLSRoutes on api.<apex> make two filter chains with one server
+	// name; so does a *.<apex> TLSRoute from another publisher, which
+	// intersects tls-api.
+	tls := func(ns, name string, hosts ...string) Route {
+		r := routeTo(ns, name, hosts...)
+		r.Kind = KindTLSRoute
+		return r
+	}
+	for name, spec := range map[string]v1alpha1.TenantGatewaySpec{"HTTP01": http01Spec, "DNS01": dns01Spec, "ExistingSecret": existingSpec} {
+		t.Run(name, func(t *testing.T) {
+			spec.TLSPassthroughServices = []v1alpha1.DNSLabel{"api"}
+			spec.AttachedNamespaces = []v1alpha1.DNSLabel{"cozy-dashboard", "cozy-api"}
+			nss := append(platform(), labelled("cozy-api", ""))
+			for _, routes := range [][]Route{
+				{tls("cozy-api", "a", "api.example.org"), tls("cozy-api", "b", "api.example.org")},
+				{tls("cozy-api", "a", "api.example.org"), tls("cozy-dashboard", "all", "*.example.org")},
+				{tls("cozy-api", "a", "api.example.org"), tls("cozy-api", "all", "*.example.org")},
+			} {
+				out := twice(t, Input{Spec: spec, Namespaces: nss, Routes: routes})
+				if c := condition(out, ConditionRoutesAccepted); routes[1].Namespace == "cozy-api" && c.Status {
+					t.Errorf("RoutesAccepted %v (%s): two routes of one namespace on tls-api must be reported", c.Status, c.Message)
+				}
+			}
+		})
+	}
+}
+
+func TestAttackEmptyNestedTenantsHoardTheBudgets(t *testing.T) {
+	// 70 nested tenants of alice without a route; then a top-level tenant
+	// carol arrives with one. A zone no route uses holds no listener and
+	// no certificate name ahead of one a route needs.
+	carol := routeTo("tenant-carol", "shop", "shop.carol.example.org")
+	for name, spec := range map[string]v1alpha1.TenantGatewaySpec{"DNS01": dns01Spec, "ExistingSecret": existingSpec, "Edge": edgeSpec} {
+		t.Run(name, func(t *testing.T) {
+			in := Input{Spec: spec, Namespaces: crowd(70)}
+			first := attackP(t, &in)
+			next := fedBack(in, first)
+			next.Namespaces = append(next.Namespaces, labelled("tenant-carol", "carol.example.org"))
+			next.Routes = []Route{carol}
+			out := attackP(t, &next)
+			if s := hostnameStates(out)["shop.carol.example.org HTTPRoute/tenant-carol/shop"]; !isServed(v1alpha1.HostnameState(s)) {
+				t.Errorf("carol's hostname is %s, want served; listeners %d", s, len(composedGateway(out).Spec.Listeners))
+			}
+		})
+	}
+}
+
+func TestChallengeRoutesAreNotClaims(t *testing.T) {
+	// cert-manager's HTTP-01 solver makes an HTTPRoute in the Issuer's
+	// namespace (the owner's) on the http listener for every name it
+	// validates: it is no claim of the owner's, and must not turn the
+	// tenant's new hostname into a conflict the owner wins.
+	solver := routeTo("tenant-root", "cm-acme-http-solver-abcde", "shop.bob.example.org")
+	solver.Solver, solver.ParentRefs[0].SectionName = true, ListenerHTTP
+	out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Routes: []Route{routeTo("tenant-bob", "shop", "shop.bob.example.org"), solver}})
+	want := map[string]string{"shop.bob.example.org HTTPRoute/tenant-bob/shop": "Listening"}
+	if diff := cmp.Diff(want, hostnameStates(out)); diff != "" {
+		t.Errorf("-want, +got:\n%s", diff)
+	}
+	if len(out.HostnamelessRoutes) != 0 || !condition(out, ConditionRoutesAccepted).Status {
+		t.Errorf("the challenge route shows up: hostnameless %v, RoutesAccepted %+v", out.HostnamelessRoutes, condition(out, ConditionRoutesAccepted))
+	}
+	// The label is no pass elsewhere: a labelled route of a tenant, or one
+	// of the owner's that names an HTTPS listener too, is a claim.
+	forged := routeTo("tenant-alice", "forged", "www.alice.example.org")
+	forged.Solver = true
+	owner := routeTo("tenant-root", "owner", "www.example.org")
+	owner.Solver = true
+	out = attack(t, Input{Spec: http01Spec, Namespaces: platform(), Routes: []Route{forged, owner}})
+	if n := len(out.Hostnames); n != 2 {
+		t.Errorf("labelled routes that are no challenge: %d claims, want 2: %v", n, out.Hostnames)
+	}
+}
+
+func TestCoreGroupParentRef(t *testing.T) {
+	// group "" names the core API group: no implementation attaches the
+	// route to a Gateway, so it claims nothing (no listener, no
+	// Certificate for a name nobody serves).
+	r := routeTo("tenant-alice", "core", "app.alice.example.org")
+	r.ParentRefs[0].CoreGroup = true
+	out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Routes: []Route{r}})
+	if len(out.Hostnames) != 0 || len(composedGateway(out).Spec.Listeners) != 1 {
+		t.Errorf("a parentRef in the core group claimed %v; listeners %v", out.Hostnames, listenerNames(out))
+	}
+}
