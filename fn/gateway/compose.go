@@ -37,9 +37,9 @@ func Compose(in Input) (*Output, error) {
 
 	var p *plan
 	if mode == v1alpha1.CertModeHTTP01 {
-		p = planHTTP01(&in, t, orders, claims, contests)
+		p = planHTTP01(&in, t, orders, claims, hostless, contests)
 	} else {
-		p = planWildcard(&in, t, claims, contests, children)
+		p = planWildcard(&in, t, claims, hostless, contests, children)
 	}
 	misselected(&in, claims)
 

@@ -36,9 +36,9 @@ func (p *plan) add(l gwapiv1.Listener, a admission) {
 // planHTTP01 lays out the http01 Gateway: http, one HTTPS listener per
 // hostname that admits only the namespace that owns it (byte order), then
 // the passthrough listeners.
-func planHTTP01(in *Input, t *tenancy, l *ledger, claims []*claim, contests []*contest) *plan {
+func planHTTP01(in *Input, t *tenancy, l *ledger, claims []*claim, hostless []*Route, contests []*contest) *plan {
 	owners := ownersOf(claims, contests)
-	pass, passAdmits := passthroughListeners(in, t, claims)
+	pass, passAdmits := passthroughListeners(in, t, claims, hostless)
 
 	slots := make([]*slot, len(owners))
 	all := make([]slot, len(owners))
@@ -84,7 +84,7 @@ func planHTTP01(in *Input, t *tenancy, l *ledger, claims []*claim, contests []*c
 // apex and its wildcard, one listener per inheriting child apex, a pin per
 // hostname whose serving listener would not admit (only) its owner, then the
 // passthrough listeners.
-func planWildcard(in *Input, t *tenancy, claims []*claim, contests []*contest, children []*child) *plan {
+func planWildcard(in *Input, t *tenancy, claims []*claim, hostless []*Route, contests []*contest, children []*child) *plan {
 	edge := in.Spec.CertMode == v1alpha1.CertModeEdge
 	wild, apex := ListenerHTTPS, ListenerHTTPSApex
 	if edge {
@@ -98,7 +98,7 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, contests []*contest, c
 	var pass []gwapiv1.Listener
 	var passAdmits []admission
 	if !edge {
-		pass, passAdmits = passthroughListeners(in, t, claims)
+		pass, passAdmits = passthroughListeners(in, t, claims, hostless)
 	}
 
 	c := newCoverage(fixed)
@@ -116,7 +116,8 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, contests []*contest, c
 	}
 	placeSlots(in, t, named, budget, taken, nil)
 	judgeChildSlots(in, children)
-	c.isolate(t, append(owners, reaches(claims)...))
+	c.isolate(t, owners, false)
+	c.isolate(t, reaches(claims), true)
 
 	p := wildcardListeners(in, t, fixed, children, pins)
 	for i := range pass {
@@ -320,13 +321,13 @@ func edgeListener(name, hostname string, a *gwapiv1.AllowedRoutes) gwapiv1.Liste
 // port-443 listener, so when two routes of that namespace would attach the
 // listener admits neither and their claims say why (see Claims in
 // docs/design.md).
-func passthroughListeners(in *Input, t *tenancy, claims []*claim) ([]gwapiv1.Listener, []admission) {
+func passthroughListeners(in *Input, t *tenancy, claims []*claim, hostless []*Route) ([]gwapiv1.Listener, []admission) {
 	out := make([]gwapiv1.Listener, 0, len(in.Spec.TLSPassthroughServices))
 	admits := make([]admission, 0, len(in.Spec.TLSPassthroughServices))
 	for _, s := range in.Spec.TLSPassthroughServices {
 		hostname := string(s) + "." + in.Spec.Apex
 		name := PassthroughListenerName(string(s))
-		a := pinTo(passthroughHolder(in, claims, name, hostname))
+		a := pinTo(passthroughHolder(in, claims, hostless, name, hostname))
 		h := gwapiv1.Hostname(hostname)
 		mode := gwapiv1.TLSModePassthrough
 		out = append(out, gwapiv1.Listener{
@@ -345,7 +346,7 @@ func passthroughListeners(in *Input, t *tenancy, claims []*claim) ([]gwapiv1.Lis
 // passthroughHolder is the namespace a passthrough listener admits: the one
 // whose routes hold its hostname, "" (none) when no route does or when two
 // routes of that namespace would attach, whose claims it then marks.
-func passthroughHolder(in *Input, claims []*claim, listener, hostname string) string {
+func passthroughHolder(in *Input, claims []*claim, hostless []*Route, listener, hostname string) string {
 	holder := ""
 	for _, c := range claims {
 		if c.listener == listener && c.state == v1alpha1.HostnamePassthrough {
@@ -361,6 +362,13 @@ func passthroughHolder(in *Input, claims []*claim, listener, hostname string) st
 			c.kind == KindTLSRoute && isWildcard(c.hostname) && under(hostname, base(c.hostname)) && hostname != base(c.hostname) && selectsAny(c.refs, listener, portHTTPS)
 		if attaches && c.namespace == holder && !slices.Contains(routes, c.route) {
 			routes = append(routes, c.route)
+		}
+	}
+	for _, r := range hostless {
+		// A TLSRoute without hostnames (v1alpha2 allows one) attaches to
+		// every TLS listener that admits its namespace: a chain too.
+		if r.Kind == KindTLSRoute && r.Namespace == holder && selectsAny(parentRefsTo(in, r), listener, portHTTPS) {
+			routes = append(routes, r.ID())
 		}
 	}
 	if len(routes) < 2 {

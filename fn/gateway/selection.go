@@ -56,7 +56,8 @@ func unselected(in *Input, c *claim) string {
 
 // mayTake reports whether a listener of this name can take the claim's
 // hostname in this mode: the passthrough listener of a passthrough hostname;
-// the hostname's own listener (http01) or pin, in its short or long form;
+// the hostname's own listener (http01) or pin, in its short, long or hash
+// form;
 // the apex listener for the apex; the wildcard listener, or a child apex's,
 // for a name under it.
 func mayTake(in *Input, c *claim, name string) bool {
@@ -65,7 +66,7 @@ func mayTake(in *Input, c *claim, name string) bool {
 	}
 	h, apex := c.hostname, in.Spec.Apex
 	prefix := pinPrefix(in.Spec.CertMode)
-	if name == prefix+HostKey(h) || name == prefix+LongHostKey(h) {
+	if name == prefix+HostKey(h) || name == prefix+LongHostKey(h) || name == prefix+HashHostKey(h) {
 		return true
 	}
 	if in.Spec.CertMode == v1alpha1.CertModeHTTP01 {
@@ -94,10 +95,11 @@ func childMayTake(in *Input, h, name string) bool {
 	}
 	found := false
 	eachDomain(parent(base(h)), func(d string) bool {
-		if strings.HasPrefix(rest, keyLabel(d)+"-") {
-			found = rest == HostKey(d) || rest == LongHostKey(d)
+		if d == in.Spec.Apex {
+			return true // the apex has no child listener
 		}
-		return found || d == in.Spec.Apex
+		found = rest == HostKey(d) || rest == LongHostKey(d) || rest == HashHostKey(d)
+		return found
 	})
 	return found
 }

@@ -37,7 +37,9 @@ func (c *coverage) index(s *slot) {
 // dropChildren records the child apexes left out so far.
 func (c *coverage) dropChildren(children []*child) {
 	for _, ch := range children {
-		if ch.state != v1alpha1.ChildApexListening && ch.state != v1alpha1.ChildApexOutsideApex {
+		// An idle zone has no listener by choice, not by a limit: names
+		// under it are planned as under its parent.
+		if ch.state != v1alpha1.ChildApexListening && ch.state != v1alpha1.ChildApexOutsideApex && ch.state != v1alpha1.ChildApexIdle {
 			c.dropped[ch.apex] = ch.state
 		}
 	}
@@ -92,6 +94,12 @@ func (c *coverage) cover(in *Input, t *tenancy, h, ns string) (v1alpha1.Hostname
 		}
 	}
 	if best == nil || !best.admit.admits(t, ns) {
+		if l, d := c.sharedServes(in, t, h, ns); l != nil {
+			// Every edge listener shares port 80's route table, where a
+			// name listed exactly beats any wildcard: a wider listener
+			// that admits the namespace serves it.
+			return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (*.%s) in the port-80 route table every edge listener shares", l.name, d) + note, l.name
+		}
 		// The listener that would serve it leaves the namespace out: a
 		// child apex left out, more specific than that wildcard.
 		if c.dropped[under] == v1alpha1.ChildApexOverCertificateLimit {
@@ -261,7 +269,7 @@ func (c *coverage) pinSlots(in *Input, t *tenancy, owners []owner) []*slot {
 func (c *coverage) needsPin(t *tenancy, o owner) bool {
 	l, under := c.serving(o.hostname)
 	switch {
-	case c.anyAdmits(t, o.hostname, o.losers):
+	case c.anyAdmits(t, o.hostname, o.losers, false):
 		return true
 	case l != nil && l.admit.admits(t, o.namespace):
 		return false
@@ -273,13 +281,13 @@ func (c *coverage) needsPin(t *tenancy, o owner) bool {
 
 // anyAdmits reports whether any wildcard listener above h admits one of the
 // namespaces.
-func (c *coverage) anyAdmits(t *tenancy, h string, namespaces []string) bool {
+func (c *coverage) anyAdmits(t *tenancy, h string, namespaces []string, keptOnly bool) bool {
 	if len(namespaces) == 0 {
 		return false
 	}
 	found := false
 	eachDomain(parent(base(h)), func(d string) bool {
-		if s := c.wildcard[d]; s != nil && admitsAny(t, s.admit, namespaces) {
+		if s := c.wildcard[d]; s != nil && (s.kept || !keptOnly) && admitsAny(t, s.admit, namespaces) {
 			found = true
 		}
 		return found
@@ -294,7 +302,7 @@ func (c *coverage) anyAdmits(t *tenancy, h string, namespaces []string) bool {
 // Without this, a pin the budget (or a 64-bit name collision) left out would
 // let the loser answer the name, and on a shared route table list it twice
 // (see Budgets in docs/design.md).
-func (c *coverage) isolate(t *tenancy, owners []owner) {
+func (c *coverage) isolate(t *tenancy, owners []owner, reach bool) {
 	for _, o := range owners {
 		if len(o.losers) == 0 {
 			continue
@@ -303,6 +311,15 @@ func (c *coverage) isolate(t *tenancy, owners []owner) {
 			continue
 		}
 		if s := c.pins[o.hostname]; s != nil && s.kept {
+			continue
+		}
+		if !reach && !c.anyAdmits(t, o.hostname, []string{o.namespace}, true) {
+			// No kept listener serves the winner the name: the losers'
+			// listing is the only one, so nothing is listed twice, and
+			// they keep being served what they were (status says the
+			// conflict waits for the pin). Keeping them off instead would
+			// let a newcomer take an ancestor's every name under that
+			// listener by contesting one.
 			continue
 		}
 		eachDomain(parent(base(o.hostname)), func(d string) bool {
@@ -316,6 +333,23 @@ func (c *coverage) isolate(t *tenancy, owners []owner) {
 			return false
 		})
 	}
+}
+
+// sharedServes is, on an edge Gateway, the kept wildcard listener above h
+// that admits ns, with its domain: the shared port-80 table lists h under it
+// whichever listener SNI would pick elsewhere. nil elsewhere.
+func (c *coverage) sharedServes(in *Input, t *tenancy, h, ns string) (best *slot, domain string) {
+	if in.Spec.CertMode != v1alpha1.CertModeEdge || isWildcard(h) {
+		return nil, ""
+	}
+	eachDomain(parent(base(h)), func(d string) bool {
+		if s := c.wildcard[d]; s != nil && s.kept && s.admit.admits(t, ns) {
+			best, domain = s, d
+			return true
+		}
+		return false
+	})
+	return best, domain
 }
 
 // takes is the kept wildcard listener that takes a request for h when no

@@ -1,0 +1,679 @@
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+)
+
+// The random search of the third attack review: nested namespaces three
+// levels deep, wildcards, contests, sectionNames and ports, names at their
+// length limits, full budgets, several runs with the last output fed back,
+// in all four modes, every run judged by attackP, and by three checks this
+// review proposes for the oracle: checkServed on shared HTTPS tables
+// (Cilium; "shared:"), the zone rule whatever table domain answers
+// (checkZones; "zone:"), and non-interference between runs
+// (checkNonInterference; "interference:"). It runs only when asked:
+//
+//	REVIEW_RANDOM=3000 REVIEW_OUT=/tmp/review go test -run TestReviewRandom ./fn/gateway
+//
+// writes each failing case to REVIEW_OUT as JSON; REVIEW_MIN=<file>
+// go test -run TestReviewMinimize minimizes one (each probe runs this test
+// binary again, so that a failing probe does not fail the minimizer).
+
+// A reviewCase is one random attack: a spec and the cluster of each run.
+type reviewCase struct {
+	Spec v1alpha1.TenantGatewaySpec
+	Runs []reviewRun
+}
+
+type reviewRun struct {
+	Namespaces []Namespace
+	Routes     []Route
+}
+
+// runCase plays the runs, each fed the last one's output.
+func runCase(t *testing.T, c reviewCase) {
+	t.Helper()
+	var in Input
+	var out *Output
+	for i, r := range c.Runs {
+		last, lastOut := in, out
+		if i == 0 {
+			in = Input{Spec: c.Spec}
+		} else {
+			in = fedBack(in, out)
+			in.NamedNamespaces = nil
+		}
+		in.Namespaces, in.Routes = r.Namespaces, resolveSections(r.Routes, out)
+		out = attackP(t, &in)
+		if c.Spec.CertMode != v1alpha1.CertModeEdge {
+			checkServedOn(t, &in, out, true)
+		}
+		if i > 0 {
+			checkNonInterference(t, &last, lastOut, &in, out)
+		}
+		if c.Spec.CertMode == v1alpha1.CertModeEdge {
+			checkZones(t, &in, out, 80, true)
+		} else {
+			checkZones(t, &in, out, 443, false)
+			checkZones(t, &in, out, 443, true)
+		}
+	}
+}
+
+// checkZones is the zone rule extended as this review proposes: a request
+// for h inside a zone z (the host label of an admitted namespace) whose
+// listener *.z the Gateway has is answered only by namespaces delegated z
+// or below, or that hold h exactly (status says they are served it),
+// whichever table domain took it. The oracle's reachedZone looks only at
+// the answering route's own best hostname, so a parent's *.<parent> (or a
+// route without hostnames) answering the names a child's routes do not
+// list, in a shared table, passes it. Its messages start with "zone:".
+func checkZones(t *testing.T, in *Input, out *Output, port gwapiv1.PortNumber, shared bool) {
+	t.Helper()
+	gw := composedGateway(out)
+	if gw == nil {
+		return
+	}
+	cluster := clusterLabels(in)
+	listening := map[string]bool{}
+	for _, l := range gw.Spec.Listeners {
+		if h := hostOf(l); strings.HasPrefix(h, "*.") && (strings.HasPrefix(string(l.Name), prefixChild) || strings.HasPrefix(string(l.Name), prefixEdgeChild)) {
+			listening[h[2:]] = true
+		}
+	}
+	holds := map[string]bool{}
+	for _, s := range out.Hostnames {
+		if _, rest, ok := strings.Cut(s.Route, "/"); ok && isServed(s.State) {
+			ns, _, _ := strings.Cut(rest, "/")
+			holds[ns+" "+s.Hostname] = true
+		}
+	}
+	routeNS := map[string]string{}
+	for _, r := range in.Routes {
+		routeNS[r.ID()] = r.Namespace
+	}
+	o := newOracle(t, in, out, shared)
+	for _, h := range requests(in, out) {
+		if port == 443 && passthroughSNI(o, h) {
+			continue
+		}
+		// Strictly inside: a child's bare apex is no name its listener
+		// *.z takes.
+		zone := ""
+		eachDomain(parent(h), func(d string) bool {
+			if listening[d] {
+				zone = d
+			}
+			return zone != ""
+		})
+		if zone == "" {
+			continue
+		}
+		l, rs := o.answer(port, h)
+		for _, id := range rs {
+			ns := routeNS[id]
+			d, ok := delegated(in, ns, cluster[ns])
+			if ok && under(d, zone) || holds[ns+" "+h] {
+				continue
+			}
+			t.Errorf("zone: shared=%v port %d: %s answers %s on listener %s, inside zone %s, which has its own listener; namespace %s was delegated %q and holds no claim of %s", shared, port, id, h, l, zone, ns, d, h)
+		}
+	}
+}
+
+// checkNonInterference is what the oracle does not check, from "nothing one
+// tenant creates changes what another tenant is served" (Who may attach in
+// docs/design.md): when a run only adds routes to the last (same
+// namespaces, the old routes unchanged), every claim the last run served
+// stays served, unless its namespace added a route, or its hostname meets
+// one of the new routes' (equal, or one a wildcard over the other). Its
+// messages start with "interference:".
+func checkNonInterference(t *testing.T, last *Input, lastOut *Output, in *Input, out *Output) {
+	t.Helper()
+	if len(last.Namespaces) != len(in.Namespaces) {
+		return
+	}
+	for i := range last.Namespaces {
+		if last.Namespaces[i].Name != in.Namespaces[i].Name {
+			return
+		}
+	}
+	old := map[string]Route{}
+	for _, r := range last.Routes {
+		old[r.ID()] = r
+	}
+	var added []Route
+	for _, r := range in.Routes {
+		o, ok := old[r.ID()]
+		switch {
+		case !ok:
+			added = append(added, r)
+		case fmt.Sprint(o) != fmt.Sprint(r):
+			return
+		}
+		delete(old, r.ID())
+	}
+	if len(old) > 0 || len(added) == 0 {
+		return
+	}
+	meets := func(ns, h string) bool {
+		for _, r := range added {
+			if r.Namespace == ns {
+				return true
+			}
+			for _, a := range r.Hostnames {
+				if a == h || patternCovers(a, h) || patternCovers(h, a) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	now := map[string]v1alpha1.HostnameState{}
+	for _, s := range out.Hostnames {
+		now[s.Hostname+" "+s.Route] = s.State
+	}
+	for _, s := range lastOut.Hostnames {
+		_, rest, _ := strings.Cut(s.Route, "/")
+		ns, _, _ := strings.Cut(rest, "/")
+		if !isServed(s.State) || meets(ns, s.Hostname) {
+			continue
+		}
+		if st := now[s.Hostname+" "+s.Route]; !isServed(st) {
+			t.Errorf("interference: routes %v were added; %s %s was %s and is now %s", routeIDs(added), s.Hostname, s.Route, s.State, st)
+		}
+	}
+}
+
+func routeIDs(rs []Route) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.ID())
+	}
+	return out
+}
+
+// resolveSections replaces a sectionName "@<n>" with the name of the
+// last run's n-th listener (modulo their number): a tenant names what
+// status.listeners showed it.
+func resolveSections(routes []Route, last *Output) []Route {
+	var names []string
+	if last != nil {
+		if gw := composedGateway(last); gw != nil {
+			for _, l := range gw.Spec.Listeners {
+				names = append(names, string(l.Name))
+			}
+		}
+	}
+	out := make([]Route, len(routes))
+	for i, r := range routes {
+		r.ParentRefs = slices.Clone(r.ParentRefs)
+		for j, p := range r.ParentRefs {
+			if n, ok := strings.CutPrefix(p.SectionName, "@"); ok {
+				k, _ := strconv.Atoi(n)
+				r.ParentRefs[j].SectionName = ""
+				if len(names) > 0 {
+					r.ParentRefs[j].SectionName = names[k%len(names)]
+				}
+			}
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// checkServedOn is checkServed on shared HTTPS tables when shared (an
+// implementation that, like Cilium, shares one route table across a port's
+// HTTPS listeners): every route answering a request is delegated it and
+// does not answer through a wildcard reaching into a zone it does not
+// hold; a claim status calls refused does not answer. Its messages start
+// with "shared:".
+func checkServedOn(t *testing.T, in *Input, out *Output, shared bool) {
+	t.Helper()
+	cluster := clusterLabels(in)
+	state := map[string]v1alpha1.HostnameState{}
+	holds := map[string]bool{}
+	for _, s := range out.Hostnames {
+		state[s.Hostname+" "+s.Route] = s.State
+		if _, rest, ok := strings.Cut(s.Route, "/"); ok && isServed(s.State) {
+			ns, _, _ := strings.Cut(rest, "/")
+			holds[ns+" "+s.Hostname] = true
+		}
+	}
+	routeNS := map[string]string{}
+	routes := map[string]Route{}
+	for _, r := range in.Routes {
+		routeNS[r.ID()] = r.Namespace
+		routes[r.ID()] = r
+	}
+	o := newOracle(t, in, out, shared)
+	port := gwapiv1.PortNumber(443)
+	for _, h := range requests(in, out) {
+		if passthroughSNI(o, h) {
+			// A TLS passthrough listener takes the connection by SNI
+			// before any HTTP route table.
+			continue
+		}
+		l, rs := o.answer(port, h)
+		for _, id := range rs {
+			ns := routeNS[id]
+			if d, ok := delegated(in, ns, cluster[ns]); !ok || !under(h, d) {
+				t.Errorf("shared: port %d: %s answers %s on listener %s, but namespace %s was delegated %q", port, id, h, l, ns, d)
+			} else if z := reachedZone(in, cluster, routes[id], h, d); z != "" && !holds[ns+" "+h] {
+				t.Errorf("shared: port %d: %s answers %s on listener %s through a wildcard reaching into zone %s, which namespace %s (delegated %s) does not hold", port, id, h, l, z, ns, d)
+			}
+			if s, ok := state[h+" "+id]; ok && !isServed(s) {
+				t.Errorf("shared: port %d: %s answers %s on listener %s, but status says its claim is %s", port, id, h, l, s)
+			}
+		}
+		for k, s := range state {
+			hh, id, _ := strings.Cut(k, " ")
+			if hh != h || !isServed(s) || strings.HasPrefix(h, "zz.") || strings.HasPrefix(id, KindTLSRoute) || s == v1alpha1.HostnamePassthrough {
+				continue
+			}
+			if !slices.Contains(rs, id) {
+				t.Errorf("shared: port %d: status says %s is %s for %s, but the Gateway answers it with %v (listener %q)", port, h, s, id, rs, l)
+			}
+		}
+	}
+}
+
+// passthroughSNI reports whether the most specific 443 listener matching h
+// is a TLS passthrough listener.
+func passthroughSNI(o *oracle, h string) bool {
+	best, score := gwapiv1.ProtocolType(""), -1
+	for _, l := range o.listeners[443] {
+		if m, s := hostMatch(hostOf(l), h); m && s > score {
+			best, score = l.Protocol, s
+		}
+	}
+	return best == gwapiv1.TLSProtocolType
+}
+
+// The random cluster: apex cozy.io, tenant a with nested b (and b's c), e,
+// a sibling d, a namespace delegated the apex that is no publisher, one
+// delegated nothing, and an attached platform namespace.
+var (
+	reviewApex       = "cozy.io"
+	reviewNamespaces = []Namespace{
+		labelled("tenant-root", "cozy.io"),
+		labelled("cozy-a", ""),
+		labelled("tenant-a", "a.cozy.io"),
+		labelled("tenant-a-b", "b.a.cozy.io"),
+		labelled("tenant-a-b-c", "c.b.a.cozy.io"),
+		labelled("tenant-a-e", "e.a.cozy.io"),
+		labelled("tenant-d", "d.cozy.io"),
+		labelled("tenant-x", "cozy.io"),
+		labelled("tenant-nohost", ""),
+	}
+	reviewDomains = []string{"cozy.io", "a.cozy.io", "b.a.cozy.io", "c.b.a.cozy.io", "x.b.a.cozy.io", "x.c.b.a.cozy.io", "e.a.cozy.io", "d.cozy.io", "x.cozy.io", "api.cozy.io"}
+	reviewLabels  = []string{"www", "x", "b", "c", "e", "api", "*", "*", "long"}
+)
+
+func reviewSpecs() []v1alpha1.TenantGatewaySpec {
+	pass := []v1alpha1.DNSLabel{"api"}
+	return []v1alpha1.TenantGatewaySpec{
+		{Apex: reviewApex, TLSPassthroughServices: pass},
+		{Apex: reviewApex, CertMode: v1alpha1.CertModeDNS01, DNS01: dns01Spec.DNS01, TLSPassthroughServices: pass},
+		{Apex: reviewApex, CertMode: v1alpha1.CertModeExistingSecret, WildcardSecretRef: &v1alpha1.LocalSecretReference{Name: "w"}, TLSPassthroughServices: pass},
+		{Apex: reviewApex, CertMode: v1alpha1.CertModeEdge},
+	}
+}
+
+type reviewGen struct {
+	rng *rand.Rand
+}
+
+func (g *reviewGen) hostname() string {
+	d := reviewDomains[g.rng.Intn(len(reviewDomains))]
+	switch l := reviewLabels[g.rng.Intn(len(reviewLabels))]; l {
+	case "*":
+		return "*." + d
+	case "long":
+		// A first label as long as the hostname allows, or a little less:
+		// at the limits of the short, long and Certificate names.
+		n := 253 - len(d) - 1 - g.rng.Intn(25)
+		return strings.Repeat("l", n) + "." + d
+	default:
+		if g.rng.Intn(5) == 0 {
+			return d // a zone's apex itself
+		}
+		return l + strconv.Itoa(g.rng.Intn(3)) + "." + d
+	}
+}
+
+// section is a sectionName a tenant might write: a fixed listener, the
+// short, long or hash form of a hostname's pin or a child apex's listener.
+func (g *reviewGen) section(edge bool) string {
+	pin, child := prefixHTTPS, prefixChild
+	fixed := []string{ListenerHTTPS, ListenerHTTPSApex, ListenerHTTP, "tls-api"}
+	if edge {
+		pin, child = prefixEdge, prefixEdgeChild
+		fixed = []string{ListenerEdge, ListenerEdgeApex}
+	}
+	h := g.hostname()
+	zone := reviewDomains[g.rng.Intn(len(reviewDomains))]
+	switch g.rng.Intn(9) {
+	case 7, 8:
+		// A listener the last run composed.
+		return "@" + strconv.Itoa(g.rng.Intn(64))
+	case 0:
+		return fixed[g.rng.Intn(len(fixed))]
+	case 1:
+		return pin + HostKey(h)
+	case 2:
+		return pin + LongHostKey(h)
+	case 3:
+		return pin + HashHostKey(h)
+	case 4:
+		return child + HostKey(zone)
+	case 5:
+		return child + LongHostKey(zone)
+	}
+	return ""
+}
+
+func (g *reviewGen) route(nss []Namespace, name string, edge bool) Route {
+	ns := nss[g.rng.Intn(len(nss))].Name
+	var hs []string
+	if g.rng.Intn(10) > 0 {
+		for n := 1 + g.rng.Intn(3); n > 0; n-- {
+			hs = append(hs, g.hostname())
+		}
+	}
+	r := routeTo(ns, name, hs...)
+	if g.rng.Intn(10) == 0 {
+		r.Kind = KindTLSRoute
+	}
+	if g.rng.Intn(3) == 0 {
+		r.ParentRefs[0].SectionName = g.section(edge)
+	}
+	if g.rng.Intn(7) == 0 {
+		r.ParentRefs[0].Port = []int32{80, 443}[g.rng.Intn(2)]
+	}
+	if g.rng.Intn(8) == 0 {
+		// A second parentRef to the Gateway naming another listener.
+		r.ParentRefs = append(r.ParentRefs, ParentRef{Name: "cozystack", Namespace: r.ParentRefs[0].Namespace, SectionName: g.section(edge)})
+	}
+	if g.rng.Intn(20) == 0 {
+		r.Solver = true
+	}
+	if g.rng.Intn(30) == 0 {
+		r.ParentRefs[0].CoreGroup = true
+	}
+	return r
+}
+
+// cluster draws the namespaces of a run: tenant-root always, the others
+// mostly; sometimes fillers that fill the listener budget, and idle nested
+// tenants of a.
+func (g *reviewGen) cluster() []Namespace {
+	var nss []Namespace
+	for i, n := range reviewNamespaces {
+		if i == 0 || g.rng.Intn(5) > 0 {
+			nss = append(nss, n)
+		}
+	}
+	return nss
+}
+
+func (g *reviewGen) fill(spec v1alpha1.TenantGatewaySpec) ([]Namespace, []Route) {
+	budget := MaxListeners - 3 - len(spec.TLSPassthroughServices)
+	if spec.CertMode == v1alpha1.CertModeEdge {
+		budget = MaxListeners - 2
+	}
+	n := budget - 4 + g.rng.Intn(7)
+	var nss []Namespace
+	var routes []Route
+	for i := range n {
+		ns := fmt.Sprintf("tenant-f%02d", i)
+		nss = append(nss, labelled(ns, fmt.Sprintf("f%02d.cozy.io", i)))
+		routes = append(routes, routeTo(ns, "www", fmt.Sprintf("www.f%02d.cozy.io", i)))
+	}
+	for i := range g.rng.Intn(3) * 10 {
+		nss = append(nss, labelled(fmt.Sprintf("tenant-a-i%02d", i), fmt.Sprintf("i%02d.a.cozy.io", i)))
+	}
+	return nss, routes
+}
+
+// newCase draws a case: a first run, then up to two more, each changing
+// a route, a namespace or a sectionName of the last.
+func (g *reviewGen) newCase(spec v1alpha1.TenantGatewaySpec) reviewCase {
+	edge := spec.CertMode == v1alpha1.CertModeEdge
+	if g.rng.Intn(3) > 0 {
+		spec.AttachedNamespaces = []v1alpha1.DNSLabel{"cozy-a"}
+	}
+	nss := g.cluster()
+	var routes []Route
+	for i := range 1 + g.rng.Intn(6) {
+		routes = append(routes, g.route(nss, fmt.Sprintf("r%d", i), edge))
+	}
+	var fillNS []Namespace
+	var fillRoutes []Route
+	if g.rng.Intn(4) == 0 {
+		fillNS, fillRoutes = g.fill(spec)
+	}
+	c := reviewCase{Spec: spec, Runs: []reviewRun{{Namespaces: append(slices.Clone(nss), fillNS...), Routes: append(slices.Clone(routes), fillRoutes...)}}}
+	for run := 1; run < 1+g.rng.Intn(3); run++ {
+		switch g.rng.Intn(6) {
+		case 0, 4, 5:
+			routes = append(routes, g.route(nss, fmt.Sprintf("n%d", run), edge))
+		case 1:
+			if len(routes) > 0 {
+				routes = slices.Delete(slices.Clone(routes), 0, 1)
+			}
+		case 2:
+			nss = g.cluster()
+		case 3:
+			if len(routes) > 0 {
+				i := g.rng.Intn(len(routes))
+				routes = slices.Clone(routes)
+				r := routes[i]
+				r.ParentRefs = slices.Clone(r.ParentRefs)
+				r.ParentRefs[0].SectionName = g.section(edge)
+				routes[i] = r
+			}
+		}
+		c.Runs = append(c.Runs, reviewRun{Namespaces: append(slices.Clone(nss), fillNS...), Routes: append(slices.Clone(routes), fillRoutes...)})
+	}
+	return c
+}
+
+func TestReviewRandom(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("REVIEW_RANDOM"))
+	if n == 0 {
+		t.Skip("the review's random search runs with REVIEW_RANDOM=<cases>")
+	}
+	seed, _ := strconv.ParseInt(os.Getenv("REVIEW_SEED"), 10, 64)
+	dir := os.Getenv("REVIEW_OUT")
+	deadline := time.Now().Add(4 * time.Minute)
+	g := &reviewGen{rng: rand.New(rand.NewSource(seed + 1))}
+	ran, failed := 0, 0
+	for i := 0; i < n && time.Now().Before(deadline); i++ {
+		for m, spec := range reviewSpecs() {
+			c := g.newCase(spec)
+			ran++
+			if ok := t.Run(fmt.Sprintf("case%05d/mode%d", i, m), func(t *testing.T) { runCase(t, c) }); !ok {
+				failed++
+				if dir != "" {
+					b, err := json.MarshalIndent(c, "", " ")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("case%05d-mode%d.json", i, m)), b, 0o600); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("random search: %d cases run, %d failed", ran, failed)
+}
+
+// TestReviewProbe runs the case in the file REVIEW_PROBE.
+func TestReviewProbe(t *testing.T) {
+	path := os.Getenv("REVIEW_PROBE")
+	if path == "" {
+		t.Skip("REVIEW_PROBE=<case file>")
+	}
+	runCase(t, loadCase(t, path))
+}
+
+func loadCase(t *testing.T, path string) reviewCase {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c reviewCase
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// signature is a failure message with its names taken out, so that a
+// minimized case fails the same way.
+var nameish = regexp.MustCompile(`[^\s]*[./][^\s]*|\d+`)
+
+// probe runs a case in a child process: the first failure's signature, or
+// "" when it passes.
+func probe(t *testing.T, c reviewCase) string {
+	t.Helper()
+	f, err := os.CreateTemp("", "probe-*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(f.Name())
+	b, _ := json.Marshal(c)
+	if _, err := f.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestReviewProbe$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "REVIEW_PROBE="+f.Name(), "REVIEW_MIN=")
+	outb, err := cmd.CombinedOutput()
+	if err == nil {
+		return ""
+	}
+	// REVIEW_SIG picks the failure to keep when a case fails several ways.
+	want := os.Getenv("REVIEW_SIG")
+	for _, l := range strings.Split(string(outb), "\n") {
+		if _, msg, ok := strings.Cut(l, ".go:"); ok && strings.Contains(msg, want) {
+			_, msg, _ = strings.Cut(msg, ": ")
+			return nameish.ReplaceAllString(msg, "_")
+		}
+	}
+	return "?"
+}
+
+func TestReviewMinimize(t *testing.T) {
+	path := os.Getenv("REVIEW_MIN")
+	if path == "" {
+		t.Skip("REVIEW_MIN=<case file>")
+	}
+	c := loadCase(t, path)
+	sig := probe(t, c)
+	if sig == "" {
+		t.Fatal("the case passes")
+	}
+	t.Logf("signature: %s", sig)
+	try := func(d reviewCase) bool {
+		if probe(t, d) == sig {
+			c = d
+			return true
+		}
+		return false
+	}
+	clone := func() reviewCase {
+		b, _ := json.Marshal(c)
+		var d reviewCase
+		_ = json.Unmarshal(b, &d)
+		return d
+	}
+	for changed := true; changed; {
+		changed = false
+		// Whole runs, from the first.
+		for i := 0; len(c.Runs) > 1 && i < len(c.Runs); i++ {
+			d := clone()
+			d.Runs = slices.Delete(d.Runs, i, i+1)
+			if try(d) {
+				changed = true
+				i--
+			}
+		}
+		for r := range c.Runs {
+			for i := 0; i < len(c.Runs[r].Routes); i++ {
+				d := clone()
+				d.Runs[r].Routes = slices.Delete(d.Runs[r].Routes, i, i+1)
+				if try(d) {
+					changed, i = true, i-1
+					continue
+				}
+				for j := 0; j < len(c.Runs[r].Routes[i].Hostnames); j++ {
+					d := clone()
+					d.Runs[r].Routes[i].Hostnames = slices.Delete(d.Runs[r].Routes[i].Hostnames, j, j+1)
+					if try(d) {
+						changed, j = true, j-1
+					}
+				}
+				for j := 0; j < len(c.Runs[r].Routes[i].ParentRefs); j++ {
+					p := c.Runs[r].Routes[i].ParentRefs[j]
+					if p.SectionName == "" && p.Port == 0 {
+						continue
+					}
+					d := clone()
+					d.Runs[r].Routes[i].ParentRefs[j].SectionName, d.Runs[r].Routes[i].ParentRefs[j].Port = "", 0
+					if try(d) {
+						changed = true
+					}
+				}
+			}
+			for i := 0; i < len(c.Runs[r].Namespaces); i++ {
+				if c.Runs[r].Namespaces[i].Name == "tenant-root" {
+					continue
+				}
+				d := clone()
+				d.Runs[r].Namespaces = slices.Delete(d.Runs[r].Namespaces, i, i+1)
+				if try(d) {
+					changed, i = true, i-1
+				}
+			}
+		}
+		if len(c.Spec.AttachedNamespaces) > 0 {
+			d := clone()
+			d.Spec.AttachedNamespaces = nil
+			if try(d) {
+				changed = true
+			}
+		}
+		if len(c.Spec.TLSPassthroughServices) > 0 {
+			d := clone()
+			d.Spec.TLSPassthroughServices = nil
+			if try(d) {
+				changed = true
+			}
+		}
+	}
+	b, _ := json.MarshalIndent(c, "", " ")
+	out := strings.TrimSuffix(path, ".json") + ".min.json"
+	if err := os.WriteFile(out, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("minimized to %s:\n%s", out, b)
+}

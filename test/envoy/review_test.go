@@ -1,0 +1,213 @@
+package envoy
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	tgwv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+)
+
+// The findings of the third attack review (fn/gateway/review_test.go) that
+// are about a table the implementation shares, judged by Envoy Gateway's
+// own translator: the function composes, the translator answers with the
+// xDS it would send, and the test reads the route tables and where a
+// request goes. REVIEW_FINDINGS=1 runs them (they fail on the function as
+// it is); EGCTL names the translator, as for every test of this package.
+
+func reviewFinding(t *testing.T, what string) {
+	t.Helper()
+	if os.Getenv("REVIEW_FINDINGS") != "1" {
+		t.Skip(what)
+	}
+}
+
+func reviewNS(name, host string) gateway.Namespace {
+	l := map[string]string{gateway.LabelNamespaceGateway: "tenant-root"}
+	if host != "" {
+		l[gateway.LabelNamespaceHost] = host
+	}
+	return gateway.Namespace{Name: name, Labels: l}
+}
+
+func reviewRoute(ns, name string, hosts ...string) gateway.Route {
+	ref := gateway.ParentRef{Name: "cozystack"}
+	if ns != "tenant-root" {
+		ref.Namespace = "tenant-root"
+	}
+	return gateway.Route{Kind: gateway.KindHTTPRoute, Namespace: ns, Name: name, ParentRefs: []gateway.ParentRef{ref}, Hostnames: hosts}
+}
+
+// reviewCompose composes tenant-root's Gateway and builds the Scenario the
+// translator judges: every route with a backend Service named after it.
+func reviewCompose(t *testing.T, in gateway.Input) (*gateway.Output, *Scenario) {
+	t.Helper()
+	in.Name, in.Namespace, in.UID, in.CertManagerNamespace = "cozystack", "tenant-root", "u", "cozy-cert-manager"
+	in.NamedNamespaces = map[string]*gateway.Namespace{}
+	for i := range in.Namespaces {
+		in.NamedNamespaces[in.Namespaces[i].Name] = &in.Namespaces[i]
+	}
+	out, err := gateway.Compose(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Scenario{}
+	for _, r := range out.Resources {
+		if gw, ok := r.Object.(*gwapiv1.Gateway); ok {
+			s.Gateway = *gw
+		}
+	}
+	attached := map[string]bool{in.Namespace: true}
+	for _, a := range in.Spec.AttachedNamespaces {
+		attached[string(a)] = true
+	}
+	for _, n := range in.Namespaces {
+		l := map[string]string{}
+		for k, v := range n.Labels {
+			l[k] = v
+		}
+		if attached[n.Name] {
+			l[gateway.LabelNamespaceGateway] = in.Namespace
+		}
+		s.Namespaces = append(s.Namespaces, corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: l}})
+	}
+	for _, r := range in.Routes {
+		var refs []gwapiv1.ParentReference
+		for _, p := range r.ParentRefs {
+			ref := gwapiv1.ParentReference{Name: gwapiv1.ObjectName(p.Name)}
+			if p.Namespace != "" {
+				ns := gwapiv1.Namespace(p.Namespace)
+				ref.Namespace = &ns
+			}
+			if p.SectionName != "" {
+				sn := gwapiv1.SectionName(p.SectionName)
+				ref.SectionName = &sn
+			}
+			refs = append(refs, ref)
+		}
+		var hosts []gwapiv1.Hostname
+		for _, h := range r.Hostnames {
+			hosts = append(hosts, gwapiv1.Hostname(h))
+		}
+		port := gwapiv1.PortNumber(80)
+		backend := gwapiv1.BackendRef{BackendObjectReference: gwapiv1.BackendObjectReference{Name: gwapiv1.ObjectName(r.Name), Port: &port}}
+		s.HTTPRoutes = append(s.HTTPRoutes, gwapiv1.HTTPRoute{
+			TypeMeta:   metav1.TypeMeta{APIVersion: gwapiv1.GroupVersion.String(), Kind: kindHTTPRoute},
+			ObjectMeta: metav1.ObjectMeta{Namespace: r.Namespace, Name: r.Name},
+			Spec: gwapiv1.HTTPRouteSpec{
+				CommonRouteSpec: gwapiv1.CommonRouteSpec{ParentRefs: refs},
+				Hostnames:       hosts,
+				Rules:           []gwapiv1.HTTPRouteRule{{BackendRefs: []gwapiv1.HTTPBackendRef{{BackendRef: backend}}}},
+			},
+		})
+	}
+	return out, s
+}
+
+func reviewTranslate(t *testing.T, s *Scenario) *Result {
+	t.Helper()
+	r, err := Translate(context.Background(), Egctl(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// duplicateDomains are the domains a route table lists in two virtual
+// hosts.
+func duplicateDomains(r *Result) []string {
+	var out []string
+	for _, rc := range r.XDS.RouteConfigs {
+		first := map[string]string{}
+		for _, vh := range rc.VirtualHosts {
+			for _, d := range vh.Domains {
+				if other, dup := first[d]; dup {
+					out = append(out, fmt.Sprintf("%s: %s in %s and %s", rc.Name, d, other, vh.Name))
+				}
+				first[d] = vh.Name
+			}
+		}
+	}
+	return out
+}
+
+// TestReviewEnvoyPublisherWildcardPin is finding 2: a wildcard pin and the
+// apex's wildcard both list the winner's name under the pin.
+func TestReviewEnvoyPublisherWildcardPin(t *testing.T) {
+	reviewFinding(t, "finding 2, judged by Envoy Gateway")
+	spec := tgwv1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: tgwv1alpha1.CertModeEdge, AttachedNamespaces: []tgwv1alpha1.DNSLabel{"cozy-dashboard"}}
+	_, s := reviewCompose(t, gateway.Input{Spec: spec, Namespaces: []gateway.Namespace{reviewNS("tenant-root", "example.org"), reviewNS("cozy-dashboard", "")}, Routes: []gateway.Route{
+		reviewRoute("tenant-root", "apps", "*.apps.example.org"),
+		reviewRoute("cozy-dashboard", "apps", "*.apps.example.org"),
+		reviewRoute("cozy-dashboard", "a", "a.apps.example.org"),
+	}})
+	r := reviewTranslate(t, s)
+	if d := duplicateDomains(r); len(d) > 0 {
+		t.Errorf("Envoy would refuse the port-80 route table: %s", strings.Join(d, "; "))
+	}
+}
+
+// TestReviewEnvoyParentCatchAll is finding 8: on an edge Gateway a request
+// for a name of bob's zone his routes do not list goes to alice's wildcard.
+func TestReviewEnvoyParentCatchAll(t *testing.T) {
+	reviewFinding(t, "finding 8, judged by Envoy Gateway")
+	spec := tgwv1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: tgwv1alpha1.CertModeEdge}
+	_, s := reviewCompose(t, gateway.Input{Spec: spec, Namespaces: []gateway.Namespace{
+		reviewNS("tenant-root", "example.org"), reviewNS("tenant-alice", "alice.example.org"), reviewNS("tenant-alice-bob", "bob.alice.example.org"),
+	}, Routes: []gateway.Route{
+		reviewRoute("tenant-alice", "phish", "*.alice.example.org"),
+		reviewRoute("tenant-alice-bob", "www", "www.bob.alice.example.org"),
+	}})
+	r := reviewTranslate(t, s)
+	if b, err := r.Backends(80, "login.bob.alice.example.org"); err == nil {
+		t.Errorf("login.bob.alice.example.org, in bob's zone, goes to %v", b)
+	}
+	if b, err := r.Backends(80, "www.bob.alice.example.org"); err != nil || len(b) != 1 || b[0] != "tenant-alice-bob/www:80" {
+		t.Errorf("www.bob.alice.example.org goes to %v (%v)", b, err)
+	}
+}
+
+// TestReviewEnvoyDroppedPinServed is finding 5: the owner's name whose pin
+// the full budget left out is answered on an edge Gateway by edge, though
+// status says OverListenerLimit.
+func TestReviewEnvoyDroppedPinServed(t *testing.T) {
+	spec := tgwv1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: tgwv1alpha1.CertModeEdge}
+	nss := []gateway.Namespace{reviewNS("tenant-root", "example.org"), reviewNS("tenant-alice", "alice.example.org")}
+	routes := []gateway.Route{reviewRoute("tenant-alice", "www", "www.alice.example.org")}
+	for i := range gateway.MaxListeners - 3 {
+		ns := fmt.Sprintf("tenant-f%02d", i)
+		nss = append(nss, reviewNS(ns, fmt.Sprintf("f%02d.example.org", i)))
+		routes = append(routes, reviewRoute(ns, "www", fmt.Sprintf("www.f%02d.example.org", i)))
+	}
+	first, _ := reviewCompose(t, gateway.Input{Spec: spec, Namespaces: nss, Routes: routes})
+	obs := &gateway.ObservedResource{ListenerHostnames: map[string]string{}}
+	for _, r := range first.Resources {
+		if gw, ok := r.Object.(*gwapiv1.Gateway); ok {
+			for _, l := range gw.Spec.Listeners {
+				obs.ListenerNames = append(obs.ListenerNames, string(l.Name))
+				if l.Hostname != nil {
+					obs.ListenerHostnames[string(l.Name)] = string(*l.Hostname)
+				}
+			}
+		}
+	}
+	out, s := reviewCompose(t, gateway.Input{Spec: spec, Namespaces: nss, Routes: append(routes, reviewRoute("tenant-root", "shop", "shop.alice.example.org")),
+		Observed: map[string]*gateway.ObservedResource{gateway.KeyGateway: obs}})
+	state := ""
+	for _, h := range out.Hostnames {
+		if h.Route == "HTTPRoute/tenant-root/shop" {
+			state = string(h.State)
+		}
+	}
+	r := reviewTranslate(t, s)
+	if b, err := r.Backends(80, "shop.alice.example.org"); err == nil && state != string(tgwv1alpha1.HostnameCovered) {
+		t.Errorf("shop.alice.example.org goes to %v, but status says %s", b, state)
+	}
+}
