@@ -102,16 +102,8 @@ var (
 // same errors.
 func decodeWireRoute(kind string, s []byte) (gateway.Route, error) {
 	var top, spec [2]wireValue
-	var md [3]wireValue
-	var solver [1]wireValue
 	lookup(s, keysRoute, top[:])
-	if m, ok := top[0].object(); ok {
-		lookup(m, keysMetadata, md[:])
-	}
-	if l, ok := md[2].object(); ok {
-		lookup(l, keysLabels, solver[:])
-	}
-	r := gateway.Route{Kind: kind, Namespace: md[1].str(), Name: md[0].str(), Solver: solver[0].str() == "true"}
+	r := wireRouteMeta(kind, top[0])
 	if r.Name == "" || r.Namespace == "" {
 		return r, fmt.Errorf("metadata.name and metadata.namespace are required")
 	}
@@ -151,6 +143,20 @@ func decodeWireRoute(kind string, s []byte) (gateway.Route, error) {
 func isEmptyString(v *structpb.Value) bool {
 	s, ok := v.GetKind().(*structpb.Value_StringValue)
 	return ok && s.StringValue == ""
+}
+
+// wireRouteMeta is the route's kind, name, namespace and solver label, from
+// its metadata's bytes.
+func wireRouteMeta(kind string, metadata wireValue) gateway.Route {
+	var md [3]wireValue
+	var solver [1]wireValue
+	if m, ok := metadata.object(); ok {
+		lookup(m, keysMetadata, md[:])
+	}
+	if l, ok := md[2].object(); ok {
+		lookup(l, keysLabels, solver[:])
+	}
+	return gateway.Route{Kind: kind, Namespace: md[1].str(), Name: md[0].str(), Solver: solver[0].str() == "true"}
 }
 
 // wireList is list on a wire Value.

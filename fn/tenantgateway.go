@@ -1,13 +1,12 @@
 package fn
 
 import (
-	"time"
-
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 

@@ -285,7 +285,7 @@ func lookup(s []byte, keys []string, out []wireValue) {
 			}
 		}
 		for i, k := range keys {
-			if string(key) == k {
+			if i < len(out) && string(key) == k {
 				out[i] = valueOf(val)
 			}
 		}

@@ -44,12 +44,7 @@ func fairShare(cands []budgeted, n int, t *tenancy) map[string]bool {
 			fresh = append(fresh, c)
 		}
 	}
-	slices.SortFunc(served, func(a, b budgeted) int { return cmp.Compare(a.hostname, b.hostname) })
-	for _, c := range served {
-		if len(kept) < n {
-			kept[c.hostname] = true
-		}
-	}
+	keepUpTo(kept, served, n)
 
 	type turn struct {
 		rank int
@@ -88,11 +83,16 @@ func fairShare(cands []budgeted, n int, t *tenancy) map[string]bool {
 		}
 		kept[fresh[i].hostname] = true
 	}
-	slices.SortFunc(spare, func(a, b budgeted) int { return cmp.Compare(a.hostname, b.hostname) })
-	for _, c := range spare {
+	keepUpTo(kept, spare, n)
+	return kept
+}
+
+// keepUpTo keeps cands in hostname order while fewer than n are kept.
+func keepUpTo(kept map[string]bool, cands []budgeted, n int) {
+	slices.SortFunc(cands, func(a, b budgeted) int { return cmp.Compare(a.hostname, b.hostname) })
+	for _, c := range cands {
 		if len(kept) < n {
 			kept[c.hostname] = true
 		}
 	}
-	return kept
 }

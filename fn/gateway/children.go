@@ -83,14 +83,7 @@ func markIdle(t *tenancy, children []*child, claims []*claim) {
 // across namespaces (see "Budgets" in docs/design.md). Children left out get
 // no SAN and no listener.
 func capCertificateNames(in *Input, t *tenancy, children []*child) {
-	onCert := map[string]bool{}
-	if cert := in.Observed[KeyCertificateWildcard]; cert != nil && cert.DNSNames != nil {
-		for _, n := range cert.DNSNames {
-			onCert[n] = true
-		}
-	} else {
-		onCert = in.Previous.ChildApexes
-	}
+	onCert := servedCertificateNames(in)
 	var cands []budgeted
 	for _, c := range children {
 		c.held = c.held || onCert[c.apex]
@@ -100,13 +93,29 @@ func capCertificateNames(in *Input, t *tenancy, children []*child) {
 	}
 	kept := fairShare(cands, (maxCertificateDNSNames-2)/2, t)
 	for _, c := range children {
-		if c.state == v1alpha1.ChildApexListening && !kept[c.apex] && c.idle {
+		switch {
+		case c.state != v1alpha1.ChildApexListening || kept[c.apex]:
+		case c.idle:
 			c.state, c.message = v1alpha1.ChildApexIdle, idleMessage
-		} else if c.state == v1alpha1.ChildApexListening && !kept[c.apex] {
+		default:
 			c.state = v1alpha1.ChildApexOverCertificateLimit
 			c.message = fmt.Sprintf("left out of the wildcard certificate: the ACME CA issues at most %d names per certificate (the apex, its wildcard and two per child apex); give this child tenant a Gateway of its own", maxCertificateDNSNames)
 		}
 	}
+}
+
+// servedCertificateNames are the names of the dns01 certificate served now:
+// the observed Certificate's, else the child apexes status remembers.
+func servedCertificateNames(in *Input) map[string]bool {
+	cert := in.Observed[KeyCertificateWildcard]
+	if cert == nil || cert.DNSNames == nil {
+		return in.Previous.ChildApexes
+	}
+	onCert := make(map[string]bool, len(cert.DNSNames))
+	for _, n := range cert.DNSNames {
+		onCert[n] = true
+	}
+	return onCert
 }
 
 // idleMessage explains ChildApexIdle.

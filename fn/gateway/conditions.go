@@ -294,20 +294,8 @@ func routeCauses(claims []*claim, contests []*contest, foreign []string, childre
 	// Every loss sorted, then bounded: the message names the first losses
 	// by route, whichever hostnames they are for. Status remembers the
 	// conflicts by their own digest (digests), so this cause keeps none.
-	var lost []string
-	for _, ct := range contests {
-		for _, l := range ct.losers {
-			lost = append(lost, fmt.Sprintf("%s lost %s to %s", l, ct.hostname, ct.winner.route))
-		}
-	}
-	for _, cl := range claims {
-		if cl.duplicate {
-			lost = append(lost, fmt.Sprintf("%s shares TLS passthrough listener for %s with another route of its namespace", cl.route, cl.hostname))
-		}
-	}
-	sort.Strings(lost)
 	conflict := &cause{reason: ReasonHostnameConflict, prefix: "hostname conflicts: ", sep: "; "}
-	for _, l := range lost {
+	for _, l := range losses(claims, contests) {
 		conflict.add(l)
 	}
 	orphans := &cause{reason: ReasonNoMatchingParent, prefix: "routes target this Gateway but match no listener for these hostnames (see status.hostnames): ", sep: ", ", digest: newLineDigest()}
@@ -336,6 +324,24 @@ func routeCauses(claims []*claim, contests []*contest, foreign []string, childre
 		}
 	}
 	return routeCauseSet{conflict: conflict, orphans: orphans, notAdmitted: notAdmitted, unserved: unserved, outside: outside}
+}
+
+// losses are every claim lost, sorted: to another namespace, or a
+// passthrough listener shared with another route.
+func losses(claims []*claim, contests []*contest) []string {
+	var lost []string
+	for _, ct := range contests {
+		for _, l := range ct.losers {
+			lost = append(lost, fmt.Sprintf("%s lost %s to %s", l, ct.hostname, ct.winner.route))
+		}
+	}
+	for _, cl := range claims {
+		if cl.duplicate {
+			lost = append(lost, fmt.Sprintf("%s shares TLS passthrough listener for %s with another route of its namespace", cl.route, cl.hostname))
+		}
+	}
+	sort.Strings(lost)
+	return lost
 }
 
 // causeSep separates the causes in a message.

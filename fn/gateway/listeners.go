@@ -356,25 +356,10 @@ func passthroughHolder(in *Input, claims []*claim, hostless []*Route, listener, 
 	if holder == "" {
 		return ""
 	}
-	var routes []string
-	for _, c := range claims {
-		attaches := c.hostname == hostname && c.state == v1alpha1.HostnamePassthrough ||
-			c.kind == KindTLSRoute && isWildcard(c.hostname) && under(hostname, base(c.hostname)) && hostname != base(c.hostname) && selectsAny(c.refs, listener, portHTTPS)
-		if attaches && c.namespace == holder && !slices.Contains(routes, c.route) {
-			routes = append(routes, c.route)
-		}
-	}
-	for _, r := range hostless {
-		// A TLSRoute without hostnames (v1alpha2 allows one) attaches to
-		// every TLS listener that admits its namespace: a chain too.
-		if r.Kind == KindTLSRoute && r.Namespace == holder && selectsAny(parentRefsTo(in, r), listener, portHTTPS) {
-			routes = append(routes, r.ID())
-		}
-	}
+	routes := holderRoutes(in, claims, hostless, holder, listener, hostname)
 	if len(routes) < 2 {
 		return holder
 	}
-	slices.Sort(routes)
 	for _, c := range claims {
 		if c.listener == listener && c.state == v1alpha1.HostnamePassthrough {
 			c.state, c.listener, c.duplicate = v1alpha1.HostnameConflict, "", true
@@ -382,6 +367,36 @@ func passthroughHolder(in *Input, claims []*claim, hostless []*Route, listener, 
 		}
 	}
 	return ""
+}
+
+// attachesToPassthrough reports whether the claim's route attaches to the
+// passthrough listener of hostname: a claim of it, or a TLSRoute wildcard
+// over it that selects the listener.
+func attachesToPassthrough(c *claim, listener, hostname string) bool {
+	if c.hostname == hostname && c.state == v1alpha1.HostnamePassthrough {
+		return true
+	}
+	return c.kind == KindTLSRoute && isWildcard(c.hostname) && under(hostname, base(c.hostname)) && hostname != base(c.hostname) && selectsAny(c.refs, listener, portHTTPS)
+}
+
+// holderRoutes are the routes of the holder's namespace that would attach
+// to the passthrough listener of hostname, sorted: its claims of hostname,
+// its TLSRoute wildcards over it, and its TLSRoutes without hostnames (which
+// v1alpha2 allows, and which attach to every TLS listener admitting them).
+func holderRoutes(in *Input, claims []*claim, hostless []*Route, holder, listener, hostname string) []string {
+	var routes []string
+	for _, c := range claims {
+		if c.namespace == holder && !slices.Contains(routes, c.route) && attachesToPassthrough(c, listener, hostname) {
+			routes = append(routes, c.route)
+		}
+	}
+	for _, r := range hostless {
+		if r.Kind == KindTLSRoute && r.Namespace == holder && selectsAny(parentRefsTo(in, r), listener, portHTTPS) {
+			routes = append(routes, r.ID())
+		}
+	}
+	slices.Sort(routes)
+	return routes
 }
 
 // childNames are the dns01 certificate's names: apex, *.apex, then c, *.c per

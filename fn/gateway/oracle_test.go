@@ -41,21 +41,6 @@ func hostMatch(pattern, h string) (bool, int) {
 	}
 }
 
-// routeMatch is hostMatch for a route's hostnames against a request that the
-// listener already took.
-func routeMatch(r Route, h string) (bool, int) {
-	if len(r.Hostnames) == 0 {
-		return true, 0
-	}
-	best, ok := -1, false
-	for _, p := range r.Hostnames {
-		if m, s := hostMatch(p, h); m && s > best {
-			best, ok = s, true
-		}
-	}
-	return ok, best
-}
-
 func kindAllowed(l gwapiv1.Listener, kind string) bool {
 	switch l.Protocol {
 	case gwapiv1.TLSProtocolType:

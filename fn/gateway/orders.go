@@ -187,22 +187,12 @@ func holdDNS01(in *Input, t *tenancy, l *ledger, children []*child) []string {
 	if cert == nil {
 		return nil
 	}
-	onCert := map[string]bool{}
-	for _, n := range cert.DNSNames {
-		onCert[base(n)] = true
-	}
+	onCert := domains(cert.DNSNames)
 	present := map[string]bool{}
 	for _, c := range children {
 		present[c.apex] = true
-		b := t.branch(c.namespace)
-		if l.remaining(b) > 0 {
-			continue
-		}
-		switch listening := c.state == v1alpha1.ChildApexListening; {
-		case listening && !onCert[c.apex]:
-			c.state, c.message = v1alpha1.ChildApexWaiting, l.waitMessage(b, "adding "+c.apex+" to the wildcard certificate")
-		case !listening && onCert[c.apex] && c.state != v1alpha1.ChildApexOutsideApex:
-			c.state, c.message, c.held = v1alpha1.ChildApexListening, "", true
+		if b := t.branch(c.namespace); l.remaining(b) == 0 {
+			holdChild(l, b, c, onCert[c.apex])
 		}
 	}
 	var kept []string
@@ -217,6 +207,27 @@ func holdDNS01(in *Input, t *tenancy, l *ledger, children []*child) []string {
 
 // keyDNS01 prefixes the dns01 certificate's orders: the digest of its names.
 const keyDNS01 = "dns01:"
+
+// holdChild keeps a child apex of a branch with no order left as the
+// certificate has it: new to it, it waits; on it, it stays.
+func holdChild(l *ledger, branch string, c *child, onCert bool) {
+	switch listening := c.state == v1alpha1.ChildApexListening; {
+	case listening && !onCert:
+		c.state, c.message = v1alpha1.ChildApexWaiting, l.waitMessage(branch, "adding "+c.apex+" to the wildcard certificate")
+	case !listening && onCert && c.state != v1alpha1.ChildApexOutsideApex:
+		c.state, c.message, c.held = v1alpha1.ChildApexListening, "", true
+	}
+}
+
+// domains are the domains a certificate's names cover: each name without
+// its wildcard label.
+func domains(names []string) map[string]bool {
+	out := make(map[string]bool, len(names))
+	for _, n := range names {
+		out[base(n)] = true
+	}
+	return out
+}
 
 // orderDNS01 charges a change of the dns01 certificate's names to every
 // branch whose child apexes it adds or removes (the owner's for the first
@@ -238,26 +249,18 @@ func orderDNS01(in *Input, t *tenancy, l *ledger, children []*child, names []str
 	if cert == nil || slices.Equal(cert.DNSNames, names) {
 		return // found by its probe (ours, not yet observed), or unchanged
 	}
-	want, have := map[string]bool{}, map[string]bool{}
-	for _, n := range names {
-		want[base(n)] = true
-	}
-	for _, n := range cert.DNSNames {
-		have[base(n)] = true
-	}
 	byApex := map[string]string{}
 	for _, c := range children {
 		byApex[c.apex] = c.namespace
 	}
 	branches := map[string]bool{}
-	for a := range want {
-		if !have[a] {
-			branches[branchOf(t, byApex, a)] = true
-		}
-	}
-	for a := range have {
-		if !want[a] {
-			branches[branchOf(t, byApex, a)] = true
+	want, have := domains(names), domains(cert.DNSNames)
+	for _, pair := range [][2]map[string]bool{{want, have}, {have, want}} {
+		// Added (wanted, not had), then removed (had, not wanted).
+		for a := range pair[0] {
+			if !pair[1][a] {
+				branches[branchOf(t, byApex, a)] = true
+			}
 		}
 	}
 	if len(branches) == 0 {

@@ -57,26 +57,32 @@ func allocateNames(slots []*slot, served map[string]string, taken map[string]boo
 		groups[short] = append(groups[short], s)
 	}
 	for _, short := range order {
-		g := groups[short]
-		first := 0
-		for i, s := range g {
-			if h, ok := served[short]; ok && h == s.hostname {
-				first = i
-				break
-			}
-		}
-		for i, s := range g {
-			switch long := s.prefix + LongHostKey(s.subject); {
-			case i == first:
-				s.name = short
-			case fits(long):
-				s.name = long
-			default:
-				s.name = s.prefix + HashHostKey(s.subject)
-			}
-		}
+		nameGroup(short, groups[short], served, fits)
 	}
 	claimNames(slots, taken)
+}
+
+// nameGroup names the slots that derive one short name: the one served
+// under it keeps it (else the first, in hostname order), the others take
+// the long form, or the hash form where the long one does not fit.
+func nameGroup(short string, g []*slot, served map[string]string, fits func(string) bool) {
+	first := 0
+	for i, s := range g {
+		if h, ok := served[short]; ok && h == s.hostname {
+			first = i
+			break
+		}
+	}
+	for i, s := range g {
+		switch long := s.prefix + LongHostKey(s.subject); {
+		case i == first:
+			s.name = short
+		case fits(long):
+			s.name = long
+		default:
+			s.name = s.prefix + HashHostKey(s.subject)
+		}
+	}
 }
 
 // claimNames checks the allocated names: too long, or still taken. A long

@@ -74,10 +74,8 @@ func (c *coverage) cover(in *Input, t *tenancy, h, ns string) (v1alpha1.Hostname
 	}
 	_, under := c.serving(h)
 	pin := c.pins[h]
-	if pin != nil {
-		if st, msg := c.coverPinned(in, pin, h, under); st != "" {
-			return st, msg, pin.name
-		}
+	if st, msg := c.coverPinned(in, pin, h, under); st != "" {
+		return st, msg, pin.name
 	}
 	best, domain := c.takes(h)
 	if best != nil && slices.Contains(best.admit.exclude, ns) {
@@ -86,27 +84,11 @@ func (c *coverage) cover(in *Input, t *tenancy, h, ns string) (v1alpha1.Hostname
 	}
 	note := ""
 	if pin != nil && best != nil {
-		// The pin was left out: the wider listener serves the hostname,
-		// and the namespaces that lost it are kept off that listener.
+		// The pin was left out: the wider listener serves the hostname.
 		note = fmt.Sprintf("; its own listener was left out (the Gateway would exceed %d listeners), so listener %s serves it", MaxListeners, best.name)
-		if len(pin.losers) > 0 {
-			note += " and keeps off the namespaces that lost it"
-		}
 	}
 	if best == nil || !best.admit.admits(t, ns) {
-		if l, d := c.sharedServes(in, t, h, ns); l != nil {
-			// Every edge listener shares port 80's route table, where a
-			// name listed exactly beats any wildcard: a wider listener
-			// that admits the namespace serves it.
-			return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (*.%s) in the port-80 route table every edge listener shares", l.name, d) + note, l.name
-		}
-		// The listener that would serve it leaves the namespace out: a
-		// child apex left out, more specific than that wildcard.
-		if c.dropped[under] == v1alpha1.ChildApexOverCertificateLimit {
-			return v1alpha1.HostnameOverCertificateLimit, fmt.Sprintf("%s is under a child apex left out of the wildcard certificate: the ACME CA issues at most %d names per certificate", h, maxCertificateDNSNames), ""
-		}
-		st, msg := overLimit()
-		return st, msg, ""
+		return c.notAdmitted(in, t, h, ns, under, note)
 	}
 	msg := fmt.Sprintf("served by listener %s (*.%s)", best.name, domain)
 	if in.Spec.CertMode != v1alpha1.CertModeEdge && !oneLabelBelow(h, domain) {
@@ -115,10 +97,29 @@ func (c *coverage) cover(in *Input, t *tenancy, h, ns string) (v1alpha1.Hostname
 	return v1alpha1.HostnameCovered, msg + note, best.name
 }
 
+// notAdmitted judges a hostname whose serving listener leaves its namespace
+// out: served all the same in an edge Gateway's shared table by a wider
+// listener that admits it, else left out (under a child apex left out of
+// the certificate, or by the listener budget).
+func (c *coverage) notAdmitted(in *Input, t *tenancy, h, ns, under, note string) (v1alpha1.HostnameState, string, string) {
+	if l, d := c.sharedServes(in, t, h, ns); l != nil {
+		// Every edge listener shares port 80's route table, where a name
+		// listed exactly beats any wildcard.
+		return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (*.%s) in the port-80 route table every edge listener shares", l.name, d) + note, l.name
+	}
+	if c.dropped[under] == v1alpha1.ChildApexOverCertificateLimit {
+		return v1alpha1.HostnameOverCertificateLimit, fmt.Sprintf("%s is under a child apex left out of the wildcard certificate: the ACME CA issues at most %d names per certificate", h, maxCertificateDNSNames), ""
+	}
+	st, msg := overLimit()
+	return st, msg, ""
+}
+
 // coverPinned judges a hostname that has a pin of its own; "" when the pin
 // was left out by the budget.
 func (c *coverage) coverPinned(in *Input, s *slot, h, under string) (v1alpha1.HostnameState, string) {
 	switch {
+	case s == nil:
+		return "", ""
 	case s.invalid != "":
 		return v1alpha1.HostnameInvalid, s.invalid
 	case s.kept && c.dropped[under] == v1alpha1.ChildApexOverCertificateLimit:
@@ -159,15 +160,10 @@ func (c *coverage) certDomain(d string) bool {
 // the conflict is not enforced, and status must not say they are refused.
 func (c *coverage) unenforced(in *Input, t *tenancy, claims []*claim) {
 	for _, cl := range claims {
-		if cl.state != v1alpha1.HostnameConflict || cl.passthrough != "" {
-			// A TLSRoute is served only by its passthrough listener.
+		// A TLSRoute is served only by its passthrough listener; a kept
+		// listener of exactly the name is narrowed to the winner.
+		if cl.state != v1alpha1.HostnameConflict || cl.passthrough != "" || c.heldExactly(cl.hostname) || c.pinInvalid(cl.hostname) {
 			continue
-		}
-		if s := c.pins[cl.hostname]; s != nil && (s.kept || s.invalid != "") {
-			continue
-		}
-		if s := c.exact[cl.hostname]; s != nil && s.kept {
-			continue // narrowed to the winner
 		}
 		if l, _ := c.takes(cl.hostname); l != nil && l.admit.admits(t, cl.namespace) && selectsAny(cl.refs, l.name, servingPort(in)) {
 			if st, msg, name := c.cover(in, t, cl.hostname, cl.namespace); isServed(st) {
@@ -304,13 +300,7 @@ func (c *coverage) anyAdmits(t *tenancy, h string, namespaces []string, keptOnly
 // (see Budgets in docs/design.md).
 func (c *coverage) isolate(t *tenancy, owners []owner, reach bool) {
 	for _, o := range owners {
-		if len(o.losers) == 0 {
-			continue
-		}
-		if s := c.exact[o.hostname]; s != nil && s.kept {
-			continue
-		}
-		if s := c.pins[o.hostname]; s != nil && s.kept {
+		if len(o.losers) == 0 || c.heldExactly(o.hostname) {
 			continue
 		}
 		if !reach && !c.anyAdmits(t, o.hostname, []string{o.namespace}, true) {
@@ -322,17 +312,39 @@ func (c *coverage) isolate(t *tenancy, owners []owner, reach bool) {
 			// listener by contesting one.
 			continue
 		}
-		eachDomain(parent(base(o.hostname)), func(d string) bool {
-			if s := c.wildcard[d]; s != nil && s.kept {
-				for _, ns := range o.losers {
-					if s.admit.admits(t, ns) {
-						s.admit = s.admit.excluding(ns)
-					}
+		c.keepOff(t, o)
+	}
+}
+
+// heldExactly reports whether a kept listener has exactly hostname h.
+func (c *coverage) heldExactly(h string) bool {
+	if s := c.exact[h]; s != nil && s.kept {
+		return true
+	}
+	s := c.pins[h]
+	return s != nil && s.kept
+}
+
+// pinInvalid reports whether h's pin could not be named: its claims are
+// Invalid, served by no listener.
+func (c *coverage) pinInvalid(h string) bool {
+	s := c.pins[h]
+	return s != nil && s.invalid != ""
+}
+
+// keepOff excludes the owner's losers from every kept wildcard listener
+// above its hostname that admits them.
+func (c *coverage) keepOff(t *tenancy, o owner) {
+	eachDomain(parent(base(o.hostname)), func(d string) bool {
+		if s := c.wildcard[d]; s != nil && s.kept {
+			for _, ns := range o.losers {
+				if s.admit.admits(t, ns) {
+					s.admit = s.admit.excluding(ns)
 				}
 			}
-			return false
-		})
-	}
+		}
+		return false
+	})
 }
 
 // sharedServes is, on an edge Gateway, the kept wildcard listener above h

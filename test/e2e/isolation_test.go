@@ -47,6 +47,9 @@ spec:
 `)
 	apply(t, httpRoute("tenant-iso-bob", "shop", "tenant-iso", "cozystack", "shop.bob.iso.example"))
 	apply(t, httpRoute("tenant-iso-alice", "catch-all", "tenant-iso", "cozystack"))
+	// A zone whose only route has no hostnames is Idle: alice routes a
+	// name too, so her zone has its listener.
+	apply(t, httpRoute("tenant-iso-alice", "www", "tenant-iso", "cozystack", "www.alice.iso.example"))
 	apply(t, httpRoute("tenant-iso-nohost", "catch-all", "tenant-iso", "cozystack"))
 
 	gw := waitGateway(t, "tenant-iso", "cozystack", "http, https, https-apex and one listener per child", func(ls []string, _ *unstructured.Unstructured) bool {
@@ -107,8 +110,9 @@ spec:
 		for _, l := range []string{"http", "https", "https-apex", alice, bob} {
 			got = append(got, fmt.Sprintf("%s:%v", l, gatewayListener(g, l)["attachedRoutes"]))
 		}
-		// http: the redirect route alone.
-		want := fmt.Sprintf("[tenant-iso-alice=True/Accepted tenant-iso-bob=True/Accepted tenant-iso-nohost=False/NotAllowedByListeners http:1 https:0 https-apex:0 %s:1 %s:1]", alice, bob)
+		// http: the redirect route alone; alice's listener: her catch-all
+		// and www.
+		want := fmt.Sprintf("[tenant-iso-alice=True/Accepted tenant-iso-bob=True/Accepted tenant-iso-nohost=False/NotAllowedByListeners http:1 https:0 https-apex:0 %s:2 %s:1]", alice, bob)
 		return fmt.Sprint(got) == want, fmt.Sprint(got)
 	})
 }

@@ -236,7 +236,9 @@ func sameListeners(t *testing.T, before snapshot) {
 			"https-app-32a1e6c7":  `{"matchLabels":{"kubernetes.io/metadata.name":"mig-http-alice","namespace.cozystack.io/gateway":"mig-http"}}`,
 			"https-dash-3696db18": `{"matchLabels":{"kubernetes.io/metadata.name":"mig-http-dash","namespace.cozystack.io/gateway":"mig-http"}}`,
 			"https-www-a2f1ec61":  `{"matchLabels":{"kubernetes.io/metadata.name":"mig-http","namespace.cozystack.io/gateway":"mig-http"}}`,
-			"tls-api":             `{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":"In","values":["mig-http","mig-http-dash"]}],"matchLabels":{"namespace.cozystack.io/gateway":"mig-http"}}`,
+			// tls-api admits only the namespace whose TLSRoute holds
+			// api.<apex> (docs/design.md, Conflicts).
+			"tls-api": `{"matchLabels":{"kubernetes.io/metadata.name":"mig-http","namespace.cozystack.io/gateway":"mig-http"}}`,
 		},
 		"mig-dns": {
 			"http":                     `{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":"In","values":["mig-dns","cozy-cert-manager"]}]}`,

@@ -149,6 +149,9 @@ spec:
     cloudflare:
       apiTokenSecretRef: {name: cloudflare-api-token, key: api-token}
 `)
+	// A child zone no route uses is Idle: each child routes a name.
+	apply(t, httpRoute("tenant-dns-alice", "www", "tenant-dns", "cozystack", "www.alice.example.org"))
+	apply(t, httpRoute("tenant-dns-bob", "www", "tenant-dns", "cozystack", "www.bob.example.org"))
 	want := []string{"http=", "https=*.example.org", "https-apex=example.org",
 		"https-child-alice-cf290f3a=*.alice.example.org", "https-child-bob-116343d5=*.bob.example.org"}
 	waitGateway(t, "tenant-dns", "cozystack", fmt.Sprintf("listeners %v", want), func(ls []string, _ *unstructured.Unstructured) bool {
@@ -181,6 +184,7 @@ spec:
   certMode: existingSecret
   wildcardSecretRef: {name: wildcard-example-org}
 `)
+	apply(t, httpRoute("tenant-ws-alice", "www", "tenant-ws", "cozystack", "www.alice.example.org"))
 	gw := waitGateway(t, "tenant-ws", "cozystack", "https, https-apex and the alice child listener", func(ls []string, _ *unstructured.Unstructured) bool {
 		return fmt.Sprint(ls) == "[http= https=*.example.org https-apex=example.org https-child-alice-cf290f3a=*.alice.example.org]"
 	})
@@ -219,6 +223,7 @@ spec:
   certMode: edge
   gatewayClassName: edge-tunnel
 `)
+	apply(t, httpRoute("tenant-edge-alice", "www", "tenant-edge", "cozystack", "www.alice.example.org"))
 	edge := regexp.MustCompile(`^edge=\*\.example\.org edge-apex=example\.org edge-child-alice-cf290f3a=\*\.alice\.example\.org$`)
 	gw := waitGateway(t, "tenant-edge", "cozystack", "edge, edge-apex and edge-child-alice listeners", func(ls []string, _ *unstructured.Unstructured) bool {
 		return edge.MatchString(strings.Join(ls, " "))
