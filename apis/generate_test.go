@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/cel-go/cel"
 	"github.com/google/go-cmp/cmp"
+	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/xcrd"
@@ -94,8 +96,96 @@ func TestTenantGatewayXRD(t *testing.T) {
 	if diff := cmp.Diff([]string{"apex"}, spec.Required); diff != "" {
 		t.Errorf("spec.required: -want, +got:\n%s", diff)
 	}
-	if got := len(spec.XValidations); got != 6 {
-		t.Errorf("spec carries %d CEL rules, want 6 (dns01 block, 4 providers, existingSecret)", got)
+	if got := len(spec.XValidations); got != 7 {
+		t.Errorf("spec carries %d CEL rules, want 7 (dns01 block, 4 providers, existingSecret, acme)", got)
+	}
+}
+
+// TestTenantGatewayACMERules evaluates the XRD's CEL rules about ACME
+// servers on specs as admission sees them (defaults applied): spec.acme
+// goes with a name of its own and only with one, and an External Account
+// Binding has both halves. The function checks the same (fn/gateway
+// validate.go); this keeps the two from drifting.
+func TestTenantGatewayACMERules(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "package", "configuration", "tenantgateway", "definition.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xrd := &xpv1.CompositeResourceDefinition{}
+	if err := yaml.Unmarshal(b, xrd); err != nil {
+		t.Fatal(err)
+	}
+	crd, err := xcrd.ForCompositeResource(xrd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+	eab := spec.Properties["acme"].Properties["externalAccountBinding"]
+	env, err := cel.NewEnv(cel.Variable("self", cel.DynType))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// failing returns the messages of the rules self fails.
+	failing := func(t *testing.T, rules extv1.ValidationRules, self map[string]any) []string {
+		t.Helper()
+		var out []string
+		for _, r := range rules {
+			ast, iss := env.Compile(r.Rule)
+			if iss.Err() != nil {
+				t.Fatalf("rule %q does not compile: %v", r.Rule, iss.Err())
+			}
+			prg, err := env.Program(ast)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, _, err := prg.Eval(map[string]any{"self": self})
+			if err != nil {
+				t.Fatalf("rule %q: %v", r.Rule, err)
+			}
+			if v.Value() != true {
+				out = append(out, r.Message)
+			}
+		}
+		return out
+	}
+	const acmeRule = "spec.acme defines the ACME server when spec.issuerName is a name of its own, and only then: it is required for any spec.issuerName other than letsencrypt-prod and letsencrypt-stage, and forbidden with those"
+	server := map[string]any{"server": "https://acme.corp.example/directory"}
+	specs := map[string]struct {
+		spec map[string]any
+		want []string
+	}{
+		"Builtin":           {spec: map[string]any{"certMode": "http01", "issuerName": "letsencrypt-prod"}},
+		"OwnServer":         {spec: map[string]any{"certMode": "http01", "issuerName": "corp-ca", "acme": server}},
+		"OwnServerDNS01":    {spec: map[string]any{"certMode": "dns01", "issuerName": "corp-ca", "acme": server, "dns01": map[string]any{"provider": "cloudflare", "cloudflare": map[string]any{}}}},
+		"ServerBesideProd":  {spec: map[string]any{"certMode": "http01", "issuerName": "letsencrypt-prod", "acme": server}, want: []string{acmeRule}},
+		"ServerBesideStage": {spec: map[string]any{"certMode": "dns01", "issuerName": "letsencrypt-stage", "acme": server, "dns01": map[string]any{"provider": "cloudflare", "cloudflare": map[string]any{}}}, want: []string{acmeRule}},
+		"NameWithoutServer": {spec: map[string]any{"certMode": "http01", "issuerName": "corp-ca"}, want: []string{acmeRule}},
+		"EdgeReadsNoIssuer": {spec: map[string]any{"certMode": "edge", "issuerName": "corp-ca"}},
+	}
+	for name, tc := range specs {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, failing(t, spec.XValidations, tc.spec)); diff != "" {
+				t.Errorf("failing spec rules: -want, +got:\n%s", diff)
+			}
+		})
+	}
+	const eabRule = "an External Account Binding needs both keyID and keySecretRef"
+	ref := map[string]any{"name": "corp-ca-eab", "key": "hmac"}
+	bindings := map[string]struct {
+		eab  map[string]any
+		want []string
+	}{
+		"Both":       {eab: map[string]any{"keyID": "kid-1", "keySecretRef": ref}},
+		"KeyIDOnly":  {eab: map[string]any{"keyID": "kid-1"}, want: []string{eabRule}},
+		"SecretOnly": {eab: map[string]any{"keySecretRef": ref}, want: []string{eabRule}},
+		"Neither":    {eab: map[string]any{}, want: []string{eabRule}},
+	}
+	for name, tc := range bindings {
+		t.Run("ExternalAccountBinding"+name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, failing(t, eab.XValidations, tc.eab)); diff != "" {
+				t.Errorf("failing externalAccountBinding rules: -want, +got:\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -16,13 +16,28 @@ const (
 	ACMEServerStage = "https://acme-staging-v02.api.letsencrypt.org/directory"
 )
 
-// acmeServer maps an issuer name to its directory. Validate has already
-// refused any other name.
-func acmeServer(n v1alpha1.IssuerName) string {
-	if n == v1alpha1.IssuerLetsEncryptStage {
-		return ACMEServerStage
+// acmeIssuer is the ACME server of the Issuer: a built-in issuer's
+// directory, or everything spec.acme defines. Validate has already refused
+// a spec.acme beside a built-in name, and a name of its own without one.
+func acmeIssuer(in *Input) *cmacme.ACMEIssuer {
+	a := &cmacme.ACMEIssuer{
+		Server:     ACMEServerProd,
+		PrivateKey: cmmeta.SecretKeySelector{LocalObjectReference: cmmeta.LocalObjectReference{Name: AccountKeySecretName(in.Name)}},
 	}
-	return ACMEServerProd
+	s := in.Spec.ACME
+	switch {
+	case s != nil:
+		a.Server, a.Email = s.Server, s.Email
+		if s.CABundle != "" {
+			a.CABundle = []byte(s.CABundle)
+		}
+		if e := s.ExternalAccountBinding; e != nil {
+			a.ExternalAccountBinding = &cmacme.ACMEExternalAccountBinding{KeyID: e.KeyID, Key: *secretKey(e.KeySecretRef)}
+		}
+	case in.Spec.IssuerName == v1alpha1.IssuerLetsEncryptStage:
+		a.Server = ACMEServerStage
+	}
+	return a
 }
 
 // issuerObject is the per-tenant ACME Issuer: its own account key and exactly
@@ -33,6 +48,8 @@ func issuerObject(in *Input) *cmv1.Issuer {
 	if in.Spec.CertMode == v1alpha1.CertModeDNS01 {
 		solver = dns01Solver(in.Spec.DNS01)
 	}
+	acme := acmeIssuer(in)
+	acme.Solvers = []cmacme.ACMEChallengeSolver{solver}
 	return &cmv1.Issuer{
 		TypeMeta: metav1.TypeMeta{APIVersion: cmv1.SchemeGroupVersion.String(), Kind: cmv1.IssuerKind},
 		ObjectMeta: metav1.ObjectMeta{
@@ -40,11 +57,7 @@ func issuerObject(in *Input) *cmv1.Issuer {
 			Namespace: in.Namespace,
 			Labels:    commonLabels(in),
 		},
-		Spec: cmv1.IssuerSpec{IssuerConfig: cmv1.IssuerConfig{ACME: &cmacme.ACMEIssuer{
-			Server:     acmeServer(in.Spec.IssuerName),
-			PrivateKey: cmmeta.SecretKeySelector{LocalObjectReference: cmmeta.LocalObjectReference{Name: AccountKeySecretName(in.Name)}},
-			Solvers:    []cmacme.ACMEChallengeSolver{solver},
-		}}},
+		Spec: cmv1.IssuerSpec{IssuerConfig: cmv1.IssuerConfig{ACME: acme}},
 	}
 }
 

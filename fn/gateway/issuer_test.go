@@ -87,3 +87,63 @@ func TestDNS01Issuer(t *testing.T) {
 		})
 	}
 }
+
+func TestACMEIssuer(t *testing.T) {
+	account := cmmeta.SecretKeySelector{LocalObjectReference: cmmeta.LocalObjectReference{Name: "cozystack-acme-account"}}
+	cases := map[string]struct {
+		reason string
+		spec   v1alpha1.TenantGatewaySpec
+		want   cmacme.ACMEIssuer
+	}{
+		"Default": {
+			reason: "No issuer named: Let's Encrypt's production directory, nothing else",
+			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org"},
+			want:   cmacme.ACMEIssuer{Server: ACMEServerProd, PrivateKey: account},
+		},
+		"Staging": {
+			reason: "letsencrypt-stage is Let's Encrypt's staging directory",
+			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org", IssuerName: v1alpha1.IssuerLetsEncryptStage},
+			want:   cmacme.ACMEIssuer{Server: ACMEServerStage, PrivateKey: account},
+		},
+		"OwnServer": {
+			reason: "A server of its own carries its directory, its CA bundle as bytes, its binding and its contact into cert-manager's fields",
+			spec: v1alpha1.TenantGatewaySpec{Apex: "example.org", IssuerName: "corp-ca", ACME: &v1alpha1.ACMEServer{
+				Server: "https://acme.corp.example/directory", CABundle: testCABundle, Email: "ops@example.org",
+				ExternalAccountBinding: &v1alpha1.ExternalAccountBinding{KeyID: "kid-1", KeySecretRef: &v1alpha1.SecretKeySelector{Name: "corp-ca-eab", Key: "hmac"}},
+			}},
+			want: cmacme.ACMEIssuer{
+				Server: "https://acme.corp.example/directory", CABundle: []byte(testCABundle), Email: "ops@example.org", PrivateKey: account,
+				ExternalAccountBinding: &cmacme.ACMEExternalAccountBinding{KeyID: "kid-1", Key: cmmeta.SecretKeySelector{LocalObjectReference: cmmeta.LocalObjectReference{Name: "corp-ca-eab"}, Key: "hmac"}},
+			},
+		},
+		"OwnServerMinimal": {
+			reason: "A server of its own with only its directory: no CA bundle (the system roots), no binding, no contact",
+			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org", IssuerName: "pebble", ACME: &v1alpha1.ACMEServer{Server: "https://pebble.test:14000/dir"}},
+			want:   cmacme.ACMEIssuer{Server: "https://pebble.test:14000/dir", PrivateKey: account},
+		},
+		"OwnServerInDNS01": {
+			reason: "dns01 Issuers talk to the server of their own too",
+			spec: v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeDNS01, IssuerName: "corp-ca",
+				ACME:  &v1alpha1.ACMEServer{Server: "https://acme.corp.example/directory", Email: "ops@example.org"},
+				DNS01: &v1alpha1.DNS01{Cloudflare: &v1alpha1.CloudflareProvider{APITokenSecretRef: v1alpha1.SecretKeySelector{Name: "cf", Key: "token"}}}},
+			want: cmacme.ACMEIssuer{Server: "https://acme.corp.example/directory", Email: "ops@example.org", PrivateKey: account},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			in := Input{Name: "cozystack", Namespace: "tenant-root", Spec: Defaulted(tc.spec)}
+			if errs := Validate(in.Spec); len(errs) > 0 {
+				t.Fatalf("test spec is invalid: %v", errs)
+			}
+			acme := issuerObject(&in).Spec.ACME
+			if len(acme.Solvers) != 1 {
+				t.Fatalf("want exactly one solver, got %d", len(acme.Solvers))
+			}
+			got := *acme
+			got.Solvers = nil
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nIssuer spec.acme without solvers: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

@@ -1,7 +1,11 @@
 package gateway
 
 import (
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
+	"net/mail"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -19,6 +23,8 @@ func Defaulted(s v1alpha1.TenantGatewaySpec) v1alpha1.TenantGatewaySpec {
 		s.CertMode = v1alpha1.CertModeHTTP01
 	}
 	if s.IssuerName == "" {
+		// As the XRD does: a spec.acme without a name of its own is then
+		// refused, instead of silently losing to the default.
 		s.IssuerName = v1alpha1.IssuerLetsEncryptProd
 	}
 	if s.GatewayClassName == "" {
@@ -75,9 +81,9 @@ func Validate(s v1alpha1.TenantGatewaySpec) field.ErrorList {
 
 	switch s.CertMode {
 	case v1alpha1.CertModeHTTP01:
-		errs = append(errs, validateIssuerName(p.Child("issuerName"), s.IssuerName)...)
+		errs = append(errs, validateIssuer(p, s)...)
 	case v1alpha1.CertModeDNS01:
-		errs = append(errs, validateIssuerName(p.Child("issuerName"), s.IssuerName)...)
+		errs = append(errs, validateIssuer(p, s)...)
 		errs = append(errs, validateDNS01(p.Child("dns01"), s.DNS01)...)
 	case v1alpha1.CertModeExistingSecret:
 		if s.WildcardSecretRef == nil || s.WildcardSecretRef.Name == "" {
@@ -106,11 +112,127 @@ func validateHostname(p *field.Path, h string) field.ErrorList {
 	return nil
 }
 
-func validateIssuerName(p *field.Path, n v1alpha1.IssuerName) field.ErrorList {
-	if slices.Contains(v1alpha1.IssuerNames, n) {
+// validateIssuer checks the ACME server of an http01 or dns01 spec (p is
+// spec): a built-in issuer without spec.acme, or a name of its own with
+// spec.acme defining the server (see ACME servers in docs/design.md). The
+// name is required because the XRD defaults it: a spec.acme beside the
+// default letsencrypt-prod would leave it unclear which one is used.
+func validateIssuer(p *field.Path, s v1alpha1.TenantGatewaySpec) field.ErrorList {
+	name := p.Child("issuerName")
+	builtin := slices.Contains(v1alpha1.IssuerNames, s.IssuerName)
+	switch {
+	case builtin && s.ACME != nil:
+		return field.ErrorList{field.Forbidden(p.Child("acme"), fmt.Sprintf(
+			"spec.issuerName is the built-in issuer %q, which spec.acme cannot redefine: to use the ACME server of spec.acme, give it a name of its own in spec.issuerName (a DNS label other than %s)",
+			s.IssuerName, Quoted(v1alpha1.IssuerNames)))}
+	case builtin:
 		return nil
+	case s.ACME == nil:
+		// Without spec.acme only the built-in issuers are supported.
+		return field.ErrorList{field.NotSupported(name, s.IssuerName, v1alpha1.IssuerNames)}
 	}
-	return field.ErrorList{field.NotSupported(p, n, v1alpha1.IssuerNames)}
+	var errs field.ErrorList
+	if len(validation.IsDNS1123Label(string(s.IssuerName))) > 0 {
+		errs = append(errs, field.Invalid(name, s.IssuerName, fmt.Sprintf("must be a DNS label: at most %d characters of a-z, 0-9 and '-', starting and ending with a letter or digit", validation.DNS1123LabelMaxLength)))
+	}
+	return append(errs, ValidateACMEServer(p.Child("acme"), s.ACME)...)
+}
+
+// Bounds of an ACME server's fields, as the XRD declares them.
+const (
+	maxACMEDirectory = 2048
+	maxEABKeyID      = 256
+	// maxEmail is the longest forward path SMTP carries (RFC 5321).
+	maxEmail = 254
+)
+
+// ValidateACMEServer checks an ACME server at p: spec.acme, or an entry of
+// the platform settings' publishing.certificates.acmeServers. The directory
+// is https (cert-manager sends the account's signed requests and the
+// binding there), the CA bundle holds PEM certificates and nothing else,
+// an External Account Binding has both its key ID and its Secret.
+func ValidateACMEServer(p *field.Path, a *v1alpha1.ACMEServer) field.ErrorList {
+	errs := validateDirectory(p.Child("server"), a.Server)
+	if a.CABundle != "" {
+		errs = append(errs, validateCABundle(p.Child("caBundle"), a.CABundle)...)
+	}
+	if a.ExternalAccountBinding != nil {
+		errs = append(errs, validateEAB(p.Child("externalAccountBinding"), a.ExternalAccountBinding)...)
+	}
+	if a.Email != "" {
+		errs = append(errs, validateEmail(p.Child("email"), a.Email)...)
+	}
+	return errs
+}
+
+const exampleDirectory = "https://acme.example.org/directory"
+
+func validateDirectory(p *field.Path, v string) field.ErrorList {
+	switch {
+	case v == "":
+		return field.ErrorList{field.Required(p, "the https:// URL of the ACME directory, such as "+exampleDirectory)}
+	case len(v) > maxACMEDirectory:
+		return field.ErrorList{field.TooLong(p, "", maxACMEDirectory)}
+	}
+	u, err := url.Parse(v)
+	if err != nil || !strings.HasPrefix(v, "https://") || u.Host == "" {
+		return field.ErrorList{field.Invalid(p, v, "must be an https:// URL with a host, such as "+exampleDirectory+": the ACME account's requests and its External Account Binding go there")}
+	}
+	return nil
+}
+
+// validateCABundle requires PEM text of CERTIFICATE blocks, each a parsable
+// X.509 certificate. Text between blocks (a bundle's comments) is allowed;
+// any other block is refused, so that a key pasted by mistake is not copied
+// into the Issuer. The bundle's content never goes into a message.
+func validateCABundle(p *field.Path, v string) field.ErrorList {
+	if len(v) > v1alpha1.MaxCABundle {
+		return field.ErrorList{field.TooLong(p, "", v1alpha1.MaxCABundle)}
+	}
+	blocks := 0
+	for rest := []byte(v); ; {
+		var b *pem.Block
+		b, rest = pem.Decode(rest)
+		if b == nil {
+			break
+		}
+		blocks++
+		if b.Type != "CERTIFICATE" {
+			return field.ErrorList{field.Invalid(p, field.OmitValueType{}, fmt.Sprintf("PEM block %d is a %q block: a CA bundle holds only CERTIFICATE blocks", blocks, b.Type))}
+		}
+		if _, err := x509.ParseCertificate(b.Bytes); err != nil {
+			return field.ErrorList{field.Invalid(p, field.OmitValueType{}, fmt.Sprintf("PEM block %d is not an X.509 certificate: %v", blocks, err))}
+		}
+	}
+	if blocks == 0 {
+		return field.ErrorList{field.Invalid(p, field.OmitValueType{}, "must be PEM text holding at least one -----BEGIN CERTIFICATE----- block (the PEM itself, not base64 of it)")}
+	}
+	return nil
+}
+
+func validateEAB(p *field.Path, e *v1alpha1.ExternalAccountBinding) field.ErrorList {
+	const both = "an External Account Binding needs both keyID and keySecretRef"
+	var errs field.ErrorList
+	switch {
+	case e.KeyID == "":
+		errs = append(errs, field.Required(p.Child("keyID"), "the key ID the CA gave for the account: "+both))
+	case len(e.KeyID) > maxEABKeyID:
+		errs = append(errs, field.TooLong(p.Child("keyID"), "", maxEABKeyID))
+	}
+	if e.KeySecretRef == nil {
+		return append(errs, field.Required(p.Child("keySecretRef"), "the Secret (name and key) holding the CA's MAC key: "+both))
+	}
+	return append(errs, validateSecretKey(p.Child("keySecretRef"), e.KeySecretRef)...)
+}
+
+func validateEmail(p *field.Path, v string) field.ErrorList {
+	if len(v) > maxEmail {
+		return field.ErrorList{field.TooLong(p, "", maxEmail)}
+	}
+	if a, err := mail.ParseAddress(v); err != nil || a.Address != v {
+		return field.ErrorList{field.Invalid(p, v, "must be a bare email address such as ops@example.org, without a display name or angle brackets")}
+	}
+	return nil
 }
 
 func validateDNS01(p *field.Path, d *v1alpha1.DNS01) field.ErrorList {

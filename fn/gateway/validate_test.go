@@ -1,6 +1,9 @@
 package gateway
 
 import (
+	"encoding/base64"
+	"encoding/pem"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -9,8 +12,36 @@ import (
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
 
+// testCABundle is a self-signed ed25519 CA certificate, as a platform's own
+// ACME directory would be verified with.
+const testCABundle = `-----BEGIN CERTIFICATE-----
+MIIBXzCCARGgAwIBAgIUEGVRlxBVYptFhMP0CrNgs6XUV5gwBQYDK2VwMCQxIjAg
+BgNVBAMMGUV4YW1wbGUgQUNNRSBEaXJlY3RvcnkgQ0EwIBcNMjYxMjAxMTQyMDE3
+WhgPMjEyNjExMDcxNDIwMTdaMCQxIjAgBgNVBAMMGUV4YW1wbGUgQUNNRSBEaXJl
+Y3RvcnkgQ0EwKjAFBgMrZXADIQDDJkeIgTFG6k3ITaAxmW1M9cutTAUnfFAT3hpl
+z1S9YqNTMFEwHQYDVR0OBBYEFNHw3IHA7hfDKL3ScrPXKQ/AkdJAMB8GA1UdIwQY
+MBaAFNHw3IHA7hfDKL3ScrPXKQ/AkdJAMA8GA1UdEwEB/wQFMAMBAf8wBQYDK2Vw
+A0EA/U5wByj9ouXwUHcFDL1RKPEEdSDKkYxrkfMGn7l7LS5c7PTfxxNI3Lg7VabO
+XRAu6Fvp7fHVNF8bIs0C3e+mDw==
+-----END CERTIFICATE-----
+`
+
 func TestValidate(t *testing.T) {
 	secret := v1alpha1.SecretKeySelector{Name: "dns", Key: "token"}
+	// acme is a TenantGateway naming its own ACME server, changed by f.
+	acme := func(f func(*v1alpha1.ACMEServer)) v1alpha1.TenantGatewaySpec {
+		a := &v1alpha1.ACMEServer{Server: "https://acme.corp.example/directory"}
+		f(a)
+		return v1alpha1.TenantGatewaySpec{Apex: "example.org", IssuerName: "corp-ca", ACME: a}
+	}
+	keep := func(*v1alpha1.ACMEServer) {}
+	bundle := func(b string) func(*v1alpha1.ACMEServer) { return func(a *v1alpha1.ACMEServer) { a.CABundle = b } }
+	eab := func(e *v1alpha1.ExternalAccountBinding) func(*v1alpha1.ACMEServer) {
+		return func(a *v1alpha1.ACMEServer) { a.ExternalAccountBinding = e }
+	}
+	email := func(e string) func(*v1alpha1.ACMEServer) { return func(a *v1alpha1.ACMEServer) { a.Email = e } }
+	server := func(s string) func(*v1alpha1.ACMEServer) { return func(a *v1alpha1.ACMEServer) { a.Server = s } }
+	block := func(typ string, b []byte) string { return string(pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: b})) }
 	cases := map[string]struct {
 		reason string
 		spec   v1alpha1.TenantGatewaySpec
@@ -41,7 +72,7 @@ func TestValidate(t *testing.T) {
 			want:   []string{`spec.certMode: Unsupported value: "tls-alpn01": supported values: "http01", "dns01", "existingSecret", "edge"`},
 		},
 		"UnknownIssuer": {
-			reason: "An unknown issuer names the allowed issuers",
+			reason: "A name that is no built-in issuer, without spec.acme, names the built-ins: the only names supported without it",
 			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org", IssuerName: "zerossl"},
 			want:   []string{`spec.issuerName: Unsupported value: "zerossl": supported values: "letsencrypt-prod", "letsencrypt-stage"`},
 		},
@@ -53,6 +84,145 @@ func TestValidate(t *testing.T) {
 		"UnknownIssuerIgnoredInEdge": {
 			reason: "Edge mode reads no issuer settings",
 			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeEdge, IssuerName: "zerossl"},
+		},
+		"ACMEServerComplete": {
+			reason: "A name of its own with an https directory, a PEM CA bundle, both halves of a binding and an address is valid",
+			spec: acme(func(a *v1alpha1.ACMEServer) {
+				a.CABundle, a.Email = testCABundle, "ops@example.org"
+				a.ExternalAccountBinding = &v1alpha1.ExternalAccountBinding{KeyID: "kid-1", KeySecretRef: &v1alpha1.SecretKeySelector{Name: "corp-ca-eab", Key: "hmac"}}
+			}),
+		},
+		"ACMEServerInDNS01": {
+			reason: "dns01 reads the ACME server too",
+			spec: func() v1alpha1.TenantGatewaySpec {
+				s := acme(server("http://acme.corp.example/directory"))
+				s.CertMode, s.DNS01 = v1alpha1.CertModeDNS01, &v1alpha1.DNS01{Cloudflare: &v1alpha1.CloudflareProvider{APITokenSecretRef: secret}}
+				return s
+			}(),
+			want: []string{`spec.acme.server: Invalid value: "http://acme.corp.example/directory": must be an https:// URL with a host, such as https://acme.example.org/directory: the ACME account's requests and its External Account Binding go there`},
+		},
+		"ACMEServerIgnoredInExistingSecret": {
+			reason: "existingSecret reads no issuer settings, spec.acme included",
+			spec: func() v1alpha1.TenantGatewaySpec {
+				s := acme(server("http://acme.corp.example/directory"))
+				s.CertMode, s.WildcardSecretRef = v1alpha1.CertModeExistingSecret, &v1alpha1.LocalSecretReference{Name: "wild"}
+				return s
+			}(),
+		},
+		"ACMEServerBesideBuiltin": {
+			reason: "spec.acme under the defaulted letsencrypt-prod would silently lose: refused, asking for a name of its own",
+			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org", ACME: &v1alpha1.ACMEServer{Server: "https://acme.corp.example/directory"}},
+			want:   []string{`spec.acme: Forbidden: spec.issuerName is the built-in issuer "letsencrypt-prod", which spec.acme cannot redefine: to use the ACME server of spec.acme, give it a name of its own in spec.issuerName (a DNS label other than "letsencrypt-prod", "letsencrypt-stage")`},
+		},
+		"ACMEServerNameNotALabel": {
+			reason: "The name of an ACME server is a DNS label, as the XRD says",
+			spec:   func() v1alpha1.TenantGatewaySpec { s := acme(keep); s.IssuerName = "Corp_CA"; return s }(),
+			want:   []string{`spec.issuerName: Invalid value: "Corp_CA": must be a DNS label: at most 63 characters of a-z, 0-9 and '-', starting and ending with a letter or digit`},
+		},
+		"ACMEServerMissing": {
+			reason: "The directory URL is required",
+			spec:   acme(server("")),
+			want:   []string{"spec.acme.server: Required value: the https:// URL of the ACME directory, such as https://acme.example.org/directory"},
+		},
+		"ACMEServerWithoutHost": {
+			reason: "An https URL needs a host",
+			spec:   acme(server("https:///directory")),
+			want:   []string{`spec.acme.server: Invalid value: "https:///directory": must be an https:// URL with a host, such as https://acme.example.org/directory: the ACME account's requests and its External Account Binding go there`},
+		},
+		"ACMEServerNotAURL": {
+			reason: "A directory that does not parse as a URL is refused",
+			spec:   acme(server("https://acme corp/directory")),
+			want:   []string{`spec.acme.server: Invalid value: "https://acme corp/directory": must be an https:// URL with a host, such as https://acme.example.org/directory: the ACME account's requests and its External Account Binding go there`},
+		},
+		"ACMEServerTooLong": {
+			reason: "The directory URL is bounded as the XRD bounds it",
+			spec:   acme(server("https://acme.corp.example/" + strings.Repeat("d", 2048))),
+			want:   []string{"spec.acme.server: Too long: may not be more than 2048 bytes"},
+		},
+		"CABundleWithComments": {
+			reason: "Text around the PEM blocks, as system bundles carry, is allowed",
+			spec:   acme(bundle("# Corp ACME directory CA\n" + testCABundle + "\n" + testCABundle)),
+		},
+		"CABundleNotPEM": {
+			reason: "A CA bundle without a PEM block is refused, and its content is not repeated",
+			spec:   acme(bundle("corp-root-ca")),
+			want:   []string{"spec.acme.caBundle: Invalid value: must be PEM text holding at least one -----BEGIN CERTIFICATE----- block (the PEM itself, not base64 of it)"},
+		},
+		"CABundleBase64": {
+			reason: "cert-manager's own caBundle is base64 of the PEM; ours is the PEM, and base64 is refused",
+			spec:   acme(bundle(base64.StdEncoding.EncodeToString([]byte(testCABundle)))),
+			want:   []string{"spec.acme.caBundle: Invalid value: must be PEM text holding at least one -----BEGIN CERTIFICATE----- block (the PEM itself, not base64 of it)"},
+		},
+		"CABundlePrivateKey": {
+			reason: "A key pasted into the bundle is refused, naming the block type and not its content",
+			spec:   acme(bundle(testCABundle + block("PRIVATE KEY", []byte("secret key bytes")))),
+			want:   []string{`spec.acme.caBundle: Invalid value: PEM block 2 is a "PRIVATE KEY" block: a CA bundle holds only CERTIFICATE blocks`},
+		},
+		"CABundleCorruptCertificate": {
+			reason: "A CERTIFICATE block must hold a certificate",
+			spec:   acme(bundle(block("CERTIFICATE", []byte("not DER")))),
+			want:   []string{"spec.acme.caBundle: Invalid value: PEM block 1 is not an X.509 certificate: x509: malformed certificate"},
+		},
+		"CABundleTooLong": {
+			reason: "The bundle is bounded as the XRD bounds it",
+			spec:   acme(bundle(strings.Repeat(testCABundle, 65536/len(testCABundle)+1))),
+			want:   []string{"spec.acme.caBundle: Too long: may not be more than 65536 bytes"},
+		},
+		"EABKeyIDOnly": {
+			reason: "A key ID without its Secret is refused, naming the missing half",
+			spec:   acme(eab(&v1alpha1.ExternalAccountBinding{KeyID: "kid-1"})),
+			want:   []string{"spec.acme.externalAccountBinding.keySecretRef: Required value: the Secret (name and key) holding the CA's MAC key: an External Account Binding needs both keyID and keySecretRef"},
+		},
+		"EABSecretOnly": {
+			reason: "A Secret without its key ID is refused, naming the missing half",
+			spec:   acme(eab(&v1alpha1.ExternalAccountBinding{KeySecretRef: &v1alpha1.SecretKeySelector{Name: "corp-ca-eab", Key: "hmac"}})),
+			want:   []string{"spec.acme.externalAccountBinding.keyID: Required value: the key ID the CA gave for the account: an External Account Binding needs both keyID and keySecretRef"},
+		},
+		"EABEmpty": {
+			reason: "An empty binding is missing both halves",
+			spec:   acme(eab(&v1alpha1.ExternalAccountBinding{})),
+			want: []string{
+				"spec.acme.externalAccountBinding.keyID: Required value: the key ID the CA gave for the account: an External Account Binding needs both keyID and keySecretRef",
+				"spec.acme.externalAccountBinding.keySecretRef: Required value: the Secret (name and key) holding the CA's MAC key: an External Account Binding needs both keyID and keySecretRef",
+			},
+		},
+		"EABSecretWithoutKey": {
+			reason: "The binding's Secret reference names a key",
+			spec:   acme(eab(&v1alpha1.ExternalAccountBinding{KeyID: "kid-1", KeySecretRef: &v1alpha1.SecretKeySelector{Name: "corp-ca-eab"}})),
+			want:   []string{"spec.acme.externalAccountBinding.keySecretRef.key: Required value: the key within the Secret"},
+		},
+		"EABKeyIDTooLong": {
+			reason: "The key ID is bounded as the XRD bounds it",
+			spec:   acme(eab(&v1alpha1.ExternalAccountBinding{KeyID: strings.Repeat("k", 257), KeySecretRef: &v1alpha1.SecretKeySelector{Name: "corp-ca-eab", Key: "hmac"}})),
+			want:   []string{"spec.acme.externalAccountBinding.keyID: Too long: may not be more than 256 bytes"},
+		},
+		"EmailWithDisplayName": {
+			reason: "The contact is a bare address",
+			spec:   acme(email("Ops <ops@example.org>")),
+			want:   []string{`spec.acme.email: Invalid value: "Ops <ops@example.org>": must be a bare email address such as ops@example.org, without a display name or angle brackets`},
+		},
+		"EmailNotAnAddress": {
+			reason: "The contact is an address",
+			spec:   acme(email("ops")),
+			want:   []string{`spec.acme.email: Invalid value: "ops": must be a bare email address such as ops@example.org, without a display name or angle brackets`},
+		},
+		"EmailTooLong": {
+			reason: "The contact is bounded as the XRD bounds it",
+			spec:   acme(email(strings.Repeat("o", 243) + "@example.org")),
+			want:   []string{"spec.acme.email: Too long: may not be more than 254 bytes"},
+		},
+		"EverythingWrongAtOnce": {
+			reason: "Every error of the server is reported, not only the first",
+			spec: acme(func(a *v1alpha1.ACMEServer) {
+				a.Server, a.CABundle, a.Email = "http://acme.corp.example", "x", "ops"
+				a.ExternalAccountBinding = &v1alpha1.ExternalAccountBinding{KeyID: "kid-1"}
+			}),
+			want: []string{
+				`spec.acme.server: Invalid value: "http://acme.corp.example": must be an https:// URL with a host, such as https://acme.example.org/directory: the ACME account's requests and its External Account Binding go there`,
+				"spec.acme.caBundle: Invalid value: must be PEM text holding at least one -----BEGIN CERTIFICATE----- block (the PEM itself, not base64 of it)",
+				"spec.acme.externalAccountBinding.keySecretRef: Required value: the Secret (name and key) holding the CA's MAC key: an External Account Binding needs both keyID and keySecretRef",
+				`spec.acme.email: Invalid value: "ops": must be a bare email address such as ops@example.org, without a display name or angle brackets`,
+			},
 		},
 		"DNS01WithoutBlock": {
 			reason: "dns01 needs its provider settings",

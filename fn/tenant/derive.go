@@ -2,6 +2,7 @@ package tenant
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	kclusterv1alpha2 "github.com/crossplane-contrib/provider-kubernetes/apis/cluster/object/v1alpha2"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -383,10 +385,9 @@ func acmeSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
 		return refuse("publishing.certificates.solver %q is not supported: use [%s]", p.Solver, gateway.Quoted(acmeSolvers))
 	}
 	spec.CertMode = v1alpha1.CertMode(p.Solver)
-	if !slices.Contains(v1alpha1.IssuerNames, v1alpha1.IssuerName(p.IssuerName)) {
-		return refuse("publishing.certificates.issuerName %q is not supported: use [%s]", p.IssuerName, gateway.Quoted(v1alpha1.IssuerNames))
+	if err := issuerSettings(p, spec); err != nil {
+		return err
 	}
-	spec.IssuerName = v1alpha1.IssuerName(p.IssuerName)
 	if spec.CertMode != v1alpha1.CertModeDNS01 {
 		return nil
 	}
@@ -397,6 +398,46 @@ func acmeSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
 	if errs := gateway.Validate(gateway.Defaulted(*spec)); len(errs) > 0 {
 		return refuse("publishing.certificates.dns01 does not make a valid TenantGateway: %s", strings.ReplaceAll(errs.ToAggregate().Error(), "spec.dns01", "publishing.certificates.dns01"))
 	}
+	return nil
+}
+
+// pathIssuerName is the platform setting that names the ACME server.
+var pathIssuerName = field.NewPath("publishing", "certificates", "issuerName")
+
+// issuerSettings names the ACME server of the TenantGateway: a built-in
+// issuer, or a server of publishing.certificates.acmeServers, which the
+// TenantGateway carries whole in spec.acme under the same name (see Platform
+// settings: ACME servers in docs/design.md). Only the selected server is
+// judged, so a broken entry nobody names stops no tenant.
+func issuerSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
+	for _, b := range v1alpha1.IssuerNames {
+		if _, ok := p.ACMEServers[string(b)]; ok {
+			// Which of the two would be meant is anybody's guess.
+			return refuse("platform setting %s redefines the built-in issuer %q: give that server another name", pathACMEServers.Key(string(b)), b)
+		}
+	}
+	name := v1alpha1.IssuerName(p.IssuerName)
+	spec.IssuerName = name
+	if slices.Contains(v1alpha1.IssuerNames, name) {
+		return nil
+	}
+	a, ok := p.ACMEServers[p.IssuerName]
+	if !ok {
+		defined := slices.Clone(v1alpha1.IssuerNames)
+		for _, n := range slices.Sorted(maps.Keys(p.ACMEServers)) {
+			defined = append(defined, v1alpha1.IssuerName(n))
+		}
+		return refuse("%s (the built-in issuers, then the servers %s defines)", field.NotSupported(pathIssuerName, name, defined).Error(), pathACMEServers)
+	}
+	var errs field.ErrorList
+	if msgs := validation.IsDNS1123Label(p.IssuerName); len(msgs) > 0 {
+		errs = append(errs, field.Invalid(pathIssuerName, name, "the name of an ACME server becomes the TenantGateway's spec.issuerName, a DNS label: "+strings.Join(msgs, "; ")))
+	}
+	errs = append(errs, gateway.ValidateACMEServer(pathACMEServers.Key(p.IssuerName), &a)...)
+	if len(errs) > 0 {
+		return refuse("%s %q does not name a valid ACME server: %s", pathIssuerName, name, errs.ToAggregate().Error())
+	}
+	spec.ACME = a.DeepCopy()
 	return nil
 }
 

@@ -29,6 +29,32 @@ func platform() Platform {
 
 var yes = func() *bool { b := true; return &b }()
 
+// testCABundle is a self-signed ed25519 CA certificate: the CA of a
+// platform's own ACME directory.
+const testCABundle = `-----BEGIN CERTIFICATE-----
+MIIBXzCCARGgAwIBAgIUEGVRlxBVYptFhMP0CrNgs6XUV5gwBQYDK2VwMCQxIjAg
+BgNVBAMMGUV4YW1wbGUgQUNNRSBEaXJlY3RvcnkgQ0EwIBcNMjYxMjAxMTQyMDE3
+WhgPMjEyNjExMDcxNDIwMTdaMCQxIjAgBgNVBAMMGUV4YW1wbGUgQUNNRSBEaXJl
+Y3RvcnkgQ0EwKjAFBgMrZXADIQDDJkeIgTFG6k3ITaAxmW1M9cutTAUnfFAT3hpl
+z1S9YqNTMFEwHQYDVR0OBBYEFNHw3IHA7hfDKL3ScrPXKQ/AkdJAMB8GA1UdIwQY
+MBaAFNHw3IHA7hfDKL3ScrPXKQ/AkdJAMA8GA1UdEwEB/wQFMAMBAf8wBQYDK2Vw
+A0EA/U5wByj9ouXwUHcFDL1RKPEEdSDKkYxrkfMGn7l7LS5c7PTfxxNI3Lg7VabO
+XRAu6Fvp7fHVNF8bIs0C3e+mDw==
+-----END CERTIFICATE-----
+`
+
+// corpCA is a platform's own ACME server with everything set.
+func corpCA() v1alpha1.ACMEServer {
+	return v1alpha1.ACMEServer{
+		Server: "https://acme.corp.example/directory", CABundle: testCABundle, Email: "ops@example.org",
+		ExternalAccountBinding: &v1alpha1.ExternalAccountBinding{KeyID: "kid-1", KeySecretRef: &v1alpha1.SecretKeySelector{Name: "corp-ca-eab", Key: "hmac"}},
+	}
+}
+
+// corpCAJSON is corpCA as the TenantGateway's spec.acme.
+var corpCAJSON = `{"caBundle":` + func() string { b, _ := json.Marshal(testCABundle); return string(b) }() +
+	`,"email":"ops@example.org","externalAccountBinding":{"keyID":"kid-1","keySecretRef":{"key":"hmac","name":"corp-ca-eab"}},"server":"https://acme.corp.example/directory"}`
+
 // view is what an operator notices of a derivation: status, labels and the
 // TenantGateway spec (as JSON), or the refusal.
 type view struct {
@@ -202,6 +228,42 @@ func TestDerive(t *testing.T) {
 				Quota:   `{"hard":{"count/certificates.cert-manager.io":"10"}}`,
 			},
 		},
+		"OwnACMEServer": {
+			reason: "issuerName names a server of the platform's: the TenantGateway carries it whole in spec.acme, under that name",
+			in: Input{Name: "acme", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(platform(), func(p *Platform) {
+				p.IssuerName = "corp-ca"
+				p.ACMEServers = map[string]v1alpha1.ACMEServer{"corp-ca": corpCA(), "other": {Server: "https://other.example/dir"}}
+			})},
+			want: view{
+				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-acme", Apex: "acme.example.org", GatewayNamespace: "tenant-acme", GatewayClassName: "cilium", CertMode: "http01"},
+				Labels:  map[string]string{gateway.LabelNamespaceHost: "acme.example.org", gateway.LabelNamespaceGateway: "tenant-acme"},
+				Gateway: `{"acme":` + corpCAJSON + `,"apex":"acme.example.org","certMode":"http01","gatewayClassName":"cilium","issuerName":"corp-ca"}`,
+			},
+		},
+		"OwnACMEServerDNS01": {
+			reason: "dns01 takes the platform's server the same way, beside its provider",
+			in: Input{Name: "frank", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(platform(), func(p *Platform) {
+				p.Solver, p.IssuerName = "dns01", "pebble"
+				p.ACMEServers = map[string]v1alpha1.ACMEServer{"pebble": {Server: "https://pebble.test:14000/dir"}}
+			})},
+			want: view{
+				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-frank", Apex: "frank.example.org", GatewayNamespace: "tenant-frank", GatewayClassName: "cilium", CertMode: "dns01"},
+				Labels:  map[string]string{gateway.LabelNamespaceHost: "frank.example.org", gateway.LabelNamespaceGateway: "tenant-frank"},
+				Gateway: `{"acme":{"server":"https://pebble.test:14000/dir"},"apex":"frank.example.org","certMode":"dns01","dns01":{"cloudflare":{"apiTokenSecretRef":{"key":"api-token","name":"cloudflare-api-token-secret"}},"provider":"cloudflare"},"gatewayClassName":"cilium","issuerName":"pebble"}`,
+			},
+		},
+		"BuiltinBesideBrokenServer": {
+			reason: "a built-in issuer reads no server of the settings: an entry nobody names, broken or not, stops no tenant",
+			in: Input{Name: "acme", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(platform(), func(p *Platform) {
+				p.IssuerName = "letsencrypt-stage"
+				p.ACMEServers = map[string]v1alpha1.ACMEServer{"broken": {Server: "http://acme.corp.example", CABundle: "not PEM"}}
+			})},
+			want: view{
+				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-acme", Apex: "acme.example.org", GatewayNamespace: "tenant-acme", GatewayClassName: "cilium", CertMode: "http01"},
+				Labels:  map[string]string{gateway.LabelNamespaceHost: "acme.example.org", gateway.LabelNamespaceGateway: "tenant-acme"},
+				Gateway: `{"apex":"acme.example.org","certMode":"http01","gatewayClassName":"cilium","issuerName":"letsencrypt-stage"}`,
+			},
+		},
 		"DNS01ChartDefaults": {
 			reason: "platform values brought over from the reference chart name only the solver: cloudflare with the chart's token Secret, as that chart derives it",
 			in: Input{Name: "frank", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(platform(), func(p *Platform) {
@@ -302,8 +364,58 @@ func TestRefusals(t *testing.T) {
 			want: `publishing.certificates.solver "tls-alpn01" is not supported: use ["http01", "dns01"]`,
 		},
 		"UnsupportedIssuer": {
-			in:   Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(func(p *Platform) { p.IssuerName = "zerossl" })},
-			want: `publishing.certificates.issuerName "zerossl" is not supported: use ["letsencrypt-prod", "letsencrypt-stage"]`,
+			reason: "A name neither built in nor defined lists the built-ins",
+			in:     Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(func(p *Platform) { p.IssuerName = "zerossl" })},
+			want:   `publishing.certificates.issuerName: Unsupported value: "zerossl": supported values: "letsencrypt-prod", "letsencrypt-stage" (the built-in issuers, then the servers publishing.certificates.acmeServers defines)`,
+		},
+		"UndefinedACMEServer": {
+			reason: "A name the settings do not define lists the built-ins, then every defined server by name",
+			in: Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(func(p *Platform) {
+				p.IssuerName = "zerossl"
+				p.ACMEServers = map[string]v1alpha1.ACMEServer{"zeta": corpCA(), "corp-ca": corpCA()}
+			})},
+			want: `publishing.certificates.issuerName: Unsupported value: "zerossl": supported values: "letsencrypt-prod", "letsencrypt-stage", "corp-ca", "zeta" (the built-in issuers, then the servers publishing.certificates.acmeServers defines)`,
+		},
+		"ACMEServerRedefinesBuiltin": {
+			reason: "A server named like a built-in issuer is ambiguous: refused, whichever name is selected",
+			in: Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(func(p *Platform) {
+				p.ACMEServers = map[string]v1alpha1.ACMEServer{"letsencrypt-stage": corpCA()}
+			})},
+			want: `platform setting publishing.certificates.acmeServers[letsencrypt-stage] redefines the built-in issuer "letsencrypt-stage": give that server another name`,
+		},
+		"ACMEServerPlainHTTP": {
+			reason: "The selected server's directory must be https, named by its place in the settings",
+			in: Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(func(p *Platform) {
+				p.IssuerName = "corp-ca"
+				p.ACMEServers = map[string]v1alpha1.ACMEServer{"corp-ca": {Server: "http://acme.corp.example/directory"}}
+			})},
+			want: `publishing.certificates.issuerName "corp-ca" does not name a valid ACME server: publishing.certificates.acmeServers[corp-ca].server: Invalid value: "http://acme.corp.example/directory": must be an https:// URL with a host, such as https://acme.example.org/directory: the ACME account's requests and its External Account Binding go there`,
+		},
+		"ACMEServerBundleNotPEMAndHalfABinding": {
+			reason: "Every error of the selected server is named",
+			in: Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(func(p *Platform) {
+				p.IssuerName = "corp-ca"
+				a := corpCA()
+				a.CABundle, a.ExternalAccountBinding.KeySecretRef = "corp root", nil
+				p.ACMEServers = map[string]v1alpha1.ACMEServer{"corp-ca": a}
+			})},
+			want: `publishing.certificates.issuerName "corp-ca" does not name a valid ACME server: [publishing.certificates.acmeServers[corp-ca].caBundle: Invalid value: must be PEM text holding at least one -----BEGIN CERTIFICATE----- block (the PEM itself, not base64 of it), publishing.certificates.acmeServers[corp-ca].externalAccountBinding.keySecretRef: Required value: the Secret (name and key) holding the CA's MAC key: an External Account Binding needs both keyID and keySecretRef]`,
+		},
+		"ACMEServerNameNotALabel": {
+			reason: "The name becomes the TenantGateway's issuerName, which the XRD holds to a DNS label",
+			in: Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(func(p *Platform) {
+				p.IssuerName = "Corp.CA"
+				p.ACMEServers = map[string]v1alpha1.ACMEServer{"Corp.CA": corpCA()}
+			})},
+			want: `publishing.certificates.issuerName "Corp.CA" does not name a valid ACME server: publishing.certificates.issuerName: Invalid value: "Corp.CA": the name of an ACME server becomes the TenantGateway's spec.issuerName, a DNS label: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+		},
+		"ACMEServerInvalidInDNS01": {
+			reason: "dns01 judges the selected server too",
+			in: Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(func(p *Platform) {
+				p.Solver, p.IssuerName = "dns01", "corp-ca"
+				p.ACMEServers = map[string]v1alpha1.ACMEServer{"corp-ca": {Server: "https://acme.corp.example/directory", Email: "Ops <ops@example.org>"}}
+			})},
+			want: `publishing.certificates.issuerName "corp-ca" does not name a valid ACME server: publishing.certificates.acmeServers[corp-ca].email: Invalid value: "Ops <ops@example.org>": must be a bare email address such as ops@example.org, without a display name or angle brackets`,
 		},
 		"UnsupportedProvider": {
 			in: Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: with(func(p *Platform) {

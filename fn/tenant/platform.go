@@ -2,9 +2,12 @@ package tenant
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
@@ -20,6 +23,10 @@ type Platform struct {
 	IssuerName      string
 	WildcardSecret  string
 	DNS01           *v1alpha1.DNS01
+	// ACMEServers are the ACME servers an issuerName may name besides the
+	// built-in issuers, by name (see Platform settings: ACME servers in
+	// docs/design.md).
+	ACMEServers map[string]v1alpha1.ACMEServer
 
 	GatewayEnabled          bool
 	ClassName               string
@@ -63,6 +70,7 @@ func ParsePlatform(data map[string]any) (Platform, error) {
 			r.fail(fmt.Errorf("publishing.certificates.dns01: %w", err))
 		}
 	}
+	r.acmeServers(&p.ACMEServers)
 	r.boolean(&p.GatewayEnabled, "gateway", "enabled")
 	r.str(&p.ClassName, "gateway", "className")
 	r.list(&p.TenantSelectableClasses, "gateway", "tenantSelectableClasses")
@@ -139,6 +147,34 @@ func (r *reader) list(into *[]string, path ...string) {
 		*into = out
 	default:
 		r.fail(fmt.Errorf("platform setting %s must be a list of strings, not %v", name, v))
+	}
+}
+
+// pathACMEServers is where the platform settings define ACME servers.
+var pathACMEServers = field.NewPath("publishing", "certificates", "acmeServers")
+
+// acmeServers decodes publishing.certificates.acmeServers, a map of server
+// names to servers, strictly: a misspelt caBundle or externalAccountBinding
+// would otherwise leave the Issuer without it and fail only at the CA. The
+// entries are read in name order, so the first error is always the same one.
+// Whether an entry makes a valid server is judged only when issuerName
+// selects it (see issuerSettings).
+func (r *reader) acmeServers(into *map[string]v1alpha1.ACMEServer) {
+	switch v := r.get("publishing", "certificates", "acmeServers").(type) {
+	case nil:
+	case map[string]any:
+		out := make(map[string]v1alpha1.ACMEServer, len(v))
+		for _, name := range slices.Sorted(maps.Keys(v)) {
+			var a v1alpha1.ACMEServer
+			if err := jsonobj.DecodeStrict(v[name], &a); err != nil {
+				r.fail(fmt.Errorf("platform setting %s: %w", pathACMEServers.Key(name), err))
+				return
+			}
+			out[name] = a
+		}
+		*into = out
+	default:
+		r.fail(fmt.Errorf("platform setting %s must map the names of ACME servers to their settings (server, caBundle, externalAccountBinding, email)", pathACMEServers))
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
 
 func TestCertManagerNamespace(t *testing.T) {
@@ -73,10 +75,44 @@ func TestParsePlatform(t *testing.T) {
 			t.Errorf("-want, +got:\n%s", diff)
 		}
 	})
+	t.Run("ACMEServers", func(t *testing.T) {
+		got, err := ParsePlatform(map[string]any{"publishing": map[string]any{"certificates": map[string]any{
+			"issuerName": "corp-ca",
+			"acmeServers": map[string]any{
+				"corp-ca": map[string]any{
+					"server": "https://acme.corp.example/directory", "caBundle": testCABundle, "email": "ops@example.org",
+					"externalAccountBinding": map[string]any{"keyID": "kid-1", "keySecretRef": map[string]any{"name": "corp-ca-eab", "key": "hmac"}},
+				},
+				"pebble": map[string]any{"server": "https://pebble.test:14000/dir"},
+			},
+		}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]v1alpha1.ACMEServer{"corp-ca": corpCA(), "pebble": {Server: "https://pebble.test:14000/dir"}}
+		if diff := cmp.Diff(want, got.ACMEServers); diff != "" {
+			t.Errorf("publishing.certificates.acmeServers: -want, +got:\n%s", diff)
+		}
+	})
+	servers := func(v any) map[string]any {
+		return map[string]any{"publishing": map[string]any{"certificates": map[string]any{"acmeServers": v}}}
+	}
 	cases := map[string]struct {
 		data map[string]any
 		want string
 	}{
+		"ACMEServerMisspelt": {
+			data: servers(map[string]any{"corp-ca": map[string]any{"server": "https://acme.corp.example/directory", "caBunlde": testCABundle}}),
+			want: `platform setting publishing.certificates.acmeServers[corp-ca]: json: unknown field "caBunlde"`,
+		},
+		"ACMEServerWrongType": {
+			data: servers(map[string]any{"a": map[string]any{"server": "https://a.example/dir"}, "b": map[string]any{"externalAccountBinding": "kid-1"}, "c": map[string]any{"x": 1}}),
+			want: "platform setting publishing.certificates.acmeServers[b]: json: cannot unmarshal string into Go struct field ACMEServer.externalAccountBinding of type v1alpha1.ExternalAccountBinding",
+		},
+		"ACMEServersAList": {
+			data: servers([]any{map[string]any{"name": "corp-ca", "server": "https://acme.corp.example/directory"}}),
+			want: "platform setting publishing.certificates.acmeServers must map the names of ACME servers to their settings (server, caBundle, externalAccountBinding, email)",
+		},
 		"Comma": {
 			data: map[string]any{"gateway": map[string]any{"edgeTerminatedClasses": []any{"edge-a", "edge-b,edge-c"}}},
 			want: `platform setting gateway.edgeTerminatedClasses[1] "edge-b,edge-c" holds a comma; the entries of gateway.edgeTerminatedClasses are names and are joined with commas on the way to the charts`,

@@ -21,7 +21,8 @@ import (
 // a namespace and, for owners, a TenantGateway: they are never judged and
 // need no row.
 var notJudged = map[string]string{
-	"foreign-objects": "a Gateway someone created by hand sits at the derived name, so the function composes none (the ownership guard)",
+	"foreign-objects":     "a Gateway someone created by hand sits at the derived name, so the function composes none (the ownership guard)",
+	"acme-server-invalid": "a refused spec.acme: the golden is the Fatal message, nothing is composed",
 }
 
 // judged are the render scenarios that compose a Gateway, each with what
@@ -35,6 +36,10 @@ var judged = map[string]struct {
 	shows  string
 	counts map[string]int
 }{
+	"acme-server": {
+		shows:  "an ACME server of its own changes only the Issuer: the http listener alone; port 80 redirects, as in http01-basic",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 1, CheckRouteTable: 1, CheckPort80: 1},
+	},
 	"orders-waiting": {
 		shows:  "the ACME order budget (issue #21): the two hostnames of alice's branch past its 10 orders wait, with no listener and no Certificate; the ten ordered and bob's are served",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 12, CheckRouteTable: 12, CheckFilterChains: 1, CheckPort80: 14, CheckRefused: 2, CheckServedAccepted: 11, CheckServedCertificate: 11, CheckServedRouting: 11},

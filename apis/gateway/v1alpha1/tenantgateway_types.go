@@ -25,18 +25,67 @@ const (
 // CertModes lists every CertMode in the order the spec documents them.
 var CertModes = []CertMode{CertModeHTTP01, CertModeDNS01, CertModeExistingSecret, CertModeEdge}
 
-// IssuerName names the ACME server the per-tenant Issuer talks to.
-// +kubebuilder:validation:Enum=letsencrypt-prod;letsencrypt-stage
+// IssuerName names the ACME server the per-tenant Issuer talks to: one of
+// the built-in IssuerNames, or the name of the server spec.acme defines.
+// +kubebuilder:validation:MinLength=1
+// +kubebuilder:validation:MaxLength=63
+// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 type IssuerName string
 
-// Supported ACME issuers.
+// The built-in ACME issuers: Let's Encrypt's directories.
 const (
 	IssuerLetsEncryptProd  IssuerName = "letsencrypt-prod"
 	IssuerLetsEncryptStage IssuerName = "letsencrypt-stage"
 )
 
-// IssuerNames lists every supported IssuerName.
+// IssuerNames lists the built-in IssuerNames. Any other name is an ACME
+// server that spec.acme (or, for a Tenant, the platform settings) defines.
 var IssuerNames = []IssuerName{IssuerLetsEncryptProd, IssuerLetsEncryptStage}
+
+// MaxCABundle bounds ACMEServer.CABundle: the bundle is copied into the
+// TenantGateway and its Issuer, both stored in etcd.
+const MaxCABundle = 65536
+
+// ACMEServer is an ACME directory other than the built-in ones: a CA of the
+// platform's own, or a commercial one that binds accounts to an existing
+// customer account.
+type ACMEServer struct {
+	// Server is the https URL of the ACME directory.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^https://`
+	Server string `json:"server"`
+	// CABundle is the PEM text (not base64) of the CA certificates that
+	// verify the directory's TLS certificate; unset, cert-manager uses the
+	// system roots.
+	// +kubebuilder:validation:MaxLength=65536
+	// +optional
+	CABundle string `json:"caBundle,omitempty"`
+	// ExternalAccountBinding binds the ACME account to an account at the
+	// CA, as ZeroSSL, Google Trust Services and most enterprise ACME CAs
+	// require.
+	// +optional
+	ExternalAccountBinding *ExternalAccountBinding `json:"externalAccountBinding,omitempty"`
+	// Email is the contact address of the ACME account.
+	// +kubebuilder:validation:MaxLength=254
+	// +optional
+	Email string `json:"email,omitempty"`
+}
+
+// ExternalAccountBinding is the CA's key ID and the Secret key holding its
+// MAC key (unpadded base64url, as cert-manager reads it).
+// +kubebuilder:validation:XValidation:rule="has(self.keyID) && has(self.keySecretRef)",message="an External Account Binding needs both keyID and keySecretRef"
+type ExternalAccountBinding struct {
+	// KeyID is the key ID the CA gave for the account.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +optional
+	KeyID string `json:"keyID,omitempty"`
+	// KeySecretRef names the Secret key, in the TenantGateway's namespace,
+	// holding the MAC key.
+	// +optional
+	KeySecretRef *SecretKeySelector `json:"keySecretRef,omitempty"`
+}
 
 // DNS01ProviderName names a DNS-01 provider.
 // +kubebuilder:validation:Enum=cloudflare;route53;digitalocean;rfc2136
@@ -153,6 +202,7 @@ type DNSLabel string
 // +kubebuilder:validation:XValidation:rule="self.certMode != 'dns01' || !has(self.dns01) || self.dns01.provider != 'digitalocean' || has(self.dns01.digitalocean)",message="spec.dns01.digitalocean is required when spec.certMode is dns01 and spec.dns01.provider is digitalocean"
 // +kubebuilder:validation:XValidation:rule="self.certMode != 'dns01' || !has(self.dns01) || self.dns01.provider != 'rfc2136' || has(self.dns01.rfc2136)",message="spec.dns01.rfc2136 is required when spec.certMode is dns01 and spec.dns01.provider is rfc2136"
 // +kubebuilder:validation:XValidation:rule="self.certMode != 'existingSecret' || has(self.wildcardSecretRef)",message="spec.wildcardSecretRef.name is required when spec.certMode is existingSecret"
+// +kubebuilder:validation:XValidation:rule="!(self.certMode in ['http01', 'dns01']) || (has(self.issuerName) && !(self.issuerName in ['letsencrypt-prod', 'letsencrypt-stage'])) == has(self.acme)",message="spec.acme defines the ACME server when spec.issuerName is a name of its own, and only then: it is required for any spec.issuerName other than letsencrypt-prod and letsencrypt-stage, and forbidden with those"
 type TenantGatewaySpec struct {
 	// Apex is the tenant's apex domain: a lowercase DNS name without wildcard.
 	// Every hostname the Gateway serves is the apex or one of its subdomains.
@@ -166,10 +216,18 @@ type TenantGatewaySpec struct {
 	// +optional
 	CertMode CertMode `json:"certMode,omitempty"`
 
-	// IssuerName selects the ACME server. Read only in http01 and dns01.
+	// IssuerName selects the ACME server: letsencrypt-prod,
+	// letsencrypt-stage, or a name of its own for the server spec.acme
+	// defines. Read only in http01 and dns01.
 	// +kubebuilder:default=letsencrypt-prod
 	// +optional
 	IssuerName IssuerName `json:"issuerName,omitempty"`
+
+	// ACME is the ACME server named by IssuerName, when that is not a
+	// built-in issuer: required then, forbidden otherwise. A Tenant's
+	// TenantGateway gets it from the platform settings.
+	// +optional
+	ACME *ACMEServer `json:"acme,omitempty"`
 
 	// DNS01 configures the DNS-01 provider. Required when certMode is dns01.
 	// +optional

@@ -5,6 +5,7 @@
 package jsonobj
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -20,6 +21,19 @@ func Decode(v any, into any) error {
 		return err
 	}
 	return json.Unmarshal(b, into)
+}
+
+// DecodeStrict is Decode refusing fields the Go type does not have, for
+// settings that no schema checks: a misspelt optional field would otherwise
+// be dropped without a word.
+func DecodeStrict(v any, into any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	return d.Decode(into)
 }
 
 // Manifest encodes a typed object as the manifest of a provider-kubernetes

@@ -62,3 +62,48 @@ func TestDecodeNamesTheField(t *testing.T) {
 		t.Errorf("Decode(): want an error naming spec.apex, got %v", err)
 	}
 }
+
+func TestDecodeStrict(t *testing.T) {
+	type server struct {
+		Server   string `json:"server"`
+		CABundle string `json:"caBundle,omitempty"`
+	}
+	cases := map[string]struct {
+		reason string
+		in     any
+		want   server
+		err    string
+	}{
+		"Known": {
+			reason: "Known fields decode as Decode decodes them",
+			in:     map[string]any{"server": "https://acme.example.org/directory", "caBundle": "pem"},
+			want:   server{Server: "https://acme.example.org/directory", CABundle: "pem"},
+		},
+		"Misspelt": {
+			reason: "A field the type does not have is refused, naming it",
+			in:     map[string]any{"server": "https://acme.example.org/directory", "caBunlde": "pem"},
+			err:    `json: unknown field "caBunlde"`,
+		},
+		"WrongType": {
+			reason: "A field of the wrong type is refused, naming it",
+			in:     map[string]any{"server": 42},
+			err:    "json: cannot unmarshal number into Go struct field server.server of type string",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got server
+			err := DecodeStrict(tc.in, &got)
+			var msg string
+			if err != nil {
+				msg = err.Error()
+			}
+			if diff := cmp.Diff(tc.err, msg); diff != "" {
+				t.Errorf("%s\nerror: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want, got); err == nil && diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
