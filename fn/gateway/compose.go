@@ -89,7 +89,7 @@ func Compose(in Input) (*Output, error) {
 	f.gatewayReady = gatewayReady(&in, refused, p.listeners, judged)
 	out.Conditions = []Condition{
 		f.gatewayReady,
-		listenersReady(&in, out.LeftOut),
+		listenersReady(&in, out.LeftOut, out.HostnameStates[v1alpha1.HostnameWaiting]+out.ChildApexStates[v1alpha1.ChildApexWaiting]),
 		routesAccepted(f.causes, len(claims), len(out.Hostnames)),
 	}
 	out.Digests = digestsOf(&in, f, out.ListenerStatus)

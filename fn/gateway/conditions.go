@@ -71,6 +71,9 @@ const (
 	ReasonCertificateNameLimitExceeded ConditionReason = "CertificateNameLimitExceeded"
 	// ReasonListenersFit: every hostname and child apex has its listener.
 	ReasonListenersFit ConditionReason = "ListenersFit"
+	// ReasonCertificateOrdersWaiting: nothing was left out by a limit, but
+	// hostnames or child apexes wait for the ACME order budget.
+	ReasonCertificateOrdersWaiting ConditionReason = "CertificateOrdersWaiting"
 )
 
 // Reasons of RoutesAccepted, in order of precedence: the reason is the
@@ -186,9 +189,12 @@ func classLacksTLSRoute(in *Input, listeners []gwapiv1.Listener) bool {
 
 // listenersReady is ListenersReady: False when a limit left hostnames or
 // child apexes out, naming the limit that binds and advice for the mode.
-func listenersReady(in *Input, l LeftOut) Condition {
+func listenersReady(in *Input, l LeftOut, waiting int) Condition {
 	c := Condition{Type: ConditionListenersReady}
 	switch {
+	case l.Total() == 0 && waiting > 0:
+		c.Reason = ReasonCertificateOrdersWaiting
+		c.Message = fmt.Sprintf("%d hostnames or child apexes wait for certificate orders: a branch of the delegation tree may cause at most %d in %s (spec.acmeOrdersPerBranch); status.hostnames and status.childApexes say when each may order", waiting, *in.Spec.ACMEOrdersPerBranch, OrderWindow)
 	case l.Total() == 0:
 		c.Status, c.Reason, c.Message = true, ReasonListenersFit, fmt.Sprintf("every hostname fits within the %d-listener limit", MaxListeners)
 	case l.Certificate == 0:

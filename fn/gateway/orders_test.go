@@ -83,6 +83,9 @@ func TestOrdersWindow(t *testing.T) {
 	if n := count(viewOf(t, out).Hostnames, "Waiting"); n != 2 {
 		t.Fatalf("%d hostnames wait, want 2: %v", n, viewOf(t, out).Hostnames)
 	}
+	if c := condition(out, ConditionListenersReady); c.Status || c.Reason != ReasonCertificateOrdersWaiting || !strings.Contains(c.Message, "2 hostnames or child apexes wait") {
+		t.Errorf("ListenersReady %v %s %q, want False %s counting the 2", c.Status, c.Reason, c.Message, ReasonCertificateOrdersWaiting)
+	}
 	next := fedBack(in, out)
 	next.Now = t0.Add(OrderWindow - time.Second)
 	out = settled(t, &next)
