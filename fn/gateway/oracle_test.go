@@ -367,6 +367,27 @@ func requests(in *Input, out *Output) []string {
 	return hs
 }
 
+// indexStatus indexes what status says by "<hostname> <route>", which
+// namespaces it says hold a name (a namespace served a name exactly by one
+// route may be served it by any: its routes share the listener that takes
+// it), as "<namespace> <hostname>", and the routes by ID.
+func indexStatus(in *Input, out *Output) (map[string]v1alpha1.HostnameState, map[string]bool, map[string]Route) {
+	state := map[string]v1alpha1.HostnameState{}
+	holds := map[string]bool{}
+	for _, s := range out.Hostnames {
+		state[s.Hostname+" "+s.Route] = s.State
+		if _, rest, ok := strings.Cut(s.Route, "/"); ok && isServed(s.State) {
+			ns, _, _ := strings.Cut(rest, "/")
+			holds[ns+" "+s.Hostname] = true
+		}
+	}
+	routes := make(map[string]Route, len(in.Routes))
+	for _, r := range in.Routes {
+		routes[r.ID()] = r
+	}
+	return state, holds, routes
+}
+
 // checkServed is the rule of docs/design.md as the Gateway will apply it:
 // every route answering a request for h is from a namespace delegated h, a
 // route whose claim of h status says is served answers it, and a route whose
@@ -384,29 +405,13 @@ func checkServed(t *testing.T, in *Input, out *Output, ports ...gwapiv1.PortNumb
 		}
 	}
 	cluster := clusterLabels(in)
-	state := map[string]v1alpha1.HostnameState{}
-	// holds: a namespace served a name exactly by one route may be served
-	// it by any (its routes share the listener that takes it).
-	holds := map[string]bool{}
-	for _, s := range out.Hostnames {
-		state[s.Hostname+" "+s.Route] = s.State
-		if _, rest, ok := strings.Cut(s.Route, "/"); ok && isServed(s.State) {
-			ns, _, _ := strings.Cut(rest, "/")
-			holds[ns+" "+s.Hostname] = true
-		}
-	}
-	routeNS := map[string]string{}
-	routes := map[string]Route{}
-	for _, r := range in.Routes {
-		routeNS[r.ID()] = r.Namespace
-		routes[r.ID()] = r
-	}
+	state, holds, routes := indexStatus(in, out)
 	o := newOracle(t, in, out, false)
 	for _, port := range ports {
 		for _, h := range requests(in, out) {
 			l, rs := o.answer(port, h)
 			for _, id := range rs {
-				ns := routeNS[id]
+				ns := routes[id].Namespace
 				if d, ok := delegated(in, ns, cluster[ns]); !ok || !under(h, d) {
 					t.Errorf("port %d: %s answers %s on listener %s, but namespace %s was delegated %q", port, id, h, l, ns, d)
 				} else if z := reachedZone(in, cluster, routes[id], h, d); z != "" && !holds[ns+" "+h] {

@@ -96,17 +96,7 @@ func checkZones(t *testing.T, in *Input, out *Output, port gwapiv1.PortNumber, s
 			listening[h[2:]] = true
 		}
 	}
-	holds := map[string]bool{}
-	for _, s := range out.Hostnames {
-		if _, rest, ok := strings.Cut(s.Route, "/"); ok && isServed(s.State) {
-			ns, _, _ := strings.Cut(rest, "/")
-			holds[ns+" "+s.Hostname] = true
-		}
-	}
-	routeNS := map[string]string{}
-	for _, r := range in.Routes {
-		routeNS[r.ID()] = r.Namespace
-	}
+	_, holds, routes := indexStatus(in, out)
 	o := newOracle(t, in, out, shared)
 	for _, h := range requests(in, out) {
 		if port == 443 && passthroughSNI(o, h) {
@@ -126,7 +116,7 @@ func checkZones(t *testing.T, in *Input, out *Output, port gwapiv1.PortNumber, s
 		}
 		l, rs := o.answer(port, h)
 		for _, id := range rs {
-			ns := routeNS[id]
+			ns := routes[id].Namespace
 			d, ok := delegated(in, ns, cluster[ns])
 			if ok && under(d, zone) || holds[ns+" "+h] {
 				continue
@@ -246,21 +236,7 @@ func resolveSections(routes []Route, last *Output) []Route {
 func checkServedOn(t *testing.T, in *Input, out *Output, shared bool) {
 	t.Helper()
 	cluster := clusterLabels(in)
-	state := map[string]v1alpha1.HostnameState{}
-	holds := map[string]bool{}
-	for _, s := range out.Hostnames {
-		state[s.Hostname+" "+s.Route] = s.State
-		if _, rest, ok := strings.Cut(s.Route, "/"); ok && isServed(s.State) {
-			ns, _, _ := strings.Cut(rest, "/")
-			holds[ns+" "+s.Hostname] = true
-		}
-	}
-	routeNS := map[string]string{}
-	routes := map[string]Route{}
-	for _, r := range in.Routes {
-		routeNS[r.ID()] = r.Namespace
-		routes[r.ID()] = r
-	}
+	state, holds, routes := indexStatus(in, out)
 	o := newOracle(t, in, out, shared)
 	port := gwapiv1.PortNumber(443)
 	for _, h := range requests(in, out) {
@@ -271,7 +247,7 @@ func checkServedOn(t *testing.T, in *Input, out *Output, shared bool) {
 		}
 		l, rs := o.answer(port, h)
 		for _, id := range rs {
-			ns := routeNS[id]
+			ns := routes[id].Namespace
 			if d, ok := delegated(in, ns, cluster[ns]); !ok || !under(h, d) {
 				t.Errorf("shared: port %d: %s answers %s on listener %s, but namespace %s was delegated %q", port, id, h, l, ns, d)
 			} else if z := reachedZone(in, cluster, routes[id], h, d); z != "" && !holds[ns+" "+h] {

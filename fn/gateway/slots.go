@@ -20,8 +20,6 @@ type slot struct {
 	// held: an idle child apex whose listener or certificate names are
 	// served now.
 	held bool
-	// losers are the namespaces a pin keeps off the wider listeners.
-	losers []string
 	// name is the listener name allocated; invalid says why there is none,
 	// waiting why its Certificate may not be ordered yet.
 	name, invalid, waiting string

@@ -237,7 +237,7 @@ func (c *coverage) pinSlots(in *Input, t *tenancy, owners []owner) []*slot {
 		if !c.needsPin(t, o) {
 			continue
 		}
-		s := &slot{prefix: pinPrefix(in.Spec.CertMode), subject: o.hostname, hostname: o.hostname, namespace: o.namespace, admit: pinTo(o.namespace), losers: o.losers}
+		s := &slot{prefix: pinPrefix(in.Spec.CertMode), subject: o.hostname, hostname: o.hostname, namespace: o.namespace, admit: pinTo(o.namespace)}
 		if len(o.losers) > 0 {
 			// The pin exists for the losers: it takes their turn.
 			s.payer = o.losers[0]
