@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/base64"
 	"encoding/pem"
+	"os"
 	"strings"
 	"testing"
 
@@ -13,18 +14,16 @@ import (
 )
 
 // testCABundle is a self-signed ed25519 CA certificate, as a platform's own
-// ACME directory would be verified with.
-const testCABundle = `-----BEGIN CERTIFICATE-----
-MIIBXzCCARGgAwIBAgIUEGVRlxBVYptFhMP0CrNgs6XUV5gwBQYDK2VwMCQxIjAg
-BgNVBAMMGUV4YW1wbGUgQUNNRSBEaXJlY3RvcnkgQ0EwIBcNMjYxMjAxMTQyMDE3
-WhgPMjEyNjExMDcxNDIwMTdaMCQxIjAgBgNVBAMMGUV4YW1wbGUgQUNNRSBEaXJl
-Y3RvcnkgQ0EwKjAFBgMrZXADIQDDJkeIgTFG6k3ITaAxmW1M9cutTAUnfFAT3hpl
-z1S9YqNTMFEwHQYDVR0OBBYEFNHw3IHA7hfDKL3ScrPXKQ/AkdJAMB8GA1UdIwQY
-MBaAFNHw3IHA7hfDKL3ScrPXKQ/AkdJAMA8GA1UdEwEB/wQFMAMBAf8wBQYDK2Vw
-A0EA/U5wByj9ouXwUHcFDL1RKPEEdSDKkYxrkfMGn7l7LS5c7PTfxxNI3Lg7VabO
-XRAu6Fvp7fHVNF8bIs0C3e+mDw==
------END CERTIFICATE-----
-`
+// ACME directory would be verified with (the one examples/acme-server carries).
+var testCABundle = mustReadFile("../../test/testdata/acme-ca.pem")
+
+func mustReadFile(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
 
 func TestValidate(t *testing.T) {
 	secret := v1alpha1.SecretKeySelector{Name: "dns", Key: "token"}

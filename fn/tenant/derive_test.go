@@ -2,6 +2,7 @@ package tenant
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -30,18 +31,14 @@ func platform() Platform {
 var yes = func() *bool { b := true; return &b }()
 
 // testCABundle is a self-signed ed25519 CA certificate: the CA of a
-// platform's own ACME directory.
-const testCABundle = `-----BEGIN CERTIFICATE-----
-MIIBXzCCARGgAwIBAgIUEGVRlxBVYptFhMP0CrNgs6XUV5gwBQYDK2VwMCQxIjAg
-BgNVBAMMGUV4YW1wbGUgQUNNRSBEaXJlY3RvcnkgQ0EwIBcNMjYxMjAxMTQyMDE3
-WhgPMjEyNjExMDcxNDIwMTdaMCQxIjAgBgNVBAMMGUV4YW1wbGUgQUNNRSBEaXJl
-Y3RvcnkgQ0EwKjAFBgMrZXADIQDDJkeIgTFG6k3ITaAxmW1M9cutTAUnfFAT3hpl
-z1S9YqNTMFEwHQYDVR0OBBYEFNHw3IHA7hfDKL3ScrPXKQ/AkdJAMB8GA1UdIwQY
-MBaAFNHw3IHA7hfDKL3ScrPXKQ/AkdJAMA8GA1UdEwEB/wQFMAMBAf8wBQYDK2Vw
-A0EA/U5wByj9ouXwUHcFDL1RKPEEdSDKkYxrkfMGn7l7LS5c7PTfxxNI3Lg7VabO
-XRAu6Fvp7fHVNF8bIs0C3e+mDw==
------END CERTIFICATE-----
-`
+// platform's own ACME directory (the one examples/acme-server carries).
+var testCABundle = func() string {
+	b, err := os.ReadFile("../../test/testdata/acme-ca.pem")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 // corpCA is a platform's own ACME server with everything set.
 func corpCA() v1alpha1.ACMEServer {

@@ -11,17 +11,7 @@ import (
 
 // acmeCABundle is a self-signed ed25519 CA certificate, the CA of a
 // platform's own ACME directory (the one examples/acme-server carries).
-const acmeCABundle = `-----BEGIN CERTIFICATE-----
-MIIBXzCCARGgAwIBAgIUEGVRlxBVYptFhMP0CrNgs6XUV5gwBQYDK2VwMCQxIjAg
-BgNVBAMMGUV4YW1wbGUgQUNNRSBEaXJlY3RvcnkgQ0EwIBcNMjYxMjAxMTQyMDE3
-WhgPMjEyNjExMDcxNDIwMTdaMCQxIjAgBgNVBAMMGUV4YW1wbGUgQUNNRSBEaXJl
-Y3RvcnkgQ0EwKjAFBgMrZXADIQDDJkeIgTFG6k3ITaAxmW1M9cutTAUnfFAT3hpl
-z1S9YqNTMFEwHQYDVR0OBBYEFNHw3IHA7hfDKL3ScrPXKQ/AkdJAMB8GA1UdIwQY
-MBaAFNHw3IHA7hfDKL3ScrPXKQ/AkdJAMA8GA1UdEwEB/wQFMAMBAf8wBQYDK2Vw
-A0EA/U5wByj9ouXwUHcFDL1RKPEEdSDKkYxrkfMGn7l7LS5c7PTfxxNI3Lg7VabO
-XRAu6Fvp7fHVNF8bIs0C3e+mDw==
------END CERTIFICATE-----
-`
+var acmeCABundle = readFile("test", "testdata", "acme-ca.pem")
 
 // acmeTenantGateway is a TenantGateway in ns whose spec holds issuerName and
 // acme as given (YAML fragments; empty leaves the field out).
