@@ -115,6 +115,7 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, hostless []*Route, con
 		budget-- // http
 	}
 	placeSlots(in, t, named, budget, taken, nil)
+	keepNestedWhole(pins)
 	judgeChildSlots(in, children)
 	c.isolate(t, owners, false)
 	c.isolate(t, reaches(claims), true)

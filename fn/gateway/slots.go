@@ -20,6 +20,10 @@ type slot struct {
 	// held: an idle child apex whose listener or certificate names are
 	// served now.
 	held bool
+	// within is the wildcard pin above a pin that exists because both it
+	// and a wider listener admit the name's namespace (nestedAdmits): the
+	// wildcard pin is kept only with it.
+	within *slot
 	// name is the listener name allocated; invalid says why there is none,
 	// waiting why its Certificate may not be ordered yet.
 	name, invalid, waiting string

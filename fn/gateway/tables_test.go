@@ -281,3 +281,32 @@ func TestPinNotes(t *testing.T) {
 		t.Errorf("no hostname's own listener was left out: the check above saw nothing")
 	}
 }
+
+// TestAttackWinnerNameUnderItsWildcardPin: a publisher wins a wildcard
+// against the owner and routes a name under it. Its wildcard pin and the
+// apex's wildcard both admit it, so the name needs a pin of its own (else a
+// shared table lists it twice); with one place left in the budget, the
+// wildcard pin is not kept without that pin. Judged by the oracle's tables
+// in every wildcard mode, over two runs.
+func TestAttackWinnerNameUnderItsWildcardPin(t *testing.T) {
+	for name, spec := range wildcardSpecs {
+		for _, free := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/%d-free", name, free), func(t *testing.T) {
+				fnss, froutes := fillers(budgetFull(spec) - free)
+				out := twice(t, Input{Spec: spec, Namespaces: append(platform(), fnss...), Routes: append(froutes,
+					routeTo("tenant-root", "apps", "*.apps.example.org"),
+					routeTo("cozy-dashboard", "apps", "*.apps.example.org"),
+					routeTo("cozy-dashboard", "a", "a.apps.example.org"),
+				)})
+				states := hostnameStates(out)
+				if free == 2 {
+					for _, key := range []string{"*.apps.example.org HTTPRoute/cozy-dashboard/apps", "a.apps.example.org HTTPRoute/cozy-dashboard/a"} {
+						if !isServed(v1alpha1.HostnameState(states[key])) {
+							t.Errorf("with two places free %s is %s", key, states[key])
+						}
+					}
+				}
+			})
+		}
+	}
+}

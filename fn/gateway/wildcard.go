@@ -234,13 +234,19 @@ func (c *coverage) pinSlots(in *Input, t *tenancy, owners []owner) []*slot {
 			}
 			continue
 		}
-		if !c.needsPin(t, o) {
+		within := c.nestedAdmits(t, o)
+		if within == nil && !c.needsPin(t, o) {
 			continue
 		}
-		s := &slot{prefix: pinPrefix(in.Spec.CertMode), subject: o.hostname, hostname: o.hostname, namespace: o.namespace, admit: pinTo(o.namespace)}
-		if len(o.losers) > 0 {
+		s := &slot{prefix: pinPrefix(in.Spec.CertMode), subject: o.hostname, hostname: o.hostname, namespace: o.namespace, admit: pinTo(o.namespace), within: within}
+		switch {
+		case len(o.losers) > 0:
 			// The pin exists for the losers: it takes their turn.
 			s.payer = o.losers[0]
+		case within != nil:
+			// The pin exists for the wildcard pin above it: it takes
+			// that pin's turn.
+			s.payer = within.payer
 		}
 		pins = append(pins, s)
 		c.pins[o.hostname] = s
@@ -250,6 +256,50 @@ func (c *coverage) pinSlots(in *Input, t *tenancy, owners []owner) []*slot {
 	}
 	slices.SortFunc(pins, func(a, b *slot) int { return strings.Compare(a.hostname, b.hostname) })
 	return pins
+}
+
+// nestedAdmits is the most specific wildcard listener above o's hostname
+// that admits its owner when a wider wildcard listener above that one admits
+// it too: a wildcard pin of a publisher or of the owner (a contest's winner)
+// stays under *.<apex>, which admits them as well. A route attaches to both,
+// and a table they share (every edge listener's port-80 table, Cilium's
+// HTTPS table) lists the name under each, which Envoy refuses whole; a pin
+// of exactly the name takes it out of both. nil when at most one admits it.
+func (c *coverage) nestedAdmits(t *tenancy, o owner) *slot {
+	var nearest *slot
+	twice := false
+	eachDomain(parent(base(o.hostname)), func(d string) bool {
+		if s := c.wildcard[d]; s != nil && s.admit.admits(t, o.namespace) {
+			if nearest != nil {
+				twice = true
+				return true
+			}
+			nearest = s
+		}
+		return false
+	})
+	if !twice {
+		return nil
+	}
+	return nearest
+}
+
+// keepNestedWhole leaves out a wildcard pin whose names need a pin of their
+// own (nestedAdmits) that the budget left out or could not name: without it
+// the name would be listed twice in a shared table. The pin's contest then
+// waits as any pin left out does (see Conflicts in docs/design.md). A pin
+// left out this way frees the names below it, so the walk runs from the
+// most specific pin up.
+func keepNestedWhole(pins []*slot) {
+	order := slices.Clone(pins)
+	slices.SortStableFunc(order, func(a, b *slot) int {
+		return cmp.Compare(strings.Count(b.hostname, "."), strings.Count(a.hostname, "."))
+	})
+	for _, s := range order {
+		if s.within != nil && !s.kept && s.within.kept {
+			s.within.kept = false
+		}
+	}
 }
 
 // needsPin reports whether a hostname without an exact listener needs one:

@@ -141,7 +141,6 @@ func duplicateDomains(r *Result) []string {
 // TestReviewEnvoyPublisherWildcardPin is finding 2: a wildcard pin and the
 // apex's wildcard both list the winner's name under the pin.
 func TestReviewEnvoyPublisherWildcardPin(t *testing.T) {
-	reviewFinding(t, "finding 2, judged by Envoy Gateway")
 	spec := tgwv1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: tgwv1alpha1.CertModeEdge, AttachedNamespaces: []tgwv1alpha1.DNSLabel{"cozy-dashboard"}}
 	_, s := reviewCompose(t, gateway.Input{Spec: spec, Namespaces: []gateway.Namespace{reviewNS("tenant-root", "example.org"), reviewNS("cozy-dashboard", "")}, Routes: []gateway.Route{
 		reviewRoute("tenant-root", "apps", "*.apps.example.org"),
