@@ -30,8 +30,8 @@ func Compose(in Input) (*Output, error) {
 	orders := newLedger(&in)
 	var keptNames []string
 	if mode == v1alpha1.CertModeDNS01 {
-		capCertificateNames(&in, t, children)
 		keptNames = holdDNS01(&in, t, orders, children)
+		capCertificateNames(&in, t, children, len(keptNames))
 	}
 	contests := resolveConflicts(claims)
 

@@ -210,12 +210,15 @@ const keyDNS01 = "dns01:"
 
 // holdChild keeps a child apex of a branch with no order left as the
 // certificate has it: new to it, it waits; on it, it stays.
+// An idle zone new to it is left to the name cap, which makes it Idle.
 func holdChild(l *ledger, branch string, c *child, onCert bool) {
 	switch listening := c.state == v1alpha1.ChildApexListening; {
-	case listening && !onCert:
+	case listening && !onCert && !c.idle:
 		c.state, c.message = v1alpha1.ChildApexWaiting, l.waitMessage(branch, "adding "+c.apex+" to the wildcard certificate")
+	case listening && onCert:
+		c.frozen = true
 	case !listening && onCert && c.state != v1alpha1.ChildApexOutsideApex:
-		c.state, c.message, c.held = v1alpha1.ChildApexListening, "", true
+		c.state, c.message, c.held, c.frozen = v1alpha1.ChildApexListening, "", true, true
 	}
 }
 

@@ -288,16 +288,17 @@ func (c *coverage) nestedAdmits(t *tenancy, o owner) *slot {
 // own (nestedAdmits) that the budget left out or could not name: without it
 // the name would be listed twice in a shared table. The pin's contest then
 // waits as any pin left out does (see Conflicts in docs/design.md). A pin
-// left out this way frees the names below it, so the walk runs from the
-// most specific pin up.
+// left out this way may be one that another wildcard pin needs in turn, so
+// the walk repeats until nothing changes (a chain is as deep as the labels
+// of a name, and each pass leaves out at least one pin).
 func keepNestedWhole(pins []*slot) {
-	order := slices.Clone(pins)
-	slices.SortStableFunc(order, func(a, b *slot) int {
-		return cmp.Compare(strings.Count(b.hostname, "."), strings.Count(a.hostname, "."))
-	})
-	for _, s := range order {
-		if s.within != nil && !s.kept && s.within.kept {
-			s.within.kept = false
+	for changed := true; changed; {
+		changed = false
+		for _, s := range pins {
+			if s.within != nil && !s.kept && s.within.kept {
+				s.within.kept = false
+				changed = true
+			}
 		}
 	}
 }
@@ -353,7 +354,8 @@ func (c *coverage) isolate(t *tenancy, owners []owner, reach bool) {
 		if len(o.losers) == 0 || c.heldExactly(o.hostname) {
 			continue
 		}
-		if !reach && !c.anyAdmits(t, o.hostname, []string{o.namespace}, true) {
+		winner := c.keptAdmitting(t, o.hostname, o.namespace)
+		if !reach && winner == nil {
 			// No kept listener serves the winner the name: the losers'
 			// listing is the only one, so nothing is listed twice, and
 			// they keep being served what they were (status says the
@@ -362,8 +364,20 @@ func (c *coverage) isolate(t *tenancy, owners []owner, reach bool) {
 			// listener by contesting one.
 			continue
 		}
-		c.keepOff(t, o)
+		c.keepOff(t, o, winner)
 	}
+}
+
+// keptAdmitting is the most specific kept wildcard listener above h that
+// admits ns: the one that lists h for ns's routes.
+func (c *coverage) keptAdmitting(t *tenancy, h, ns string) (found *slot) {
+	eachDomain(parent(base(h)), func(d string) bool {
+		if s := c.wildcard[d]; s != nil && s.kept && s.admit.admits(t, ns) {
+			found = s
+		}
+		return found != nil
+	})
+	return found
 }
 
 // heldExactly reports whether a kept listener has exactly hostname h.
@@ -383,10 +397,14 @@ func (c *coverage) pinInvalid(h string) bool {
 }
 
 // keepOff excludes the owner's losers from every kept wildcard listener
-// above its hostname that admits them.
-func (c *coverage) keepOff(t *tenancy, o owner) {
+// above its hostname that admits them, but the one that lists the name for
+// the winner (winner, nil when none does): there the losers' routes share
+// the winner's entry for the name, which no table lists twice, and keeping
+// them off would take every other name they are served there (the contest
+// waits for its pin instead, and status says so).
+func (c *coverage) keepOff(t *tenancy, o owner, winner *slot) {
 	eachDomain(parent(base(o.hostname)), func(d string) bool {
-		if s := c.wildcard[d]; s != nil && s.kept {
+		if s := c.wildcard[d]; s != nil && s.kept && s != winner {
 			for _, ns := range o.losers {
 				if s.admit.admits(t, ns) {
 					s.admit = s.admit.excluding(ns)
