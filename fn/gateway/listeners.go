@@ -116,6 +116,7 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, hostless []*Route, con
 	}
 	placeSlots(in, t, named, budget, taken, nil)
 	keepNestedWhole(pins)
+	keepGuarded(pins)
 	judgeChildSlots(in, children)
 	c.isolate(t, owners, false)
 	c.isolate(t, reaches(claims), true)
@@ -217,6 +218,7 @@ func keepSlots(slots []*slot, n int, in *Input, t *tenancy) {
 	cands := make([]budgeted, 0, len(slots))
 	for _, s := range slots {
 		held := hosts[s.hostname] || s.held
+		s.served = held
 		if s.invalid != "" || s.idle && !held {
 			continue
 		}

@@ -400,7 +400,6 @@ func TestReviewHeldForgedSolver(t *testing.T) {
 // claiming it; what he should not be able to do is end its service without
 // a claim, through the budget.)
 func TestReviewZoneActivationDropsAParentName(t *testing.T) {
-	finding(t, "finding 9: activating an idle zone moves an ancestor's served name to a new pin, which the budget can drop (see the report)")
 	fnss, froutes := fillers(budgetFull(existingSpec) - 2)
 	in := Input{Spec: existingSpec, Namespaces: append(nested(), fnss...), Routes: append(froutes,
 		routeTo("tenant-alice", "www", "www.alice.example.org"),

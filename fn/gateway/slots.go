@@ -24,6 +24,13 @@ type slot struct {
 	// and a wider listener admit the name's namespace (nestedAdmits): the
 	// wildcard pin is kept only with it.
 	within *slot
+	// guards is the new listener whose hostname would take this pin's name
+	// from the namespace served it through a wider listener: that listener
+	// is kept only with the pin (keepGuarded).
+	guards *slot
+	// served: the listener is on the Gateway now (or, for a child apex in
+	// dns01, its names are on the certificate), as the budget judged it.
+	served bool
 	// name is the listener name allocated; invalid says why there is none,
 	// waiting why its Certificate may not be ordered yet.
 	name, invalid, waiting string

@@ -239,6 +239,9 @@ func (c *coverage) pinSlots(in *Input, t *tenancy, owners []owner) []*slot {
 			continue
 		}
 		s := &slot{prefix: pinPrefix(in.Spec.CertMode), subject: o.hostname, hostname: o.hostname, namespace: o.namespace, admit: pinTo(o.namespace), within: within}
+		if l, _ := c.serving(o.hostname); within == nil && l != nil && l.prefix != "" && !l.admit.admits(t, o.namespace) {
+			s.guards = l
+		}
 		switch {
 		case len(o.losers) > 0:
 			// The pin exists for the losers: it takes their turn.
@@ -299,6 +302,21 @@ func keepNestedWhole(pins []*slot) {
 				s.within.kept = false
 				changed = true
 			}
+		}
+	}
+}
+
+// keepGuarded leaves out a new listener (a child apex's, or a wildcard pin)
+// whose hostname would take a name from the namespace served it through a
+// wider listener, when the pin that keeps the name served has no place: a
+// tenant's first route in its zone must not end another's service through
+// the budget (see Budgets in docs/design.md). A listener on the Gateway now
+// keeps its place; the name then waits for the pin, as any name whose pin
+// is left out.
+func keepGuarded(pins []*slot) {
+	for _, s := range pins {
+		if g := s.guards; g != nil && !s.kept && g.kept && !g.served {
+			g.kept = false
 		}
 	}
 }
