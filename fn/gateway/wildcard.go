@@ -234,22 +234,9 @@ func (c *coverage) pinSlots(in *Input, t *tenancy, owners []owner) []*slot {
 			}
 			continue
 		}
-		within := c.nestedAdmits(t, o)
-		if within == nil && !c.needsPin(t, o) {
+		s := c.pinFor(in, t, o)
+		if s == nil {
 			continue
-		}
-		s := &slot{prefix: pinPrefix(in.Spec.CertMode), subject: o.hostname, hostname: o.hostname, namespace: o.namespace, admit: pinTo(o.namespace), within: within}
-		if l, _ := c.serving(o.hostname); within == nil && l != nil && l.prefix != "" && !l.admit.admits(t, o.namespace) {
-			s.guards = l
-		}
-		switch {
-		case len(o.losers) > 0:
-			// The pin exists for the losers: it takes their turn.
-			s.payer = o.losers[0]
-		case within != nil:
-			// The pin exists for the wildcard pin above it: it takes
-			// that pin's turn.
-			s.payer = within.payer
 		}
 		pins = append(pins, s)
 		c.pins[o.hostname] = s
@@ -259,6 +246,30 @@ func (c *coverage) pinSlots(in *Input, t *tenancy, owners []owner) []*slot {
 	}
 	slices.SortFunc(pins, func(a, b *slot) int { return strings.Compare(a.hostname, b.hostname) })
 	return pins
+}
+
+// pinFor is the pin o's hostname needs, nil when it needs none: who pays
+// for it in the budget, and which listener it keeps whole (within) or
+// guards.
+func (c *coverage) pinFor(in *Input, t *tenancy, o owner) *slot {
+	within := c.nestedAdmits(t, o)
+	if within == nil && !c.needsPin(t, o) {
+		return nil
+	}
+	s := &slot{prefix: pinPrefix(in.Spec.CertMode), subject: o.hostname, hostname: o.hostname, namespace: o.namespace, admit: pinTo(o.namespace), within: within}
+	if l, _ := c.serving(o.hostname); within == nil && l != nil && l.prefix != "" && !l.admit.admits(t, o.namespace) {
+		s.guards = l
+	}
+	switch {
+	case len(o.losers) > 0:
+		// The pin exists for the losers: it takes their turn.
+		s.payer = o.losers[0]
+	case within != nil:
+		// The pin exists for the wildcard pin above it: it takes that
+		// pin's turn.
+		s.payer = within.payer
+	}
+	return s
 }
 
 // nestedAdmits is the most specific wildcard listener above o's hostname
