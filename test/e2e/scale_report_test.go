@@ -25,11 +25,11 @@ type scaleRecord struct {
 	Routes           int               `json:"routesPerTenant"`
 	Date             string            `json:"date"`
 	Window           float64           `json:"windowSeconds"`
-	Baseline         scalePhase             `json:"baseline"`
+	Baseline         scalePhase        `json:"baseline"`
 	ConvergeTenants  float64           `json:"convergeTenantsSeconds"`
 	ConvergeGateways float64           `json:"convergeGatewaysSeconds"`
-	Convergence      scalePhase             `json:"convergence"`
-	Steady           scalePhase             `json:"steady"`
+	Convergence      scalePhase        `json:"convergence"`
+	Steady           scalePhase        `json:"steady"`
 	RouteP50         float64           `json:"routeChangeP50Seconds"`
 	RouteMax         float64           `json:"routeChangeMaxSeconds"`
 }
