@@ -70,7 +70,7 @@ XPKG_ARCHS   ?= amd64 arm64
 
 RENDER_ENV = CROSSPLANE=$(abspath $(CROSSPLANE)) CROSSPLANE_CORE=$(abspath $(CROSSPLANE_CORE)) FUNCTION_BIN=$(abspath $(FUNCTION_BIN))
 
-.PHONY: render test unit golden generate xpkg xpkg-check lint bench tools envoy-tools e2e e2e-tools e2e-up e2e-down build clean
+.PHONY: render test unit golden generate xpkg xpkg-check lint bench tools envoy-tools e2e e2e-tools e2e-up e2e-down scale build clean
 
 $(CROSSPLANE):
 	@mkdir -p $(dir $@)
@@ -199,6 +199,27 @@ E2E_BEFORE_INSTALL ?= $(abspath test/e2e/hack/reference-seed.sh)
 
 e2e: e2e-tools build xpkg
 	$(E2E_ENV) E2E_RUN='$(E2E_RUN)' bash test/e2e/hack/run.sh
+
+# A platform of N Tenants on the same control plane (issue #26, docs/scale.md),
+# in neither `make test` nor `make e2e`: TestScale runs only when SCALE_N is
+# set. It measures convergence from empty, the steady state's API requests,
+# CPU and memory, function calls and a route change's latency, then rewrites
+# docs/scale.md and docs/scale.png from every run recorded in docs/scale/.
+# SETTINGS picks what the steady state costs: harness (up.sh's short periods,
+# those of make e2e) or quiet (the settings docs/scale.md recommends, at
+# periods short enough to measure: function TTL, provider poll and Crossplane
+# poll 5m). Crossplane and the function run without --debug, as in production.
+# Hold the e2e lock: flock /tmp/e2e.lock make scale N=100.
+N             ?= 100
+SETTINGS      ?= harness
+SCALE_TIMEOUT ?= 60m
+SCALE_SETTINGS_harness :=
+SCALE_SETTINGS_quiet   := FUNCTION_TTL=5m PROVIDER_POLL=5m PROVIDER_SYNC=1h CROSSPLANE_POLL=5m
+
+scale: e2e-tools build xpkg
+	$(if $(filter $(SETTINGS),harness quiet),,$(error SETTINGS=$(SETTINGS): allowed values are harness and quiet))
+	$(E2E_ENV) E2E_BEFORE_INSTALL= E2E_DEBUG= E2E_RUN='^TestScale$$' E2E_TIMEOUT=$(SCALE_TIMEOUT) \
+	  SCALE_N=$(N) SCALE_SETTINGS=$(SETTINGS) SCALE_OUT=$(abspath docs) $(SCALE_SETTINGS_$(SETTINGS)) bash test/e2e/hack/run.sh
 
 e2e-up: e2e-tools build xpkg
 	$(E2E_ENV) bash test/e2e/hack/up.sh

@@ -18,5 +18,5 @@ trap 'exit 130' INT TERM
 start=$SECONDS
 bash "$ROOT/test/e2e/hack/up.sh" || exit 1
 echo "control plane up in $((SECONDS - start))s"
-KUBECONFIG=$R/pki/kubeconfig E2E_DIR=$R go -C "$ROOT" test -tags e2e -count=1 -timeout 30m -v -run "${E2E_RUN:-.}" ./test/e2e/... || exit 1
+KUBECONFIG=$R/pki/kubeconfig E2E_DIR=$R go -C "$ROOT" test -tags e2e -count=1 -timeout "${E2E_TIMEOUT:-30m}" -v -run "${E2E_RUN:-.}" ./test/e2e/... || exit 1
 echo "e2e passed in $((SECONDS - start))s"

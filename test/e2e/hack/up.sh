@@ -216,9 +216,14 @@ kubectl -n crossplane-system create secret generic function-tls-server --from-fi
   --from-file=ca.crt="$S/fn-certs/ca.crt" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
 kubectl -n crossplane-system create secret generic provider-kubernetes-tls-server --from-file=tls.crt="$P/provider.crt" --from-file=tls.key="$P/provider.key" \
   --from-file=ca.crt="$P/ca.crt" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+# make scale varies what the steady state costs (docs/scale.md):
+# CROSSPLANE_POLL, CROSSPLANE_FLAGS (more flags), FUNCTION_TTL, PROVIDER_POLL,
+# PROVIDER_SYNC, and E2E_DEBUG (empty: no --debug for Crossplane and the
+# function, as in production).
 KUBECONFIG="$S/crossplane.kubeconfig" POD_NAMESPACE=crossplane-system TLS_CLIENT_CERTS_DIR="$S/xp-client-certs" \
-  bg crossplane "$CROSSPLANE_CORE" core start --debug --package-runtime='Provider=Deployment;Function=External' --enable-webhooks=false --cache-dir="$S/xpkg-cache" \
-  --metrics-port=18080 --health-probe-port=18081 --poll-interval=15s --circuit-breaker-burst=2000 --circuit-breaker-refill-rate=20
+  bg crossplane "$CROSSPLANE_CORE" core start ${E2E_DEBUG---debug} --package-runtime='Provider=Deployment;Function=External' --enable-webhooks=false --cache-dir="$S/xpkg-cache" \
+  --metrics-port=18080 --health-probe-port=18081 --poll-interval="${CROSSPLANE_POLL:-15s}" --circuit-breaker-burst=2000 --circuit-breaker-refill-rate=20 \
+  ${CROSSPLANE_FLAGS-}
 waitfor 60 curl -sf http://127.0.0.1:18081/readyz || fail "crossplane did not become ready"; ts "crossplane"
 
 # The RBAC manager writes the ClusterRoles that let Crossplane manage the XRs
@@ -232,7 +237,7 @@ KUBECONFIG="$P/super-admin.kubeconfig" POD_NAMESPACE=crossplane-system bg rbac-m
 # --- the function: a local process that Crossplane reaches over mTLS; its
 # metrics on 18083 (8080, its default, is provider-kubernetes'), which
 # TestCallsPerRouteChange reads ---
-bg function "$FUNCTION_BIN" --address=127.0.0.1:9444 --tls-server-certs-dir="$S/fn-certs" --debug --metrics-address=127.0.0.1:18083 --ttl="${FUNCTION_TTL:-10s}"
+bg function "$FUNCTION_BIN" --address=127.0.0.1:9444 --tls-server-certs-dir="$S/fn-certs" ${E2E_DEBUG---debug} --metrics-address=127.0.0.1:18083 --ttl="${FUNCTION_TTL:-10s}"
 
 # --- optional, before our packages: E2E_BEFORE_INSTALL (the Makefile's is
 # reference-seed.sh, which leaves the cluster as the Cozystack controller
@@ -329,8 +334,9 @@ mapfile -t provider_args < <(jq -r '.spec.template.spec.containers[0].args[]?' "
 # Two substitutions, since every process here shares one network namespace:
 # the health probe moves off :8081, and the poll and sync periods shorten to
 # what the tests' timeouts allow (docs/development.md lists both).
+# PROVIDER_POLL and PROVIDER_SYNC override them (make scale, docs/scale.md).
 provider_env+=(HEALTH_PROBE_BIND_ADDRESS=127.0.0.1:18082)
-provider_args+=(--poll=15s --sync=1m)
+provider_args+=(--poll="${PROVIDER_POLL:-15s}" --sync="${PROVIDER_SYNC:-1m}")
 echo "provider-kubernetes as $SA: args ${provider_args[*]}; env ${provider_env[*]}" > "$L/provider-kubernetes-runtime.log"
 bg provider-kubernetes env -i "${provider_env[@]}" unshare -m --propagation private sh -c \
   'mount -t tmpfs -o size=1m tmpfs /run && mkdir -p /run/secrets/kubernetes.io/serviceaccount && mount --bind "$0" /run/secrets/kubernetes.io/serviceaccount && exec "$@"' \

@@ -1,0 +1,316 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// scaleTenant is one Tenant of the platform TestScale builds: its claim's
+// name and namespace, the namespace its composition creates, and its apex.
+type scaleTenant struct {
+	name, claimNS, ns, apex string
+}
+
+// scalePlan is n Tenants, each with gateway: true: two of every three are
+// children of the root tenant, the third a child of the one before it
+// (nested: its claim lives in its parent's namespace, so it is created once
+// that namespace exists).
+func scalePlan(n int) []scaleTenant {
+	out := make([]scaleTenant, 0, n)
+	var parent scaleTenant
+	for i := range n {
+		if i%3 == 2 {
+			name := fmt.Sprintf("n%04d", i)
+			out = append(out, scaleTenant{name: name, claimNS: parent.ns, ns: parent.ns + "-" + name, apex: name + "." + parent.apex})
+			continue
+		}
+		name := fmt.Sprintf("s%04d", i)
+		parent = scaleTenant{name: name, claimNS: "tenant-root", ns: "tenant-" + name, apex: name + ".example.org"}
+		out = append(out, parent)
+	}
+	return out
+}
+
+// hostnames are the hostnames of a tenant's routes, one route each.
+func (st scaleTenant) hostnames(routes int) []string {
+	out := make([]string, routes)
+	for j := range routes {
+		out[j] = fmt.Sprintf("r%d.%s", j, st.apex)
+	}
+	return out
+}
+
+func (st scaleTenant) claim() string {
+	return fmt.Sprintf(`
+apiVersion: apps.cozystack.io/v1alpha1
+kind: Tenant
+metadata: {name: %s, namespace: %s}
+spec: {gateway: true}
+`, st.name, st.claimNS)
+}
+
+// scaleConfig is what make scale passes: the number of Tenants, routes per
+// tenant, the settings' name and the periods that decide the measuring
+// window.
+type scaleConfig struct {
+	n, routes int
+	settings  string
+	out       string
+	window    time.Duration
+	periods   map[string]string
+}
+
+func scaleSettings(t *testing.T) scaleConfig {
+	t.Helper()
+	v := os.Getenv("SCALE_N")
+	if v == "" {
+		t.Skip("SCALE_N is not set: TestScale runs under make scale (docs/scale.md)")
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 3 || n > 5000 {
+		t.Fatalf("SCALE_N=%q: want a number of Tenants from 3 to 5000", v)
+	}
+	c := scaleConfig{n: n, routes: 2, settings: os.Getenv("SCALE_SETTINGS"), out: os.Getenv("SCALE_OUT"), periods: map[string]string{}}
+	if c.settings == "" {
+		c.settings = "harness"
+	}
+	// up.sh's defaults, which make scale's variables override.
+	c.window = 2 * time.Minute
+	for env, def := range map[string]string{"FUNCTION_TTL": "10s", "PROVIDER_POLL": "15s", "PROVIDER_SYNC": "1m", "CROSSPLANE_POLL": "15s"} {
+		p := os.Getenv(env)
+		if p == "" {
+			p = def
+		}
+		c.periods[env] = p
+		d, err := time.ParseDuration(p)
+		if err != nil {
+			t.Fatalf("%s=%q: want a duration", env, p)
+		}
+		// The window spans one whole period of what runs on a timer
+		// (the sync period aside, which is an hour when it is long), so
+		// each XR and Object is counted once whatever its phase.
+		if env != "PROVIDER_SYNC" && d > c.window {
+			c.window = d
+		}
+	}
+	if w := os.Getenv("SCALE_WINDOW"); w != "" {
+		if c.window, err = time.ParseDuration(w); err != nil {
+			t.Fatalf("SCALE_WINDOW=%q: want a duration", w)
+		}
+	}
+	return c
+}
+
+// TestScale builds a platform of SCALE_N Tenants on the e2e control plane
+// and measures what issue #26 asks: the time to converge from empty (every
+// claim Ready, every Gateway with a listener for each of its routes), the
+// steady state's API requests by verb and resource (the API server's own
+// apiserver_request_total), the CPU and resident memory of Crossplane,
+// provider-kubernetes and the function (from /proc), the function's calls
+// per second, and a route change's latency at that scale. It records the
+// run in docs/scale/ and rewrites docs/scale.md's table and docs/scale.png
+// from every run recorded there. It runs only under make scale; nothing is
+// deleted at the end, since the control plane is wiped.
+func TestScale(t *testing.T) {
+	cfg := scaleSettings(t)
+	procs := components(t)
+	rec := scaleRecord{N: cfg.n, Settings: cfg.settings, Routes: cfg.routes, Periods: cfg.periods,
+		Date: time.Now().UTC().Format(time.RFC3339), Window: cfg.window.Seconds()}
+
+	// The platform with its publishing tenant, then the baseline: what the
+	// control plane costs with no tenant but the root.
+	if err := applyDocs(t.Context(), k8s, readFile("examples", "cluster", "platform.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	namespace(t, "tenant-root", nil)
+	if err := applyDocs(t.Context(), k8s, (scaleTenant{name: "root", claimNS: "tenant-root"}).claim()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Second)
+	base := measure(t, procs, time.Minute)
+	rec.Baseline = base.summary()
+	t.Logf("baseline (root tenant only): %s", base)
+
+	plan := scalePlan(cfg.n)
+	start := sampleNow(t, procs)
+	rec.ConvergeTenants, rec.ConvergeGateways = converge(t, plan, cfg.routes)
+	conv := sampleNow(t, procs).minus(start)
+	rec.Convergence = conv.summary()
+	t.Logf("%d Tenants converged: every claim Ready after %.0fs, every Gateway with its listeners after %.0fs; meanwhile %s",
+		cfg.n, rec.ConvergeTenants, rec.ConvergeGateways, conv)
+
+	// What follows convergence (status writes, the first TTL) settles,
+	// then one window of the steady state.
+	time.Sleep(time.Minute)
+	steady := measure(t, procs, cfg.window)
+	rec.Steady = steady.summary()
+	t.Logf("steady state over %s: %s", cfg.window, steady)
+
+	rec.RouteP50, rec.RouteMax = routeChanges(t, plan, 6)
+	t.Logf("a route change at %d Tenants: created -> listener in its Gateway p50 %.1fs, max %.1fs", cfg.n, rec.RouteP50, rec.RouteMax)
+
+	if cfg.out == "" {
+		t.Log("SCALE_OUT is not set: the figures are not written to docs/")
+		return
+	}
+	if err := writeScale(cfg.out, rec); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// converge creates every claim (a nested one once its parent's namespace
+// exists) and each tenant's routes (once its namespace exists), and waits
+// until every claim is Ready and every tenant's Gateway has a listener for
+// each of its routes. It returns both times from the first claim, in
+// seconds.
+func converge(t *testing.T, plan []scaleTenant, routes int) (tenantsReady, gatewaysDone float64) {
+	t.Helper()
+	const timeout = 40 * time.Minute
+	claimed, routed := make([]bool, len(plan)), make([]bool, len(plan))
+	start, lastLog := time.Now(), time.Now()
+	for {
+		nss := map[string]bool{}
+		for _, ns := range list(t, gvkNamespace, "") {
+			nss[ns.GetName()] = true
+		}
+		for i, st := range plan {
+			if !claimed[i] && nss[st.claimNS] {
+				if err := applyDocs(t.Context(), k8s, st.claim()); err != nil {
+					t.Fatal(err)
+				}
+				claimed[i] = true
+			}
+			if claimed[i] && !routed[i] && nss[st.ns] {
+				for j, h := range st.hostnames(routes) {
+					if err := applyDocs(t.Context(), k8s, httpRoute(st.ns, fmt.Sprintf("r%d", j), st.ns, "cozystack", h)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				routed[i] = true
+			}
+		}
+		ready, served := progress(t, plan, routes)
+		elapsed := time.Since(start).Seconds()
+		if ready == len(plan) && tenantsReady == 0 {
+			tenantsReady = elapsed
+		}
+		if served == len(plan) && gatewaysDone == 0 {
+			gatewaysDone = elapsed
+		}
+		if tenantsReady > 0 && gatewaysDone > 0 {
+			return tenantsReady, gatewaysDone
+		}
+		if time.Since(lastLog) > 30*time.Second {
+			t.Logf("after %.0fs: %d of %d claims created, %d Ready, %d Gateways with every listener (load %s)", elapsed, count(claimed), len(plan), ready, served, loadavg())
+			lastLog = time.Now()
+		}
+		if time.Since(start) > timeout {
+			t.Fatalf("after %s: %d of %d claims created, %d Ready, %d Gateways with every listener", timeout, count(claimed), len(plan), ready, served)
+		}
+		time.Sleep(5 * time.Second)
+	}
+}
+
+// progress counts the plan's claims that are Ready and the tenants whose
+// Gateway has a listener for each of their routes' hostnames.
+func progress(t *testing.T, plan []scaleTenant, routes int) (ready, served int) {
+	t.Helper()
+	claims := map[string]*unstructured.Unstructured{}
+	for _, c := range list(t, gvkTenant, "") {
+		claims[c.GetNamespace()+"/"+c.GetName()] = &c
+	}
+	gws := map[string]*unstructured.Unstructured{}
+	for _, g := range list(t, gvkGateway, "") {
+		if g.GetName() == "cozystack" {
+			gws[g.GetNamespace()] = &g
+		}
+	}
+	for _, st := range plan {
+		if s, _, _ := condition(claims[st.claimNS+"/"+st.name], "Ready"); s == "True" {
+			ready++
+		}
+		gw, all := gws[st.ns], true
+		for _, h := range st.hostnames(routes) {
+			all = all && gw != nil && listenerFor(gw, h) != ""
+		}
+		if all {
+			served++
+		}
+	}
+	return ready, served
+}
+
+func count(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// routeChanges adds one route to each of k tenants spread over the plan, 2
+// s apart, and returns the p50 and max of creation -> listener in the
+// tenant's Gateway, in seconds. That is the function's and Crossplane's
+// part; the class here (cilium) has no controller to accept it.
+func routeChanges(t *testing.T, plan []scaleTenant, k int) (p50, maxSeconds float64) {
+	t.Helper()
+	picked := make([]scaleTenant, 0, k)
+	for i := range k {
+		picked = append(picked, plan[i*len(plan)/k])
+	}
+	created := map[int]time.Time{}
+	latency := map[int]time.Duration{}
+	deadline, next := time.Now().Add(5*time.Minute), time.Now()
+	for len(latency) < len(picked) {
+		if n := len(created); n < len(picked) && !time.Now().Before(next) {
+			st := picked[n]
+			if err := applyDocs(t.Context(), k8s, httpRoute(st.ns, "late", st.ns, "cozystack", "late."+st.apex)); err != nil {
+				t.Fatal(err)
+			}
+			created[n], next = time.Now(), next.Add(2*time.Second)
+		}
+		for i, at := range created {
+			if _, done := latency[i]; done {
+				continue
+			}
+			if gw, _ := get(t, gvkGateway, picked[i].ns, "cozystack"); listenerFor(gw, "late."+picked[i].apex) != "" {
+				latency[i] = time.Since(at)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 5m, %d of %d new routes have a listener: %v", len(latency), len(picked), latency)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	ds := make([]float64, 0, len(latency))
+	for _, d := range latency {
+		ds = append(ds, d.Seconds())
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2], ds[len(ds)-1]
+}
+
+// loadavg is the machine's load average (1, 5 and 15 minutes): the figures
+// are taken on a machine others load too.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
