@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
@@ -121,6 +124,87 @@ func TestReview4NameUnderServedPinTakesTheOwnerOff(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// spentFullCertificate is alice's branch after eleven runs, an hour apart:
+// the owner's first certificate, then alice's 39 nested tenants with a
+// route each in one change, then one more per run: 48 nested tenants and
+// alice make 49 child apexes, the certificate's 100 names, and alice's
+// branch has spent its 10 orders of the week. It returns the namespaces,
+// the routes and the last run's output.
+func spentFullCertificate(t *testing.T) ([]Namespace, []Route, *Output) {
+	t.Helper()
+	nss := platform()
+	routes := []Route{routeTo("tenant-alice", "www", "www.alice.example.org")}
+	zones := func(from, to int) {
+		for i := from; i < to; i++ {
+			ns := fmt.Sprintf("tenant-alice-n%02d", i)
+			nss = append(nss, labelled(ns, fmt.Sprintf("n%02d.alice.example.org", i)))
+			routes = append(routes, routeTo(ns, "r", fmt.Sprintf("www.n%02d.alice.example.org", i)))
+		}
+	}
+	out := runs(t, Input{Spec: dns01Spec}, 11, func(i int, in *Input) {
+		switch i {
+		case 0:
+		case 1:
+			zones(0, 39)
+		default:
+			zones(37+i, 38+i)
+		}
+		in.Namespaces, in.Routes = nss, routes
+	})
+	return nss, routes, out
+}
+
+// wildcardCertificateNames are the dnsNames of the composed dns01
+// certificate.
+func wildcardCertificateNames(out *Output) []string {
+	for _, r := range out.Resources {
+		if c, ok := r.Object.(*cmv1.Certificate); ok && r.Key == KeyCertificateWildcard {
+			return c.Spec.DNSNames
+		}
+	}
+	return nil
+}
+
+// TestReview4SpentBranchOverfillsTheCertificate: alice fills the dns01
+// certificate with her nested tenants and spends her branch's orders (a
+// week's 10), then empties them (each zone goes Idle) or deletes them. A
+// new tenant, carol, routes a name. capCertificateNames gives carol the
+// place of an idle zone of alice's, but holdDNS01, run after it, puts
+// every zone of alice's back (her branch may not order their removal), and
+// keeps a deleted zone's names on top of the cap: the certificate asks for
+// 102 names. The ACME CA refuses an order of more than 100 (Let's Encrypt:
+// "too many identifiers"), so the one wildcard certificate every tenant of
+// the apex serves is never issued again: carol's zone is never covered,
+// and at its renewal every tenant's HTTPS goes with it. Status says
+// carol's zone is Listening and her name Covered.
+func TestReview4SpentBranchOverfillsTheCertificate(t *testing.T) {
+	finding(t, "finding 3 of the fourth review: a branch with no order left keeps its leaving zones on the dns01 certificate after the name cap gave their places away, so the certificate passes the CA's 100 names")
+	for _, c := range []string{"emptied", "deleted"} {
+		t.Run(c, func(t *testing.T) {
+			nss, routes, out := spentFullCertificate(t)
+			if n := len(wildcardCertificateNames(out)); n != maxCertificateDNSNames {
+				t.Fatalf("alice's zones fill %d names, want %d", n, maxCertificateDNSNames)
+			}
+			in := fedBack(Input{Spec: dns01Spec, Namespaces: nss, Routes: routes, Now: t0.Add(12 * time.Hour)}, out)
+			if c == "deleted" {
+				// Her last two nested tenants are gone.
+				in.Namespaces, in.Routes = nss[:len(nss)-2], routes[:len(routes)-2]
+			} else {
+				in.Routes = routes[:1]
+			}
+			in.Namespaces = append(in.Namespaces, labelled("tenant-carol", "carol.example.org"))
+			in.Routes = append(in.Routes, routeTo("tenant-carol", "shop", "shop.carol.example.org"))
+			out = settled(t, &in)
+			again := fedBack(in, out)
+			again.Now = in.Now.Add(time.Hour)
+			out = settled(t, &again)
+			if n := len(wildcardCertificateNames(out)); n > maxCertificateDNSNames {
+				t.Errorf("the dns01 certificate asks for %d names; the ACME CA issues at most %d (carol's shop.carol.example.org is %s)", n, maxCertificateDNSNames, hostnameStates(out)["shop.carol.example.org HTTPRoute/tenant-carol/shop"])
+			}
+		})
 	}
 }
 
