@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -205,6 +206,61 @@ func TestReview4SpentBranchOverfillsTheCertificate(t *testing.T) {
 				t.Errorf("the dns01 certificate asks for %d names; the ACME CA issues at most %d (carol's shop.carol.example.org is %s)", n, maxCertificateDNSNames, hostnameStates(out)["shop.carol.example.org HTTPRoute/tenant-carol/shop"])
 			}
 		})
+	}
+}
+
+// TestReview4DisplacementSpendsAnotherBranch: bob fills ten places of the
+// dns01 certificate (one order of his branch) and empties his nested
+// tenants: their zones are Idle, their names spare. alice, with the rest of
+// the certificate, adds a nested tenant with a route each run: each takes
+// the place of one of bob's idle zones, and orderDNS01 charges the change
+// to every branch whose apexes it adds or removes, bob's too. Nine runs of
+// alice's spend bob's week; when a place frees up (carol deletes her
+// nested tenant) and bob routes a name in a new nested tenant, his zone is
+// Waiting ("branch bob.example.org caused 10 orders") though bob asked for
+// two changes in the week. The design's rule: no branch may cause more than
+// acmeOrdersPerBranch orders; here alice causes bob's.
+func TestReview4DisplacementSpendsAnotherBranch(t *testing.T) {
+	finding(t, "finding 4 of the fourth review: a zone taking the certificate place of another branch's idle zone charges the change to that branch, so a tenant spends another's ACME orders")
+	nss := platform()
+	var routes []Route
+	zone := func(parent string, i int) {
+		ns := fmt.Sprintf("tenant-%s-n%02d", parent, i)
+		nss = append(nss, labelled(ns, fmt.Sprintf("n%02d.%s.example.org", i, parent)))
+		routes = append(routes, routeTo(ns, "r", fmt.Sprintf("www.n%02d.%s.example.org", i, parent)))
+	}
+	nss = append(nss, labelled("tenant-carol", "carol.example.org"))
+	out := runs(t, Input{Spec: dns01Spec}, 15, func(i int, in *Input) {
+		switch {
+		case i == 1:
+			routes = append(routes, routeTo("tenant-bob", "www", "www.bob.example.org"), routeTo("tenant-carol", "www", "www.carol.example.org"))
+			for k := range 9 {
+				zone("bob", k)
+			}
+			zone("carol", 0)
+		case i == 2:
+			routes = append(routes, routeTo("tenant-alice", "www", "www.alice.example.org"))
+			for k := range 36 {
+				zone("alice", k)
+			}
+		case i == 3:
+			// bob empties his nested tenants.
+			routes = slices.DeleteFunc(routes, func(r Route) bool { return strings.HasPrefix(r.Namespace, "tenant-bob-") })
+		case i >= 4 && i < 13:
+			zone("alice", 36+i)
+		case i == 13:
+			// carol deletes her nested tenant: a place frees up.
+			nss = slices.DeleteFunc(nss, func(n Namespace) bool { return n.Name == "tenant-carol-n00" })
+			routes = slices.DeleteFunc(routes, func(r Route) bool { return r.Namespace == "tenant-carol-n00" })
+		case i == 14:
+			zone("bob", 50)
+		}
+		in.Namespaces, in.Routes = nss, routes
+	})
+	for _, c := range out.ChildApexes {
+		if c.Apex == "n50.bob.example.org" && c.State != v1alpha1.ChildApexListening {
+			t.Errorf("bob's second change of the week waits: %s is %s (%s)", c.Apex, c.State, c.Message)
+		}
 	}
 }
 
