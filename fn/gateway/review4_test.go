@@ -264,6 +264,47 @@ func TestReview4DisplacementSpendsAnotherBranch(t *testing.T) {
 	}
 }
 
+// TestReview4ChildTakesItsParentOff: the listener budget is full (alice's
+// and her nested tenant bob's zones took its last two places). alice routes
+// shop.bob.alice.example.org, a name in bob's zone (a parent may: bob's
+// listener does not admit her, so the name needs a pin, which the budget
+// leaves out; on an edge Gateway the shared port-80 table serves it all
+// the same). bob then claims the name: he wins it (his zone), its pin is
+// still left out, and since bob's own listener is kept, isolate keeps alice
+// off *.alice.example.org as a whole: www.alice.example.org, which nobody
+// contests, is OverListenerLimit ("namespace tenant-alice is kept off
+// listener …") and goes dark. TestReviewChildExcludesItsAncestor closed this
+// only where the winner's zone has no listener; a nested tenant, which
+// another party may run, takes its parent's every name by contesting one.
+func TestReview4ChildTakesItsParentOff(t *testing.T) {
+	finding(t, "finding 5 of the fourth review: a nested tenant contesting one name of its parent's in its zone under a full budget keeps the parent off its own listener as a whole")
+	for name, spec := range map[string]v1alpha1.TenantGatewaySpec{"Edge": edgeSpec, "ExistingSecret": existingSpec} {
+		t.Run(name, func(t *testing.T) {
+			fnss, froutes := fillers(budgetFull(spec) - 2)
+			in := Input{Spec: spec, Namespaces: append(nested(), fnss...), Routes: append(froutes,
+				routeTo("tenant-alice", "www", "www.alice.example.org"),
+				routeTo("tenant-alice-bob", "www", "www.bob.alice.example.org"),
+			)}
+			first := attackP(t, &in)
+			next := fedBack(in, first)
+			next.Routes = append(next.Routes, routeTo("tenant-alice", "shop", "shop.bob.alice.example.org"))
+			second := attackP(t, &next)
+			key := "www.alice.example.org HTTPRoute/tenant-alice/www"
+			if s := hostnameStates(second)[key]; !isServed(v1alpha1.HostnameState(s)) {
+				t.Fatalf("before bob's claim %s is %s", key, s)
+			}
+			third := fedBack(next, second)
+			third.Routes = append(third.Routes, routeTo("tenant-alice-bob", "shop", "shop.bob.alice.example.org"))
+			out := attackP(t, &third)
+			for _, h := range out.Hostnames {
+				if h.Hostname+" "+h.Route == key && !isServed(h.State) {
+					t.Errorf("bob claimed shop.bob.alice.example.org: alice's %s is %s (%s)", key, h.State, h.Message)
+				}
+			}
+		})
+	}
+}
+
 // What held.
 
 // TestReview4HeldChainedPins: the chain of nested pins with the budget
