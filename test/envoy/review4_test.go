@@ -94,3 +94,40 @@ func TestReview4EnvoyOwnerOffEdge(t *testing.T) {
 		t.Errorf("after the publisher routed a.apps.example.org, www.example.org goes to %v (%v)", b, err)
 	}
 }
+
+// observedGateway is the Gateway of out as the next run observes it.
+func observedGateway(out *gateway.Output) map[string]*gateway.ObservedResource {
+	obs := &gateway.ObservedResource{ListenerHostnames: map[string]string{}}
+	for _, r := range out.Resources {
+		if gw, ok := r.Object.(*gwapiv1.Gateway); ok {
+			for _, l := range gw.Spec.Listeners {
+				obs.ListenerNames = append(obs.ListenerNames, string(l.Name))
+				if l.Hostname != nil {
+					obs.ListenerHostnames[string(l.Name)] = string(*l.Hostname)
+				}
+			}
+		}
+	}
+	return map[string]*gateway.ObservedResource{gateway.KeyGateway: obs}
+}
+
+// TestReview4EnvoyChildTakesItsParentOff is finding 5: under a full budget
+// bob claims the name alice routes in his zone; alice's own
+// www.alice.example.org then has no route on port 80.
+func TestReview4EnvoyChildTakesItsParentOff(t *testing.T) {
+	reviewFinding(t, "finding 5 of the fourth review, judged by Envoy Gateway")
+	nss, routes := review4Fillers(gateway.MaxListeners - 4)
+	nss = append(nss, reviewNS("tenant-alice", "alice.example.org"), reviewNS("tenant-alice-bob", "bob.alice.example.org"))
+	routes = append(routes,
+		reviewRoute("tenant-alice", "www", "www.alice.example.org"),
+		reviewRoute("tenant-alice-bob", "www", "www.bob.alice.example.org"),
+	)
+	first, _ := reviewCompose(t, gateway.Input{Spec: review4Edge, Namespaces: nss, Routes: routes})
+	routes = append(routes, reviewRoute("tenant-alice", "shop", "shop.bob.alice.example.org"))
+	second, _ := reviewCompose(t, gateway.Input{Spec: review4Edge, Namespaces: nss, Routes: routes, Observed: observedGateway(first)})
+	routes = append(routes, reviewRoute("tenant-alice-bob", "shop", "shop.bob.alice.example.org"))
+	_, s := reviewCompose(t, gateway.Input{Spec: review4Edge, Namespaces: nss, Routes: routes, Observed: observedGateway(second)})
+	if b, err := reviewTranslate(t, s).Backends(80, "www.alice.example.org"); err != nil || len(b) != 1 || b[0] != "tenant-alice/www:80" {
+		t.Errorf("after bob claimed shop.bob.alice.example.org, www.alice.example.org goes to %v (%v)", b, err)
+	}
+}
