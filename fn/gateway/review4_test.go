@@ -389,3 +389,31 @@ func TestReview4HeldPassthroughUnderAPin(t *testing.T) {
 		})
 	}
 }
+
+// TestReview4HeldTenantNamedLikeAService: a tenant whose apex is a
+// passthrough service's name (tenant-api, host api.example.org) routes its
+// bare apex and a name in its zone: the bare apex stays the platform's
+// TLSRoute's (NotDelegated for the tenant), so no HTTPS listener or pin
+// makes a second filter chain for api.example.org beside tls-api.
+func TestReview4HeldTenantNamedLikeAService(t *testing.T) {
+	for name, spec := range map[string]v1alpha1.TenantGatewaySpec{"HTTP01": http01Spec, "DNS01": dns01Spec, "ExistingSecret": existingSpec} {
+		t.Run(name, func(t *testing.T) {
+			spec.TLSPassthroughServices = []v1alpha1.DNSLabel{"api"}
+			spec.AttachedNamespaces = []v1alpha1.DNSLabel{"cozy-dashboard", "cozy-api"}
+			nss := append(platform(), labelled("cozy-api", ""), labelled("tenant-api", "api.example.org"))
+			out := twice(t, Input{Spec: spec, Namespaces: nss, Routes: []Route{
+				tlsRoute("cozy-api", "api", "api.example.org"),
+				routeTo("tenant-api", "own", "api.example.org", "www.api.example.org"),
+			}})
+			want := map[string]string{
+				"api.example.org TLSRoute/cozy-api/api":    string(v1alpha1.HostnamePassthrough),
+				"api.example.org HTTPRoute/tenant-api/own": string(v1alpha1.HostnameNotDelegated),
+			}
+			for key, s := range want {
+				if got := hostnameStates(out)[key]; got != s {
+					t.Errorf("%s is %s, want %s", key, got, s)
+				}
+			}
+		})
+	}
+}
