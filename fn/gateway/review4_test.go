@@ -17,7 +17,7 @@ import (
 // wildcard pin gets an exact pin; keepNestedWhole: the wildcard pin is kept
 // only with it), then at edge mode, passthrough, deep nesting, full budgets
 // and names at their length limits. Findings 1 to 3 failed on 20ab613 and
-// pass since 9c8ba24; findings 4 to 6 are skipped unless REVIEW_FINDINGS=1
+// pass since 9c8ba24; findings 4 to 7 are skipped unless REVIEW_FINDINGS=1
 // (see finding); the tests after them held.
 
 // chainRoutes are a contest of *.apps.example.org between the owner and a
@@ -333,6 +333,30 @@ func TestReview4FrozenEmptyZonesHoardTheCertificate(t *testing.T) {
 			t.Errorf("alice's 48 nested tenants route nothing, yet carol's zone is %s (%s)", c.State, c.Message)
 		}
 	}
+}
+
+// TestReview4LoserAnswersInTheSharedTable is finding 7 (found by the
+// random search, case shape reduced): on an edge Gateway whose budget is
+// full, alice's zone holds a listener. bob (her nested tenant, no listener
+// yet) and the publisher cozy-dashboard both claim a name in bob's zone:
+// bob wins, and neither his zone's listener nor the pin fits. The
+// publisher's route stays attached to edge (*.example.org) and is the only
+// one listing the name in the shared port-80 table, so it answers bob's
+// name; status says its claim is Conflict ("the Gateway admits only
+// namespace tenant-alice-bob for it"). unenforced re-judges a loser by the
+// most specific kept wildcard (alice's, which does not admit it), not by
+// the shared table. The oracle's checkServed reports it.
+func TestReview4LoserAnswersInTheSharedTable(t *testing.T) {
+	finding(t, "finding 7 of the fourth review: on an edge Gateway a contest's loser answers the name in the shared table while status says Conflict")
+	fnss, froutes := fillers(budgetFull(edgeSpec) - 1)
+	in := Input{Spec: edgeSpec, Namespaces: append(nested(), fnss...), Routes: append(froutes, routeTo("tenant-alice", "www", "www.alice.example.org"))}
+	first := attackP(t, &in)
+	next := fedBack(in, first)
+	next.Routes = append(next.Routes,
+		routeTo("tenant-alice-bob", "shop", "shop.bob.alice.example.org"),
+		routeTo("cozy-dashboard", "shop", "shop.bob.alice.example.org"),
+	)
+	attackP(t, &next)
 }
 
 // What held.
