@@ -210,13 +210,13 @@ const keyDNS01 = "dns01:"
 
 // holdChild keeps a child apex of a branch with no order left as the
 // certificate has it: new to it, it waits; on it, it stays.
-// An idle zone new to it is left to the name cap, which makes it Idle.
+// An idle zone new to it is left to the name cap, which makes it Idle; an
+// idle zone on it stays unless the cap gives its place to a newcomer, whose
+// branch that order is charged to (orderDNS01), not this one's.
 func holdChild(l *ledger, branch string, c *child, onCert bool) {
 	switch listening := c.state == v1alpha1.ChildApexListening; {
 	case listening && !onCert && !c.idle:
 		c.state, c.message = v1alpha1.ChildApexWaiting, l.waitMessage(branch, "adding "+c.apex+" to the wildcard certificate")
-	case listening && onCert:
-		c.frozen = true
 	case !listening && onCert && c.state != v1alpha1.ChildApexOutsideApex:
 		c.state, c.message, c.held, c.frozen = v1alpha1.ChildApexListening, "", true, true
 	}
@@ -256,14 +256,25 @@ func orderDNS01(in *Input, t *tenancy, l *ledger, children []*child, names []str
 	for _, c := range children {
 		byApex[c.apex] = c.namespace
 	}
+	idle := map[string]bool{}
+	for _, c := range children {
+		idle[c.apex] = c.state == v1alpha1.ChildApexIdle
+	}
 	branches := map[string]bool{}
 	want, have := domains(names), domains(cert.DNSNames)
-	for _, pair := range [][2]map[string]bool{{want, have}, {have, want}} {
-		// Added (wanted, not had), then removed (had, not wanted).
-		for a := range pair[0] {
-			if !pair[1][a] {
-				branches[branchOf(t, byApex, a)] = true
-			}
+	added := false
+	for a := range want {
+		if !have[a] {
+			branches[branchOf(t, byApex, a)] = true
+			added = true
+		}
+	}
+	for a := range have {
+		// An idle zone leaves only when the name cap gives its place
+		// to a newcomer: that is the newcomer's order, and charging the
+		// idle zone's branch would let one tenant spend another's.
+		if !want[a] && !(idle[a] && added) {
+			branches[branchOf(t, byApex, a)] = true
 		}
 	}
 	if len(branches) == 0 {

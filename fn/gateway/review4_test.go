@@ -222,7 +222,6 @@ func TestReview4SpentBranchOverfillsTheCertificate(t *testing.T) {
 // two changes in the week. The design's rule: no branch may cause more than
 // acmeOrdersPerBranch orders; here alice causes bob's.
 func TestReview4DisplacementSpendsAnotherBranch(t *testing.T) {
-	finding(t, "finding 4 of the fourth review: a zone taking the certificate place of another branch's idle zone charges the change to that branch, so a tenant spends another's ACME orders")
 	nss := platform()
 	var routes []Route
 	zone := func(parent string, i int) {
@@ -319,7 +318,6 @@ func TestReview4ChildTakesItsParentOff(t *testing.T) {
 // root is finding 4's charging: a zone that leaves to make room is charged
 // to its own branch, so a spent branch's zones cannot leave.
 func TestReview4FrozenEmptyZonesHoardTheCertificate(t *testing.T) {
-	finding(t, "finding 6 of the fourth review: a spent branch's emptied nested tenants keep their dns01 certificate names for up to a week, ahead of a new tenant's route")
 	nss, routes, out := spentFullCertificate(t)
 	in := fedBack(Input{Spec: dns01Spec, Namespaces: nss, Routes: routes, Now: t0.Add(12 * time.Hour)}, out)
 	in.Namespaces = append(in.Namespaces, labelled("tenant-carol", "carol.example.org"))
