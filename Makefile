@@ -193,8 +193,10 @@ E2E_ENV = E2E_DIR=$(E2E_DIR) KUBE_APISERVER=$(KUBE_APISERVER) KUBE_CONTROLLER_MA
 	XPKG_DIR=$(abspath $(OUT))/xpkg VERSION=$(VERSION) XPKG_ARCHS='$(XPKG_ARCHS)' XPKG_INDEX=$(XPKG_INDEX) ENVOY_GATEWAY=$(ENVOY_GATEWAY) \
 	E2E_BEFORE_INSTALL=$(E2E_BEFORE_INSTALL)
 E2E_RUN ?= .
-# Run by up.sh before our packages are installed: seeds what the Cozystack
-# controller leaves, for TestMigration (docs/migration.md).
+# Run by up.sh before our packages are installed in the migration pass
+# (test/e2e/hack/run.sh): seeds what the Cozystack controller leaves, for
+# TestMigration (docs/migration.md). The other pass installs on a clean
+# control plane.
 E2E_BEFORE_INSTALL ?= $(abspath test/e2e/hack/reference-seed.sh)
 
 e2e: e2e-tools build xpkg

@@ -50,9 +50,12 @@ func NamespaceObjectName(tgw, ns string) string {
 	return hex.EncodeToString(sum[:8]) + "-ns-patch"
 }
 
-// ProviderConfigName is the ClusterProviderConfig of provider-kubernetes the
-// namespace patches use: one of their own, so an operator can scope who may
-// create Objects that reference it (see "Threat model" in docs/design.md).
+// ProviderConfigName names provider-kubernetes' provider configs of this
+// project: the ClusterProviderConfig the namespace patches use and the
+// ProviderConfig of the Tenants' cluster-scoped Objects. One of their own,
+// so an operator can scope who may create Objects that reference it and
+// nothing composed follows the platform's "default" (see "Threat model" and
+// "The provider's identity" in docs/design.md).
 const ProviderConfigName = "function-tenant-gateway"
 
 // AttachedNamespaces are the namespaces the function labels: the

@@ -446,7 +446,10 @@ func issuerSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
 func objectName(kind, ns string) string { return ns + "-" + kind }
 
 // object wraps a manifest in a cluster-scoped provider-kubernetes Object:
-// a LegacyCluster XR cannot compose namespaced resources itself.
+// a LegacyCluster XR cannot compose namespaced resources itself. It names
+// the project's own ProviderConfig: without a reference the Object would
+// get the schema default, "default", which is the platform's to define and
+// may point at another cluster (docs/design.md, "The provider's identity").
 func object(name string, manifest any, policies xpv2.ManagementPolicies) (*kclusterv1alpha2.Object, error) {
 	raw, err := jsonobj.Manifest(manifest)
 	if err != nil {
@@ -457,6 +460,7 @@ func object(name string, manifest any, policies xpv2.ManagementPolicies) (*kclus
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{gateway.LabelManagedBy: gateway.ManagedBy}},
 		Spec:       kclusterv1alpha2.ObjectSpec{ForProvider: kclusterv1alpha2.ObjectParameters{Manifest: runtime.RawExtension{Raw: raw}}},
 	}
+	o.Spec.ProviderConfigReference = &xpv2.Reference{Name: gateway.ProviderConfigName}
 	o.Spec.ManagementPolicies = policies
 	return o, nil
 }

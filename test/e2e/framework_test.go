@@ -113,6 +113,13 @@ func setup() error {
 	if err := applyDocs(context.Background(), k8s, readFile("examples", "cluster", "admission-policies.yaml")); err != nil {
 		return fmt.Errorf("cannot apply the admission policies: %w", err)
 	}
+	// The platform settings, as install step 4 applies them, once for every
+	// test: a test that applied them with apply() would delete them when it
+	// ended, under the Tenants of every test still running. A test that
+	// needs other settings is not parallel and puts these back.
+	if err := applyDocs(context.Background(), k8s, readFile("examples", "cluster", "platform.yaml")); err != nil {
+		return fmt.Errorf("cannot apply the platform settings: %w", err)
+	}
 	if err := policiesActive(); err != nil {
 		return err
 	}

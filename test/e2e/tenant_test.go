@@ -15,14 +15,14 @@ import (
 )
 
 // TestTenantClaims: Tenant claims, derived from the platform settings (the
-// EnvironmentConfig of examples/cluster/platform.yaml): the root tenant's
+// EnvironmentConfig of examples/cluster/platform.yaml, which TestMain
+// applies for every test): the root tenant's
 // namespace is patched with the publishing host; a tenant with gateway: true
 // gets its namespace, labelled with its host and its own gateway, and a
 // TenantGateway through a provider-kubernetes Object; a nested tenant
 // without a gateway inherits its parent's.
 func TestTenantClaims(t *testing.T) {
 	t.Parallel()
-	apply(t, readFile("examples", "cluster", "platform.yaml"))
 	namespace(t, "tenant-root", nil)
 	apply(t, `
 apiVersion: apps.cozystack.io/v1alpha1
@@ -68,6 +68,17 @@ spec:
 		q, _ := get(t, gvkResourceQuota, "tenant-alice", "tenant-quota")
 		return str(q, "spec", "hard", "count/certificates.cert-manager.io") == "10", show(q)
 	})
+	// The quota's cluster-scoped Object names the project's ProviderConfig,
+	// not the platform's default, which points at another cluster here
+	// (testdata/platform-provider-configs.yaml): the quota above could not
+	// have been applied through it, and provider-kubernetes records no use of
+	// it.
+	if o, _ := get(t, gvkClusterObject, "", "tenant-alice-resourcequota"); str(o, "spec", "providerConfigRef", "name") != "function-tenant-gateway" {
+		t.Errorf("the quota's Object names provider config %q, want function-tenant-gateway: %s", str(o, "spec", "providerConfigRef", "name"), show(o))
+	}
+	if users := usersOfDefault(t); len(users) > 0 {
+		t.Errorf("Objects use the platform's provider config default: %v", users)
+	}
 	// No controller serves the class cilium here, so alice's Gateway is
 	// never accepted: her claim shows that cause, as GatewayReady gives it,
 	// where Crossplane's Ready would say only Creating.
@@ -120,7 +131,6 @@ spec: {}
 // allowed set, and a Warning event on the claim says the same.
 func TestTenantRefusalOnClaim(t *testing.T) {
 	t.Parallel()
-	apply(t, readFile("examples", "cluster", "platform.yaml"))
 	namespace(t, "tenant-refusal", map[string]string{"namespace.cozystack.io/host": "refusal.example.org", labelGateway: "tenant-refusal"})
 	apply(t, `
 apiVersion: rbac.authorization.k8s.io/v1

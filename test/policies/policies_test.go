@@ -205,7 +205,7 @@ func admit(t *testing.T, p *admissionv1.ValidatingAdmissionPolicy, in map[string
 
 func TestExpressionsCompile(t *testing.T) {
 	policies := load(t)
-	want := []string{"gateway-hostname-policy", "namespace-host-label-policy", "object-provider-config-policy", "provider-config-writer-policy", "route-hostname-policy", "route-hostname-policy-grpc", "route-hostname-policy-tls", "tenant-host-policy", "tenantgateway-writer-policy", "trusted-callers-setting-policy"}
+	want := []string{"deletion-guard-policy", "gateway-hostname-policy", "namespace-host-label-policy", "object-provider-config-policy", "provider-config-writer-policy", "route-hostname-policy", "route-hostname-policy-grpc", "route-hostname-policy-tls", "tenant-host-policy", "tenantgateway-writer-policy", "trusted-callers-setting-policy"}
 	var got []string
 	for name, p := range policies {
 		got = append(got, name)
@@ -486,6 +486,43 @@ func TestPolicies(t *testing.T) {
 		"SettingEmpty":            {"trusted-callers-setting-policy", map[string]any{"object": setting(t, map[string]any{}), "request": kubeadmAdmin("UPDATE", "")}, none},
 		"OtherEnvironmentConfig":  {"trusted-callers-setting-policy", map[string]any{"object": map[string]any{"metadata": map[string]any{"name": "tenant-gateway-platform"}, "data": map[string]any{"users": "x"}}, "request": kubeadmAdmin("UPDATE", "")}, "not matched"},
 	}
+	// The deletion guard: a DELETE of the Configuration or an XRD, by an
+	// administrator or the garbage collector, of the object as stored.
+	const guard = "deleting the Configuration configuration-tenant-gateway or the XRD of TenantGateways or XTenants deletes every TenantGateway and Tenant, with every tenant namespace and Gateway; to confirm, annotate the object with gateway.cozystack.io/confirm-deletion set to its own name (docs/operations.md, What never to delete)"
+	del := func(resource string, r map[string]any) map[string]any {
+		r["resource"] = map[string]any{"resource": resource}
+		return r
+	}
+	gc := func() map[string]any {
+		u, g := sa("kube-system", "generic-garbage-collector")
+		return del("configurations", req("DELETE", "", u, g...))
+	}
+	stored := func(name, confirm string, spec map[string]any) map[string]any {
+		md := map[string]any{"name": name}
+		if confirm != "" {
+			md["annotations"] = map[string]any{"gateway.cozystack.io/confirm-deletion": confirm}
+		}
+		return map[string]any{"metadata": md, "spec": spec}
+	}
+	const xrdTGW, xrdTenant, cfg = "tenantgateways.gateway.cozystack.io", "xtenants.apps.cozystack.io", "cozystack-configuration-tenant-gateway"
+	pkg := func(ref string) map[string]any { return map[string]any{"package": ref} }
+	for name, tc := range map[string]struct {
+		policy string
+		in     map[string]any
+		want   string
+	}{
+		"GuardXRDUnconfirmed":           {"deletion-guard-policy", map[string]any{"oldObject": stored(xrdTGW, "", nil), "request": del("compositeresourcedefinitions", kubeadmAdmin("DELETE", ""))}, guard},
+		"GuardXRDUnconfirmedMasters":    {"deletion-guard-policy", map[string]any{"oldObject": stored(xrdTenant, "", nil), "request": del("compositeresourcedefinitions", req("DELETE", "", "kube-admin", "system:masters"))}, guard},
+		"GuardXRDConfirmed":             {"deletion-guard-policy", map[string]any{"oldObject": stored(xrdTGW, xrdTGW, nil), "request": del("compositeresourcedefinitions", kubeadmAdmin("DELETE", ""))}, none},
+		"GuardXRDConfirmedWithYes":      {"deletion-guard-policy", map[string]any{"oldObject": stored(xrdTGW, "true", nil), "request": del("compositeresourcedefinitions", kubeadmAdmin("DELETE", ""))}, guard},
+		"GuardXRDOtherXRDsConfirmation": {"deletion-guard-policy", map[string]any{"oldObject": stored(xrdTenant, xrdTGW, nil), "request": del("compositeresourcedefinitions", kubeadmAdmin("DELETE", ""))}, guard},
+		"GuardConfigurationByGC":        {"deletion-guard-policy", map[string]any{"oldObject": stored(cfg, "", pkg("ghcr.io/cozystack/configuration-tenant-gateway:v0.1.0")), "request": gc()}, guard},
+		"GuardConfigurationMirror":      {"deletion-guard-policy", map[string]any{"oldObject": stored("other-name", "", pkg("registry.example.internal/cozystack/configuration-tenant-gateway@sha256:0123")), "request": gc()}, guard},
+		"GuardConfigurationConfirmed":   {"deletion-guard-policy", map[string]any{"oldObject": stored(cfg, cfg, pkg("ghcr.io/cozystack/configuration-tenant-gateway:v0.1.0")), "request": gc()}, none},
+		"GuardOtherConfiguration":       {"deletion-guard-policy", map[string]any{"oldObject": stored("platform-ref", "", pkg("xpkg.crossplane.io/acme/configuration-tenant-gateway-extras:v1")), "request": gc()}, "not matched"},
+	} {
+		cases[name] = tc
+	}
 	defaults := setting(t, nil)
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -527,6 +564,10 @@ func TestMatches(t *testing.T) {
 		{"tenant-host-policy", "apps.cozystack.io", "v1alpha1", "tenants/status", "UPDATE", false},
 		{"trusted-callers-setting-policy", "apiextensions.crossplane.io", "v1beta1", "environmentconfigs", "CREATE", true},
 		{"trusted-callers-setting-policy", "apiextensions.crossplane.io", "v1beta1", "environmentconfigs", "UPDATE", true},
+		{"deletion-guard-policy", "apiextensions.crossplane.io", "v1", "compositeresourcedefinitions", "DELETE", true},
+		{"deletion-guard-policy", "pkg.crossplane.io", "v1", "configurations", "DELETE", true},
+		{"deletion-guard-policy", "apiextensions.crossplane.io", "v1", "compositeresourcedefinitions", "UPDATE", false},
+		{"deletion-guard-policy", "pkg.crossplane.io", "v1", "configurations", "UPDATE", false},
 	}
 	for _, c := range cases {
 		if p[c.policy] == nil {

@@ -249,6 +249,10 @@ if [ -n "${E2E_BEFORE_INSTALL:-}" ]; then bash "$E2E_BEFORE_INSTALL" || fail "$E
 # it runs as, through an ImageConfig) and its RBAC, and the mirror variant of
 # examples/cluster/mirror/ with its placeholder replaced by the loopback
 # registry, as docs/install.md tells an air-gapped platform to do.
+# First what the platform had made for a provider-kubernetes of its own
+# (test/e2e/testdata/platform-runtime.yaml), which the install must leave
+# as it is.
+kubectl apply -f "$ROOT/test/e2e/testdata/platform-runtime.yaml" >/dev/null || fail "cannot apply test/e2e/testdata/platform-runtime.yaml"
 kubectl apply -f "$ROOT/examples/cluster/provider-kubernetes-runtime.yaml" >/dev/null || fail "cannot apply examples/cluster/provider-kubernetes-runtime.yaml"
 sed 's#registry.example.internal/#127.0.0.1:5000/#' "$ROOT/examples/cluster/mirror/image-configs.yaml" | kubectl apply -f - >/dev/null \
   || fail "cannot apply examples/cluster/mirror/image-configs.yaml"
@@ -277,6 +281,8 @@ kubectl wait xrd --all --for=condition=Established --timeout=60s >/dev/null || f
 waitfor 120 kubectl wait crd providerconfigs.kubernetes.crossplane.io clusterproviderconfigs.kubernetes.m.crossplane.io \
   objects.kubernetes.crossplane.io objects.kubernetes.m.crossplane.io --for=condition=Established --timeout=5s \
   || fail "provider-kubernetes CRDs not established: $(kubectl get providerrevision "$PREV" -o jsonpath='{.status.conditions}'); $(kubectl get managedresourcedefinitions)"
+# The platform's own provider configs named default, there before ours.
+kubectl apply -f "$ROOT/test/e2e/testdata/platform-provider-configs.yaml" >/dev/null || fail "cannot apply test/e2e/testdata/platform-provider-configs.yaml"
 kubectl apply -f "$ROOT/examples/cluster/provider-kubernetes.yaml" >/dev/null || fail "cannot apply examples/cluster/provider-kubernetes.yaml"
 ts "provider revision $PREV"
 
