@@ -10,7 +10,8 @@ import (
 // Compose validates the TenantGateway and computes its composed resources
 // and status from the routes and namespaces it observes.
 func Compose(in Input) (*Output, error) {
-	in.Spec = Defaulted(in.Spec)
+	var repeated []string
+	in.Spec, repeated = withoutRepeats(Defaulted(in.Spec))
 	if errs := append(validateName(in.Name), Validate(in.Spec)...); len(errs) > 0 {
 		return nil, &InvalidSpecError{Errors: errs}
 	}
@@ -85,7 +86,7 @@ func Compose(in Input) (*Output, error) {
 	} else {
 		judged = nil
 	}
-	f := findings{contests: contests, leftOut: left, causes: routeCauses(claims, contests, t.foreign, children), refused: refused}
+	f := findings{contests: contests, leftOut: left, causes: routeCauses(claims, contests, t.foreign, children), refused: refused, repeated: repeated}
 	f.gatewayReady = gatewayReady(&in, refused, p.listeners, judged)
 	out.Conditions = []Condition{
 		f.gatewayReady,

@@ -67,8 +67,8 @@ var dns01Providers = map[v1alpha1.DNS01ProviderName]dns01Provider{
 		// The region has no default, so a missing block stays missing and
 		// is refused naming it; the chart defaults only the key.
 		platformDefaults: func(d *v1alpha1.DNS01) {
-			if d.Route53 != nil && d.Route53.SecretAccessKeySecretRef != nil {
-				defaultSecretKey(d.Route53.SecretAccessKeySecretRef, "", PlatformRoute53SecretKey)
+			if ref := route53Secret(d.Route53); ref != nil && ref.Key == "" {
+				ref.Key = PlatformRoute53SecretKey
 			}
 		},
 		validate: func(p *field.Path, d *v1alpha1.DNS01) field.ErrorList {
@@ -76,15 +76,16 @@ var dns01Providers = map[v1alpha1.DNS01ProviderName]dns01Provider{
 			if d.Route53.Region == "" {
 				errs = append(errs, field.Required(p.Child("region"), "the AWS region of the Route53 API"))
 			}
-			if d.Route53.SecretAccessKeySecretRef != nil {
-				errs = append(errs, validateSecretKey(p.Child("secretAccessKeySecretRef"), d.Route53.SecretAccessKeySecretRef)...)
+			if ref := route53Secret(d.Route53); ref != nil && ref.Key == "" {
+				errs = append(errs, field.Required(p.Child("secretAccessKeySecretRef", "key"),
+					"the key within the Secret named by spec.dns01.route53.secretAccessKeySecretRef.name (leave the name empty for ambient credentials)"))
 			}
 			return errs
 		},
 		solver: func(d *v1alpha1.DNS01) *cmacme.ACMEChallengeSolverDNS01 {
 			r := &cmacme.ACMEIssuerDNS01ProviderRoute53{Region: d.Route53.Region, AccessKeyID: d.Route53.AccessKeyID}
-			if d.Route53.SecretAccessKeySecretRef != nil {
-				r.SecretAccessKey = *secretKey(d.Route53.SecretAccessKeySecretRef)
+			if ref := route53Secret(d.Route53); ref != nil {
+				r.SecretAccessKey = cmmeta.SecretKeySelector{LocalObjectReference: cmmeta.LocalObjectReference{Name: ref.Name}, Key: ref.Key}
 			}
 			return &cmacme.ACMEChallengeSolverDNS01{Route53: r}
 		},
@@ -163,6 +164,18 @@ func PlatformDNS01(d *v1alpha1.DNS01) *v1alpha1.DNS01 {
 	}
 	p.platformDefaults(out)
 	return out
+}
+
+// route53Secret is the Secret reference of a route53 block, nil for ambient
+// credentials (IRSA, an instance profile): no reference, or one with an
+// empty name, which the Cozystack gateway chart renders when the platform
+// names no Secret (see Differences from the Cozystack controller in
+// docs/design.md). cert-manager then uses the AWS SDK's default chain.
+func route53Secret(r *v1alpha1.Route53Provider) *v1alpha1.OptionalSecretKeySelector {
+	if r == nil || r.SecretAccessKeySecretRef == nil || r.SecretAccessKeySecretRef.Name == "" {
+		return nil
+	}
+	return r.SecretAccessKeySecretRef
 }
 
 // defaultSecretKey fills an empty name (when the chart has a default for

@@ -48,9 +48,16 @@ func TestPlatformDNS01(t *testing.T) {
 		"Route53Key": {
 			reason: "route53's secret reference without a key gets the chart's key",
 			in: &v1alpha1.DNS01{Provider: v1alpha1.DNS01Route53, Route53: &v1alpha1.Route53Provider{Region: "eu-west-1", AccessKeyID: "AKIA",
-				SecretAccessKeySecretRef: &v1alpha1.SecretKeySelector{Name: "aws"}}},
+				SecretAccessKeySecretRef: &v1alpha1.OptionalSecretKeySelector{Name: "aws"}}},
 			want: &v1alpha1.DNS01{Provider: v1alpha1.DNS01Route53, Route53: &v1alpha1.Route53Provider{Region: "eu-west-1", AccessKeyID: "AKIA",
-				SecretAccessKeySecretRef: &v1alpha1.SecretKeySelector{Name: "aws", Key: "secret-access-key"}}},
+				SecretAccessKeySecretRef: &v1alpha1.OptionalSecretKeySelector{Name: "aws", Key: "secret-access-key"}}},
+		},
+		"Route53EmptySecretName": {
+			reason: "route53 with a secret reference of empty name (the Cozystack chart's rendering of ambient credentials) gets no Secret name invented",
+			in: &v1alpha1.DNS01{Provider: v1alpha1.DNS01Route53, Route53: &v1alpha1.Route53Provider{Region: "eu-west-1",
+				SecretAccessKeySecretRef: &v1alpha1.OptionalSecretKeySelector{}}},
+			want: &v1alpha1.DNS01{Provider: v1alpha1.DNS01Route53, Route53: &v1alpha1.Route53Provider{Region: "eu-west-1",
+				SecretAccessKeySecretRef: &v1alpha1.OptionalSecretKeySelector{}}},
 		},
 		"RFC2136Key": {
 			reason: "rfc2136's TSIG Secret without a key gets the chart's key; nameserver and key name have no default",

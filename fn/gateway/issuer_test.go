@@ -36,10 +36,18 @@ func TestDNS01Issuer(t *testing.T) {
 			server: ACMEServerStage,
 			want:   &cmacme.ACMEChallengeSolverDNS01{Route53: &cmacme.ACMEIssuerDNS01ProviderRoute53{Region: "eu-west-1"}},
 		},
+		"Route53ChartAmbientCredentials": {
+			reason: "route53 as the Cozystack gateway chart renders ambient credentials (an empty access key ID, a secret reference of empty name): no Secret reference is written",
+			dns01: &v1alpha1.DNS01{Provider: v1alpha1.DNS01Route53, Route53: &v1alpha1.Route53Provider{
+				Region: "eu-west-1", SecretAccessKeySecretRef: &v1alpha1.OptionalSecretKeySelector{Key: "secret-access-key"},
+			}},
+			server: ACMEServerProd,
+			want:   &cmacme.ACMEChallengeSolverDNS01{Route53: &cmacme.ACMEIssuerDNS01ProviderRoute53{Region: "eu-west-1"}},
+		},
 		"Route53Keys": {
 			reason: "route53 with an access key copies the key ID and the secret reference",
 			dns01: &v1alpha1.DNS01{Provider: v1alpha1.DNS01Route53, Route53: &v1alpha1.Route53Provider{
-				Region: "us-east-1", AccessKeyID: "AKIA", SecretAccessKeySecretRef: &v1alpha1.SecretKeySelector{Name: "aws", Key: "secret"},
+				Region: "us-east-1", AccessKeyID: "AKIA", SecretAccessKeySecretRef: &v1alpha1.OptionalSecretKeySelector{Name: "aws", Key: "secret"},
 			}},
 			server: ACMEServerProd,
 			want: &cmacme.ACMEChallengeSolverDNS01{Route53: &cmacme.ACMEIssuerDNS01ProviderRoute53{

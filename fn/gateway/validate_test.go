@@ -261,6 +261,19 @@ func TestValidate(t *testing.T) {
 			}},
 			want: []string{"spec.dns01.route53.region: Required value: the AWS region of the Route53 API"},
 		},
+		"DNS01Route53SecretWithoutKey": {
+			reason: "a route53 Secret name needs its key; an empty name (ambient credentials) needs none",
+			spec: v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeDNS01, DNS01: &v1alpha1.DNS01{
+				Provider: v1alpha1.DNS01Route53, Route53: &v1alpha1.Route53Provider{Region: "eu-west-1", SecretAccessKeySecretRef: &v1alpha1.OptionalSecretKeySelector{Name: "aws"}},
+			}},
+			want: []string{"spec.dns01.route53.secretAccessKeySecretRef.key: Required value: the key within the Secret named by spec.dns01.route53.secretAccessKeySecretRef.name (leave the name empty for ambient credentials)"},
+		},
+		"DNS01Route53AmbientFromChart": {
+			reason: "route53 as the Cozystack gateway chart renders ambient credentials is accepted",
+			spec: v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeDNS01, DNS01: &v1alpha1.DNS01{
+				Provider: v1alpha1.DNS01Route53, Route53: &v1alpha1.Route53Provider{Region: "eu-west-1", SecretAccessKeySecretRef: &v1alpha1.OptionalSecretKeySelector{Key: "secret-access-key"}},
+			}},
+		},
 		"ExistingSecretWithoutName": {
 			reason: "existingSecret needs the Secret's name",
 			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeExistingSecret, WildcardSecretRef: &v1alpha1.LocalSecretReference{}},

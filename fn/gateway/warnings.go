@@ -20,6 +20,8 @@ type findings struct {
 	leftOut  leftOutSet
 	causes   routeCauseSet
 	refused  []string
+	// repeated are the spec's repeated list entries (withoutRepeats).
+	repeated []string
 	// gatewayReady is this run's GatewayReady.
 	gatewayReady Condition
 }
@@ -37,6 +39,7 @@ var warnedGatewayReasons = map[ConditionReason]bool{
 func digestsOf(in *Input, f findings, listeners []v1alpha1.ListenerStatus) v1alpha1.StatusDigests {
 	d := digests(f.contests, f.leftOut)
 	d.Refused = digestLines(f.refused)
+	d.Repeated = digestLines(f.repeated)
 	if warnedGatewayReasons[f.gatewayReady.Reason] {
 		d.Gateway = digestLines([]string{string(f.gatewayReady.Reason), gatewayCauseKey(in, f.gatewayReady.Reason)})
 	}
@@ -85,6 +88,9 @@ func digestLines(lines []string) string {
 // digest is set and differs from the last run's.
 func warnings(in *Input, f findings, out *Output) []string {
 	w := gatewayWarnings(in.Previous.Digests, f, out)
+	if changed(out.Digests.Repeated, in.Previous.Digests.Repeated) {
+		w = append(w, BoundedList(fmt.Sprintf("the spec repeats %d list entries, each used once (remove the repeats): ", len(f.repeated)), f.repeated, "; ", ""))
+	}
 	w = append(w, routeWarnings(in.Previous.Digests, f, out.Digests)...)
 	if out.Listeners > WarnListeners && len(in.served) <= WarnListeners {
 		w = append(w, fmt.Sprintf("Gateway %s/%s now has %d listeners, close to the limit of %d; %s", in.Namespace, in.Name, out.Listeners, MaxListeners, budgetAdvice(in)))

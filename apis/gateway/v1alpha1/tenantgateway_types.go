@@ -133,9 +133,21 @@ type Route53Provider struct {
 	// +optional
 	AccessKeyID string `json:"accessKeyID,omitempty"`
 	// SecretAccessKeySecretRef names the Secret key holding the secret access
-	// key. Unset uses ambient credentials.
+	// key. Unset, or set with an empty name (what the Cozystack gateway chart
+	// renders without a Secret), uses ambient credentials.
 	// +optional
-	SecretAccessKeySecretRef *SecretKeySelector `json:"secretAccessKeySecretRef,omitempty"`
+	SecretAccessKeySecretRef *OptionalSecretKeySelector `json:"secretAccessKeySecretRef,omitempty"`
+}
+
+// OptionalSecretKeySelector names one key of a Secret in the TenantGateway's
+// namespace, or, with an empty name, no Secret at all.
+type OptionalSecretKeySelector struct {
+	// Name of the Secret; empty means none.
+	// +optional
+	Name string `json:"name,omitempty"`
+	// Key within the Secret; required with a name.
+	// +optional
+	Key string `json:"key,omitempty"`
 }
 
 // DigitalOceanProvider configures the DigitalOcean DNS-01 provider.
@@ -241,14 +253,18 @@ type TenantGatewaySpec struct {
 	// AttachedNamespaces are namespaces, besides this one, whose routes may
 	// attach to the Gateway. Each gets the label
 	// namespace.cozystack.io/gateway=<this namespace>.
-	// +listType=set
+	// A repeated entry is accepted (the Cozystack gateway chart renders the
+	// platform's list as it is), used once and reported in a Warning event.
+	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=256
 	// +optional
 	AttachedNamespaces []DNSLabel `json:"attachedNamespaces,omitempty"`
 
 	// TLSPassthroughServices get one TLS passthrough listener each, for the
 	// hostname <service>.<apex>. Ignored in edge mode.
-	// +listType=set
+	// A repeated entry is accepted, used once and reported in a Warning
+	// event, as for attachedNamespaces.
+	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=32
 	// +optional
 	TLSPassthroughServices []DNSLabel `json:"tlsPassthroughServices,omitempty"`
@@ -452,6 +468,10 @@ type StatusDigests struct {
 	// ChildApexesOutside is a digest of the child apexes outside the apex.
 	// +optional
 	ChildApexesOutside string `json:"childApexesOutside,omitempty"`
+	// Repeated is a digest of the repeated list entries the spec holds
+	// (used once each).
+	// +optional
+	Repeated string `json:"repeated,omitempty"`
 }
 
 // TenantGatewayStatus is what the function observed and decided. Crossplane
