@@ -5,6 +5,9 @@
 # docs/migration.md is the procedure; this script is its commands, each a
 # step that can be run and checked on its own:
 #
+#   preflight [NS/NAME]  read the platform and report what the takeover
+#                        would break (hack/preflight): changes nothing;
+#                        exits 3 when it reports a blocker
 #   prepare              pause every TenantGateway for Crossplane and keep the
 #                        CRD when its Helm release stops rendering it
 #                        (before the Configuration is installed)
@@ -13,9 +16,13 @@
 #   clear-route-status   remove the route status entries the controller wrote
 #                        under its controllerName
 #   takeover NS [NAME]   resume one TenantGateway and hand the fields the
-#                        controller wrote to Crossplane and provider-kubernetes
+#                        controller wrote to Crossplane and provider-kubernetes;
+#                        refuses to start while the pre-flight of that
+#                        TenantGateway reports a blocker, unless MIGRATE_FORCE=1
 #
-# It needs kubectl and jq, and acts with the caller's credentials.
+# It needs kubectl and jq, and acts with the caller's credentials; the
+# pre-flight is a Go command, run with `go run` from this repository unless
+# MIGRATE_PREFLIGHT names a built binary (go build ./hack/preflight).
 set -euo pipefail
 
 CRD=tenantgateways.gateway.cozystack.io
@@ -29,6 +36,7 @@ LABEL_GATEWAY=namespace.cozystack.io/gateway
 ANNOTATION_ATTACHED_BY=cozystack.io/gateway-attached-by
 TIMEOUT=${MIGRATE_TIMEOUT:-180}
 
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
 die(){ echo "migrate: $*" >&2; exit 1; }
 log(){ echo "migrate: $*"; }
 command -v jq >/dev/null || die "jq is required"
@@ -46,6 +54,18 @@ retry(){
   local n=$1; shift
   for _ in $(seq 1 "$n"); do "$@" && return 0; sleep 1; done
   return 1
+}
+
+# preflight [NS/NAME]: the read-only report of hack/preflight (its exit
+# code: 0 no blocker, 3 blockers, 1 cannot read).
+preflight(){
+  local args=()
+  [ -z "${1:-}" ] || args=(--tenantgateway "$1")
+  if [ -n "${MIGRATE_PREFLIGHT:-}" ]; then
+    "$MIGRATE_PREFLIGHT" "${args[@]}"
+  else
+    (cd "$ROOT" && go run ./hack/preflight "${args[@]}")
+  fi
 }
 
 prepare(){
@@ -147,6 +167,17 @@ composed_by_crossplane(){ # KIND NS NAME
 takeover(){
   local ns=$1 name=${2:-cozystack} uid refs kind rname mgr ref_mgr=""
   uid=$(kubectl get "$CRD" -n "$ns" "$name" -o jsonpath='{.metadata.uid}') || die "no TenantGateway $ns/$name"
+  if [ "${MIGRATE_FORCE:-}" = 1 ]; then
+    log "MIGRATE_FORCE=1: taking over $ns/$name without the pre-flight"
+  else
+    local rc=0
+    preflight "$ns/$name" || rc=$?
+    case $rc in
+      0) ;;
+      3) die "the pre-flight reports blockers for $ns/$name (above): resolve them, or take over anyway with MIGRATE_FORCE=1" ;;
+      *) die "the pre-flight could not read the platform (exit $rc)" ;;
+    esac
+  fi
   kubectl annotate "$CRD" -n "$ns" "$name" crossplane.io/paused- >/dev/null
   log "resumed TenantGateway $ns/$name ($uid)"
   until_ok "$TIMEOUT" sh -c "kubectl get $CRD -n $ns $name -o json | jq -e '(.status.conditions // []) | any(.type == \"Synced\" and .status == \"True\")'" \
@@ -189,9 +220,10 @@ takeover(){
 }
 
 case ${1:-} in
+  preflight) preflight "${2:-}" ;;
   prepare) prepare ;;
   check-crd) check_crd ;;
   clear-route-status) clear_route_status ;;
   takeover) [ -n "${2:-}" ] || die "usage: $0 takeover NAMESPACE [NAME]"; takeover "$2" "${3:-cozystack}" ;;
-  *) die "usage: $0 prepare | check-crd | clear-route-status | takeover NAMESPACE [NAME]" ;;
+  *) die "usage: $0 preflight [NAMESPACE/NAME] | prepare | check-crd | clear-route-status | takeover NAMESPACE [NAME]" ;;
 esac

@@ -67,6 +67,20 @@ func TestMigration(t *testing.T) {
 		}
 	}
 
+	// The pre-flight of the first takeover (docs/migration.md): no blocker
+	// on this seed, and the one route the takeover stops serving named.
+	report := migrate(t, "preflight", "mig-http/cozystack")
+	for _, want := range []string{
+		"WARNING hostname winners: TenantGateway mig-http/cozystack, www.mig-http.example: HTTPRoute/mig-http-alice/steal, admitted by the controller's listener (a lost conflict is only reported), is not served by the function (NotDelegated",
+		"OK      hostname winners: TenantGateway mig-http/cozystack: every hostname keeps the route that serves it (4 claimed)",
+		"OK      CRD ownership: CRD tenantgateways.gateway.cozystack.io is controlled by the XRD tenantgateways.gateway.cozystack.io",
+		"preflight: no blocker: the takeover may start",
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the pre-flight does not report %q", want)
+		}
+	}
+
 	migrate(t, "clear-route-status")
 	migrate(t, "takeover", "mig-http")
 	migrate(t, "takeover", "mig-dns")
@@ -127,16 +141,41 @@ func referenceState(t *testing.T) snapshot {
 }
 
 // migrate runs one step of hack/migrate-from-cozystack.sh, as the operator
-// does, with the control plane's kubectl.
-func migrate(t *testing.T, args ...string) {
+// does, with the control plane's kubectl and the pre-flight built once, and
+// returns what it printed.
+func migrate(t *testing.T, args ...string) string {
 	t.Helper()
+	bin := preflightBinary(t)
 	cmd := exec.CommandContext(t.Context(), "bash", append([]string{filepath.Join("..", "..", "hack", "migrate-from-cozystack.sh")}, args...)...)
-	cmd.Env = append(os.Environ(), "PATH="+filepath.Join(os.Getenv("E2E_DIR"), "run", "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Join(os.Getenv("E2E_DIR"), "run", "bin")+string(os.PathListSeparator)+os.Getenv("PATH"), "MIGRATE_PREFLIGHT="+bin)
 	out, err := cmd.CombinedOutput()
 	t.Logf("migrate %s:\n%s", strings.Join(args, " "), out)
 	if err != nil {
 		t.Fatalf("migrate %s: %v", strings.Join(args, " "), err)
 	}
+	return string(out)
+}
+
+var (
+	preflightOnce sync.Once
+	preflightBin  string
+	preflightErr  error
+)
+
+// preflightBinary builds hack/preflight once for the run.
+func preflightBinary(t *testing.T) string {
+	t.Helper()
+	preflightOnce.Do(func() {
+		preflightBin = filepath.Join(os.Getenv("E2E_DIR"), "run", "bin", "preflight")
+		out, err := exec.CommandContext(t.Context(), "go", "build", "-o", preflightBin, "../../hack/preflight").CombinedOutput()
+		if err != nil {
+			preflightErr = fmt.Errorf("cannot build hack/preflight: %w\n%s", err, out)
+		}
+	})
+	if preflightErr != nil {
+		t.Fatal(preflightErr)
+	}
+	return preflightBin
 }
 
 // marksWatch sees every write to the watched namespaces from the start of
