@@ -274,6 +274,8 @@ xpkg: $(CROSSPLANE) $(RUNTIME_IMAGE)
 	done
 	$(CROSSPLANE) xpkg build --package-root=package/configuration --examples-root=package/configuration/examples \
 		--package-file=$(OUT)/xpkg/configuration-tenant-gateway-$(VERSION).xpkg
+	$(CROSSPLANE) xpkg build --package-root=package/configuration-tenant --examples-root=package/configuration-tenant/examples \
+		--package-file=$(OUT)/xpkg/configuration-tenant-gateway-tenant-$(VERSION).xpkg
 	cd $(OUT)/xpkg && sha256sum *.xpkg
 
 # Builds every package twice into separate folders and fails unless the

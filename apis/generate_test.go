@@ -193,7 +193,7 @@ func TestTenantGatewayACMERules(t *testing.T) {
 // Tenants and checks that the seed's Tenant manifests fit them: a claim kind
 // Tenant, LegacyCluster scope, and the fields the seed sets.
 func TestTenantXRD(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "package", "configuration", "tenant", "definition.yaml"))
+	b, err := os.ReadFile(filepath.Join("..", "package", "configuration-tenant", "tenant", "definition.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

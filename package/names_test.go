@@ -37,9 +37,9 @@ func derivedName(t *testing.T, ref string) string {
 func calledName(t *testing.T) string {
 	t.Helper()
 	names := map[string][]string{}
-	for _, xr := range []string{"tenantgateway", "tenant"} {
+	for _, path := range [][]string{{"configuration", "tenantgateway"}, {"configuration-tenant", "tenant"}} {
 		c := &apiextensionsv1.Composition{}
-		strict(t, repoFile(t, "package", "configuration", xr, "composition.yaml"), c)
+		strict(t, repoFile(t, append(append([]string{"package"}, path...), "composition.yaml")...), c)
 		if len(c.Spec.Pipeline) == 0 {
 			t.Fatalf("Composition %s has no pipeline step", c.GetName())
 		}

@@ -24,7 +24,8 @@ var (
 	gvkCRB           = schema.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding"}
 )
 
-// TestOneCommandInstall: the Configuration brought up the Function under the
+// TestOneCommandInstall: the Tenant Configuration brought up the TenantGateway
+// Configuration, and that one the Function under the
 // name its Compositions call, provider-kubernetes with the service account
 // of the DeploymentRuntimeConfig the mirror's runtime ImageConfig selects,
 // and its own activation policy; and the example's ClusterRoleBinding binds
@@ -36,6 +37,7 @@ func TestOneCommandInstall(t *testing.T) {
 		gvk  schema.GroupVersionKind
 		name string
 	}{
+		{gvkConfiguration, "cozystack-configuration-tenant-gateway-tenant"},
 		{gvkConfiguration, "cozystack-configuration-tenant-gateway"},
 		{gvkFunction, "cozystack-function-tenant-gateway"},
 		{gvkProvider, "cozystack-tenant-gateway-provider-kubernetes"},
@@ -45,6 +47,7 @@ func TestOneCommandInstall(t *testing.T) {
 		got = append(got, pkg{p.gvk.Kind, p.name, s})
 	}
 	want := []pkg{
+		{"Configuration", "cozystack-configuration-tenant-gateway-tenant", "True"},
 		{"Configuration", "cozystack-configuration-tenant-gateway", "True"},
 		{"Function", "cozystack-function-tenant-gateway", "True"},
 		{"Provider", "cozystack-tenant-gateway-provider-kubernetes", "True"},

@@ -51,8 +51,8 @@ var compositions = map[string]struct{ Composition, XRD string }{
 		XRD:         "package/configuration/tenantgateway/definition.yaml",
 	},
 	"XTenant": {
-		Composition: "package/configuration/tenant/composition.yaml",
-		XRD:         "package/configuration/tenant/definition.yaml",
+		Composition: "package/configuration-tenant/tenant/composition.yaml",
+		XRD:         "package/configuration-tenant/tenant/definition.yaml",
 	},
 }
 

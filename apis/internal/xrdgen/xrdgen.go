@@ -44,7 +44,7 @@ type Target struct {
 var Targets = []Target{
 	{CRD: "inputs.fn.gateway.cozystack.io", Path: "package/function/input/fn.gateway.cozystack.io_inputs.yaml"},
 	{CRD: "tenantgateways.gateway.cozystack.io", Path: "package/configuration/tenantgateway/definition.yaml", XRD: true, DefaultComposition: "tenantgateway"},
-	{CRD: "xtenants.apps.cozystack.io", Path: "package/configuration/tenant/definition.yaml", XRD: true, DefaultComposition: "tenant", ClaimKind: "Tenant", ClaimPlural: "tenants"},
+	{CRD: "xtenants.apps.cozystack.io", Path: "package/configuration-tenant/tenant/definition.yaml", XRD: true, DefaultComposition: "tenant", ClaimKind: "Tenant", ClaimPlural: "tenants"},
 }
 
 // Files converts a multi-document stream of CRDs into the files of Targets,

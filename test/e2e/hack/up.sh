@@ -145,7 +145,8 @@ push "$(IFS=,; echo "${fn_files[*]}")" "127.0.0.1:5000/cozystack/function-tenant
 "$XPKG_INDEX" --ref="127.0.0.1:5000/cozystack/function-tenant-gateway:$VERSION" --platforms="$(IFS=,; echo "${fn_platforms[*]}")" >> "$L/xpkg.log" 2>&1 \
   || fail "the pushed function index is wrong: $(tail -n 1 "$L/xpkg.log")"
 push "$XPKG_DIR/configuration-tenant-gateway-$VERSION.xpkg" "127.0.0.1:5000/cozystack/configuration-tenant-gateway:$VERSION"
-ts "registry: provider-kubernetes $PKUBE_VERSION, function ($(IFS=,; echo "${fn_platforms[*]}")) and configuration $VERSION pushed"
+push "$XPKG_DIR/configuration-tenant-gateway-tenant-$VERSION.xpkg" "127.0.0.1:5000/cozystack/configuration-tenant-gateway-tenant:$VERSION"
+ts "registry: provider-kubernetes $PKUBE_VERSION, function ($(IFS=,; echo "${fn_platforms[*]}")) and configurations $VERSION pushed"
 
 # --- the CRDs a platform brings: Gateway API standard channel, cert-manager ---
 GW_DIR=$(go -C "$ROOT" list -m -f '{{.Dir}}' sigs.k8s.io/gateway-api)
@@ -256,9 +257,12 @@ kubectl apply -f "$ROOT/test/e2e/testdata/platform-runtime.yaml" >/dev/null || f
 kubectl apply -f "$ROOT/examples/cluster/provider-kubernetes-runtime.yaml" >/dev/null || fail "cannot apply examples/cluster/provider-kubernetes-runtime.yaml"
 sed 's#registry.example.internal/#127.0.0.1:5000/#' "$ROOT/examples/cluster/mirror/image-configs.yaml" | kubectl apply -f - >/dev/null \
   || fail "cannot apply examples/cluster/mirror/image-configs.yaml"
-# The one install command. Crossplane resolves the Function and
-# provider-kubernetes as dependencies and names each after its repository.
-"$CROSSPLANE" xpkg install configuration "ghcr.io/cozystack/configuration-tenant-gateway:$VERSION" >> "$L/xpkg.log" 2>&1 \
+# The one install command of a platform without Cozystack: the Tenant API.
+# Crossplane resolves the TenantGateway API's Configuration, the Function
+# and provider-kubernetes as dependencies and names each after its
+# repository (a Cozystack platform installs configuration-tenant-gateway
+# alone, docs/install.md).
+"$CROSSPLANE" xpkg install configuration "ghcr.io/cozystack/configuration-tenant-gateway-tenant:$VERSION" >> "$L/xpkg.log" 2>&1 \
   || fail "cannot install the Configuration (see xpkg.log)"
 revision(){ kubectl get "$1" -l "pkg.crossplane.io/package=$2" -o jsonpath='{.items[0].metadata.name}' 2>/dev/null; }
 deps(){ kubectl get configuration cozystack-configuration-tenant-gateway -o jsonpath='{.status.conditions}'; }
