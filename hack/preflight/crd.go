@@ -81,6 +81,9 @@ func checkRelease(s *snapshot, ns, name string, r *report) {
 	switch {
 	case !ok:
 		r.add(info, topicCRD, "Helm release %s/%s (revision %s) no longer renders CRD %s", ns, name, sec.Labels[labelHelmVersion], crdTenantGateways)
+	case doc.GetAnnotations()[annotationPolicy] != policyKeep && suspended(s, ns, name):
+		r.add(warning, topicCRD, "Helm release %s/%s (revision %s) still renders CRD %s without %s=%s in its manifest, and its HelmRelease is suspended: never delete that HelmRelease nor uninstall the release (that deletes the CRD with every TenantGateway), and resume it only with a chart that no longer renders the CRD (docs/migration.md)",
+			ns, name, sec.Labels[labelHelmVersion], crdTenantGateways, annotationPolicy, policyKeep)
 	case doc.GetAnnotations()[annotationPolicy] != policyKeep:
 		r.add(blocker, topicCRD, "Helm release %s/%s (revision %s) still renders CRD %s without %s=%s in its manifest: `helm uninstall` deletes it with every TenantGateway, and each upgrade adopts it again and writes the chart's schema over the XRD's; upgrade the release to a chart without the CRD first (docs/migration.md)",
 			ns, name, sec.Labels[labelHelmVersion], crdTenantGateways, annotationPolicy, policyKeep)
@@ -88,6 +91,19 @@ func checkRelease(s *snapshot, ns, name string, r *report) {
 		r.add(warning, topicCRD, "Helm release %s/%s (revision %s) still renders CRD %s (with %s=%s): each upgrade adopts it again and writes the chart's schema over the XRD's",
 			ns, name, sec.Labels[labelHelmVersion], crdTenantGateways, annotationPolicy, policyKeep)
 	}
+}
+
+// suspended reports whether the Flux HelmRelease of that name and
+// namespace (Cozystack names each after its release) is suspended: Flux
+// then neither upgrades nor uninstalls the release.
+func suspended(s *snapshot, ns, name string) bool {
+	for _, hr := range s.FluxReleases {
+		if hr.GetNamespace() == ns && hr.GetName() == name {
+			v, _, _ := unstructured.NestedBool(hr.Object, "spec", "suspend")
+			return v
+		}
+	}
+	return false
 }
 
 // lastRelease is the deployed revision of the release with the highest

@@ -20,7 +20,7 @@ import (
 
 // fixture reads testdata/platform.yaml and the Helm release record of the
 // controller's chart, whose manifest renders the CRD as the chart does.
-func fixture(t *testing.T, edit func([]unstructured.Unstructured) []unstructured.Unstructured) *snapshot {
+func fixture(t *testing.T, edit func([]unstructured.Unstructured) []unstructured.Unstructured, upgraded bool) *snapshot {
 	t.Helper()
 	b, err := os.ReadFile("testdata/platform.yaml")
 	if err != nil {
@@ -40,7 +40,9 @@ func fixture(t *testing.T, edit func([]unstructured.Unstructured) []unstructured
 	objs = append(objs, helmRelease(t, "cozy-system", "cozystack-controller", 7, crd))
 	if edit != nil {
 		objs = edit(objs)
-		// The chart upgraded to a revision without the CRD (step 4).
+	}
+	if upgraded {
+		// The chart upgraded to a revision without the CRD.
 		objs = append(objs, helmRelease(t, "cozy-system", "cozystack-controller", 8, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n"))
 	}
 	s, err := newSnapshot(objs)
@@ -83,7 +85,9 @@ func TestPreflightReport(t *testing.T) {
 		reason string
 		edit   func([]unstructured.Unstructured) []unstructured.Unstructured
 		only   string
-		want   []string
+		// upgraded: the controller's chart has a revision without the CRD.
+		upgraded bool
+		want     []string
 	}{
 		"OnlyTenantX": {
 			reason: "a takeover of tenant-x is judged on tenant-x's own findings, the CRD, the controller and the identity",
@@ -100,10 +104,41 @@ func TestPreflightReport(t *testing.T) {
 				`BLOCKER controller: HelmRelease cozy-system/cozystack-controller is not suspended: Flux's next reconcile restores replicas: 1 and the chart's CRD; suspend it first (docs/migration.md)`,
 			},
 		},
+		"Suspended": {
+			reason: "the interim procedure: the controller stopped and its HelmRelease suspended, the CRD kept, while the chart still renders it",
+			edit: func(objs []unstructured.Unstructured) []unstructured.Unstructured {
+				var out []unstructured.Unstructured
+				for _, u := range objs {
+					switch u.GetKind() {
+					case "TenantGateway", "HTTPRoute", "Namespace":
+						continue
+					case "Deployment":
+						_ = unstructured.SetNestedField(u.Object, int64(0), "spec", "replicas")
+						_ = unstructured.SetNestedField(u.Object, int64(0), "status", "replicas")
+					case "HelmRelease":
+						_ = unstructured.SetNestedField(u.Object, true, "spec", "suspend")
+					case "CustomResourceDefinition":
+						a := u.GetAnnotations()
+						a[annotationPolicy] = policyKeep
+						u.SetAnnotations(a)
+					}
+					out = append(out, u)
+				}
+				return out
+			},
+			want: []string{
+				`OK identity: no TenantGateway is in a tenant-* namespace: tenantgateway-writer-policy judges none of the takeover's writes`,
+				"WARNING CRD ownership: Helm release cozy-system/cozystack-controller (revision 7) still renders CRD tenantgateways.gateway.cozystack.io without helm.sh/resource-policy=keep in its manifest, and its HelmRelease is suspended: never delete that HelmRelease nor uninstall the release (that deletes the CRD with every TenantGateway), and resume it only with a chart that no longer renders the CRD (docs/migration.md)",
+				`OK CRD ownership: CRD tenantgateways.gateway.cozystack.io belongs to Helm release cozy-system/cozystack-controller and carries helm.sh/resource-policy=keep`,
+				`WARNING controller: HelmRelease cozy-system/cozystack-controller is suspended: this component gets no upgrade (and no fix) until it is resumed, which must wait for a chart without the CRD and with the TenantGateway reconciler off`,
+				`OK controller: Deployment cozy-system/cozystack-controller is scaled to 0 (and with it the controller's other reconcilers)`,
+			},
+		},
 		"OnlyMissing": {
-			reason: "a takeover of a TenantGateway that does not exist is refused",
-			edit:   resolve,
-			only:   "tenant-z/cozystack",
+			reason:   "a takeover of a TenantGateway that does not exist is refused",
+			edit:     resolve,
+			upgraded: true,
+			only:     "tenant-z/cozystack",
 			want: []string{
 				`BLOCKER TenantGateway specs: no TenantGateway tenant-z/cozystack`,
 				`OK identity: no TenantGateway is in a tenant-* namespace: tenantgateway-writer-policy judges none of the takeover's writes`,
@@ -134,8 +169,9 @@ func TestPreflightReport(t *testing.T) {
 			},
 		},
 		"Resolved": {
-			reason: "each blocker resolved as docs/migration.md says: nothing stops the takeover",
-			edit:   resolve,
+			reason:   "each blocker resolved as docs/migration.md says: nothing stops the takeover",
+			edit:     resolve,
+			upgraded: true,
 			want: []string{
 				`WARNING hostname winners: TenantGateway tenant-root/cozystack, app.alice.example.org: HTTPRoute/tenant-root/alice-copy, admitted by the controller's listener (a lost conflict is only reported), is not served by the function (Conflict: app.alice.example.org is claimed by HTTPRoute/tenant-alice/app, which wins it (the most specific delegation first, then cozy-* namespaces, then the smallest namespace/name); the Gateway admits only namespace tenant-alice for it)`,
 				`OK hostname winners: TenantGateway tenant-root/cozystack: every hostname keeps the route that serves it (3 claimed)`,
@@ -154,7 +190,7 @@ func TestPreflightReport(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			o := defaultOptions()
 			o.Only = tc.only
-			r := preflight(fixture(t, tc.edit), o)
+			r := preflight(fixture(t, tc.edit, tc.upgraded), o)
 			var got []string
 			for _, f := range r.sorted() {
 				got = append(got, string(f.Severity)+" "+f.Topic+": "+f.Text)
