@@ -18,10 +18,10 @@ import (
 // reported in a Warning event instead.
 func withoutRepeats(s v1alpha1.TenantGatewaySpec) (v1alpha1.TenantGatewaySpec, []string) {
 	p := field.NewPath("spec")
-	var lines, more []string
-	s.AttachedNamespaces, lines = dedupLabels(p.Child("attachedNamespaces"), s.AttachedNamespaces)
-	s.TLSPassthroughServices, more = dedupLabels(p.Child("tlsPassthroughServices"), s.TLSPassthroughServices)
-	return s, append(lines, more...)
+	attached, attachedLines := dedupLabels(p.Child("attachedNamespaces"), s.AttachedNamespaces)
+	services, serviceLines := dedupLabels(p.Child("tlsPassthroughServices"), s.TLSPassthroughServices)
+	s.AttachedNamespaces, s.TLSPassthroughServices = attached, services
+	return s, append(attachedLines, serviceLines...)
 }
 
 // dedupLabels keeps the first of each entry of l (a copy when anything is

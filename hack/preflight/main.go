@@ -75,4 +75,3 @@ func run(o options) error {
 	}
 	return nil
 }
-

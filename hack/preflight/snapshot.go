@@ -86,15 +86,7 @@ func (s *snapshot) add(u *unstructured.Unstructured) error {
 	case gateway.KindHTTPRoute, gateway.KindTLSRoute:
 		s.Routes = append(s.Routes, routeOf(u))
 	case kindGatewayClass:
-		c := &gateway.Class{Name: u.GetName()}
-		c.ControllerName, _, _ = unstructured.NestedString(u.Object, "spec", "controllerName")
-		for _, f := range sliceOf(u.Object, "status", "supportedFeatures") {
-			if m, ok := f.(map[string]any); ok {
-				name, _ := m["name"].(string)
-				c.SupportedFeatures = append(c.SupportedFeatures, name)
-			}
-		}
-		s.Classes[c.Name] = c
+		s.Classes[u.GetName()] = classOf(u)
 	case kindCRD:
 		if u.GetName() == crdTenantGateways {
 			s.CRD = u
@@ -139,6 +131,19 @@ func (s *snapshot) addTyped(u *unstructured.Unstructured) error {
 		s.Identity = &r.Status.UserInfo
 	}
 	return nil
+}
+
+// classOf reads a GatewayClass the way the function does.
+func classOf(u *unstructured.Unstructured) *gateway.Class {
+	c := &gateway.Class{Name: u.GetName()}
+	c.ControllerName, _, _ = unstructured.NestedString(u.Object, "spec", "controllerName")
+	for _, f := range sliceOf(u.Object, "status", "supportedFeatures") {
+		if m, ok := f.(map[string]any); ok {
+			name, _ := m["name"].(string)
+			c.SupportedFeatures = append(c.SupportedFeatures, name)
+		}
+	}
+	return c
 }
 
 func into(u *unstructured.Unstructured, out any) error {

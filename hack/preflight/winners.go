@@ -83,7 +83,6 @@ func controllerClaims(s *snapshot, t *v1alpha1.TenantGateway) map[string][]strin
 			allowed[n.Name] = true
 		}
 	}
-	type claim struct{ ns, name, id string }
 	byHost := map[string][]claim{}
 	for _, rt := range s.Routes {
 		if !allowed[rt.Namespace] || rt.Solver || !attachesTo(rt, t) {
@@ -95,18 +94,7 @@ func controllerClaims(s *snapshot, t *v1alpha1.TenantGateway) map[string][]strin
 	}
 	out := make(map[string][]string, len(byHost))
 	for h, cs := range byHost {
-		slices.SortStableFunc(cs, func(a, b claim) int {
-			ac, bc := strings.HasPrefix(a.ns, "cozy-"), strings.HasPrefix(b.ns, "cozy-")
-			switch {
-			case ac != bc && ac:
-				return -1
-			case ac != bc:
-				return 1
-			case a.ns != b.ns:
-				return strings.Compare(a.ns, b.ns)
-			}
-			return strings.Compare(a.name, b.name)
-		})
+		slices.SortStableFunc(cs, controllerOrder)
 		for _, c := range cs {
 			if !slices.Contains(out[h], c.id) {
 				out[h] = append(out[h], c.id)
@@ -114,6 +102,25 @@ func controllerClaims(s *snapshot, t *v1alpha1.TenantGateway) map[string][]strin
 		}
 	}
 	return out
+}
+
+// A claim is one route's claim on a hostname, as the controller lists it.
+type claim struct{ ns, name, id string }
+
+// controllerOrder is the Cozystack controller's ranking of the claims on
+// one hostname: cozy-* namespaces first, then by namespace, then by route
+// name (bytes).
+func controllerOrder(a, b claim) int {
+	ac, bc := strings.HasPrefix(a.ns, "cozy-"), strings.HasPrefix(b.ns, "cozy-")
+	switch {
+	case ac != bc && ac:
+		return -1
+	case ac != bc:
+		return 1
+	case a.ns != b.ns:
+		return strings.Compare(a.ns, b.ns)
+	}
+	return strings.Compare(a.name, b.name)
 }
 
 // labelled reports whether the route (kind/namespace/name) is in a
