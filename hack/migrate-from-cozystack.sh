@@ -78,7 +78,7 @@ prepare(){
   # Helm deletes a resource it stops rendering unless the live object says
   # keep. Crossplane replaces the CRD's metadata when it adopts it, so this
   # must be in place, and the chart upgraded without the CRD, before the
-  # Configuration is installed (docs/migration.md, step 3).
+  # Configuration is installed (docs/migration.md, steps 4 and 5).
   kubectl annotate crd "$CRD" helm.sh/resource-policy=keep --overwrite >/dev/null
   log "CRD $CRD carries helm.sh/resource-policy=keep"
 }

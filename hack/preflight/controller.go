@@ -21,7 +21,7 @@ func checkController(s *snapshot, o options, r *report) {
 			replicas = *d.Spec.Replicas
 		}
 		if replicas > 0 || d.Status.Replicas > 0 {
-			r.add(blocker, topicController, "Deployment %s/%s runs (%d replicas wanted, %d present): its TenantGateway reconciler rewrites every Gateway Crossplane applies (its ownership check compares the uid only); stop it first (docs/migration.md, step 1)",
+			r.add(blocker, topicController, "Deployment %s/%s runs (%d replicas wanted, %d present): its TenantGateway reconciler rewrites every Gateway Crossplane applies (its ownership check compares the uid only); stop it first (docs/migration.md, step 3)",
 				d.Namespace, d.Name, replicas, d.Status.Replicas)
 		} else {
 			r.add(info, topicController, "Deployment %s/%s is scaled to 0 (and with it the controller's other reconcilers)", d.Namespace, d.Name)
@@ -32,7 +32,7 @@ func checkController(s *snapshot, o options, r *report) {
 			continue
 		}
 		found = true
-		if suspended, _, _ := unstructured.NestedBool(hr.Object, "spec", "suspend"); suspended {
+		if frozen, _, _ := unstructured.NestedBool(hr.Object, "spec", "suspend"); frozen {
 			r.add(warning, topicController, "HelmRelease %s/%s is suspended: this component gets no upgrade (and no fix) until it is resumed, which must wait for a chart without the CRD and with the TenantGateway reconciler off", o.ControllerNamespace, o.ControllerName)
 		} else {
 			r.add(blocker, topicController, "HelmRelease %s/%s is not suspended: Flux's next reconcile restores replicas: 1 and the chart's CRD; suspend it first (docs/migration.md)", o.ControllerNamespace, o.ControllerName)

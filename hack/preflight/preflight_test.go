@@ -100,7 +100,7 @@ func TestPreflightReport(t *testing.T) {
 				`BLOCKER identity: the takeover runs as oidc:alice (groups oidc:cozystack-cluster-admin, system:authenticated), not a trusted caller of EnvironmentConfig tenant-gateway-trusted-callers: tenantgateway-writer-policy denies resuming tenant-x/cozystack; run it as a listed user or group, or add this one to data.users or data.groups first`,
 				"BLOCKER CRD ownership: CRD tenantgateways.gateway.cozystack.io belongs to Helm release cozy-system/cozystack-controller without helm.sh/resource-policy=keep: an upgrade that stops rendering it, or an uninstall, deletes it and every TenantGateway (and, by garbage collection, every Gateway, Issuer and Certificate); run `hack/migrate-from-cozystack.sh prepare`",
 				"BLOCKER CRD ownership: Helm release cozy-system/cozystack-controller (revision 7) still renders CRD tenantgateways.gateway.cozystack.io without helm.sh/resource-policy=keep in its manifest: `helm uninstall` deletes it with every TenantGateway, and each upgrade adopts it again and writes the chart's schema over the XRD's; upgrade the release to a chart without the CRD first (docs/migration.md)",
-				`BLOCKER controller: Deployment cozy-system/cozystack-controller runs (1 replicas wanted, 1 present): its TenantGateway reconciler rewrites every Gateway Crossplane applies (its ownership check compares the uid only); stop it first (docs/migration.md, step 1)`,
+				`BLOCKER controller: Deployment cozy-system/cozystack-controller runs (1 replicas wanted, 1 present): its TenantGateway reconciler rewrites every Gateway Crossplane applies (its ownership check compares the uid only); stop it first (docs/migration.md, step 3)`,
 				`BLOCKER controller: HelmRelease cozy-system/cozystack-controller is not suspended: Flux's next reconcile restores replicas: 1 and the chart's CRD; suspend it first (docs/migration.md)`,
 			},
 		},
@@ -164,7 +164,7 @@ func TestPreflightReport(t *testing.T) {
 				`BLOCKER identity: the takeover runs as oidc:alice (groups oidc:cozystack-cluster-admin, system:authenticated), not a trusted caller of EnvironmentConfig tenant-gateway-trusted-callers: tenantgateway-writer-policy denies resuming tenant-root/cozystack, tenant-x/cozystack, tenant-y/cozystack; run it as a listed user or group, or add this one to data.users or data.groups first`,
 				"BLOCKER CRD ownership: CRD tenantgateways.gateway.cozystack.io belongs to Helm release cozy-system/cozystack-controller without helm.sh/resource-policy=keep: an upgrade that stops rendering it, or an uninstall, deletes it and every TenantGateway (and, by garbage collection, every Gateway, Issuer and Certificate); run `hack/migrate-from-cozystack.sh prepare`",
 				"BLOCKER CRD ownership: Helm release cozy-system/cozystack-controller (revision 7) still renders CRD tenantgateways.gateway.cozystack.io without helm.sh/resource-policy=keep in its manifest: `helm uninstall` deletes it with every TenantGateway, and each upgrade adopts it again and writes the chart's schema over the XRD's; upgrade the release to a chart without the CRD first (docs/migration.md)",
-				`BLOCKER controller: Deployment cozy-system/cozystack-controller runs (1 replicas wanted, 1 present): its TenantGateway reconciler rewrites every Gateway Crossplane applies (its ownership check compares the uid only); stop it first (docs/migration.md, step 1)`,
+				`BLOCKER controller: Deployment cozy-system/cozystack-controller runs (1 replicas wanted, 1 present): its TenantGateway reconciler rewrites every Gateway Crossplane applies (its ownership check compares the uid only); stop it first (docs/migration.md, step 3)`,
 				`BLOCKER controller: HelmRelease cozy-system/cozystack-controller is not suspended: Flux's next reconcile restores replicas: 1 and the chart's CRD; suspend it first (docs/migration.md)`,
 			},
 		},
@@ -245,7 +245,7 @@ func resolve(objs []unstructured.Unstructured) []unstructured.Unstructured {
 		out = append(out, u)
 	}
 	// A loser of the controller's conflict that its listener still
-	// admitted: the function does not serve it (a warning, as in step 2).
+	// admitted: the function does not serve it (a warning).
 	loser := unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
 		"metadata": map[string]any{"name": "alice-copy", "namespace": "tenant-root"},

@@ -33,7 +33,7 @@ const (
 // TestMigration runs the procedure of docs/migration.md on a cluster seeded
 // as the Cozystack controller leaves it (test/e2e/hack/reference-seed.sh,
 // which up.sh ran before installing our Configuration, followed by the
-// procedure's steps before the install; up.sh's install is step 4) and
+// procedure's steps before the install; up.sh's install is step 6) and
 // checks what a platform would notice: no object deleted or re-created,
 // listeners and Certificates as they were wherever the design keeps them
 // (every difference is listed here and in docs/migration.md), namespace
@@ -43,7 +43,7 @@ func TestMigration(t *testing.T) {
 	before := referenceState(t)
 	marks := watchMarks(t, before, map[string]string{"mig-http": "mig-http", "mig-http-dash": "mig-http", "mig-dns": "mig-dns"})
 
-	// Step 4 happened in up.sh: the XRD adopted the controller's CRD, and the
+	// Step 6 happened in up.sh: the XRD adopted the controller's CRD, and the
 	// TenantGateways kept their uid and spec.
 	migrate(t, "check-crd")
 	crd := &unstructured.Unstructured{}

@@ -62,5 +62,6 @@ kubectl get namespaces,tenantgateways,gateways,issuers,certificates,httproutes,t
   | jq '.items |= map(select((.metadata.namespace // .metadata.name) | startswith("mig-")))' > "${E2E_DIR:?}/run/reference-state.json"
 echo "seeded the Cozystack controller's state in mig-http (http01) and mig-dns (dns01)"
 
-# docs/migration.md, step 2 (step 1, stopping the controller, is given).
+# docs/migration.md, step 4 (steps 1 to 3, the pre-flight and stopping the
+# controller, are given: it does not run here; step 5 has no chart here).
 bash "$ROOT/hack/migrate-from-cozystack.sh" prepare
