@@ -42,8 +42,21 @@ func fixture(t *testing.T, edit func([]unstructured.Unstructured) []unstructured
 		objs = edit(objs)
 	}
 	if upgraded {
-		// The chart upgraded to a revision without the CRD.
-		objs = append(objs, helmRelease(t, "cozy-system", "cozystack-controller", 8, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n"))
+		// The chart upgraded to a revision without the CRD: revision 7 is
+		// superseded, and a later upgrade that did not complete (still
+		// rendering the CRD) is not what Helm has applied.
+		for i := range objs {
+			if objs[i].GetName() == "sh.helm.release.v1.cozystack-controller.v7" {
+				l := objs[i].GetLabels()
+				l[labelHelmStatus] = "superseded"
+				objs[i].SetLabels(l)
+			}
+		}
+		pending := helmRelease(t, "cozy-system", "cozystack-controller", 9, crd)
+		l := pending.GetLabels()
+		l[labelHelmStatus] = "pending-upgrade"
+		pending.SetLabels(l)
+		objs = append(objs, pending, helmRelease(t, "cozy-system", "cozystack-controller", 8, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n"))
 	}
 	s, err := newSnapshot(objs)
 	if err != nil {
