@@ -303,6 +303,11 @@ kubectl -n crossplane-system get deploy "$DEPLOY" -o json > "$S/provider-deploym
 SA=$(jq -r '.spec.template.spec.serviceAccountName' "$S/provider-deployment.json")
 waitfor 60 sh -c "kubectl get clusterrolebinding 'crossplane:provider:$PREV:system' -o jsonpath='{.subjects[*].name}' | grep -qw '$SA'" \
   || fail "the RBAC manager did not bind the provider's system role to $SA"
+# The binding and the role it names are written by two controllers of the
+# RBAC manager, in either order: stopping it between them leaves the
+# provider forbidden everything (its caches never sync).
+waitfor 60 kubectl get clusterrole "crossplane:provider:$PREV:system" \
+  || fail "the RBAC manager wrote no system role for $PREV"
 # The RBAC manager has written what this run needs. It and provider-kubernetes
 # both bind metrics to :8080, with no flag to move either, so it stops here.
 stop_rbac(){ local p; p=$(cat "$S/rbac-manager.pid"); kill "$p"; for _ in $(seq 1 30); do kill -0 "$p" 2>/dev/null || return 0; sleep 0.5; done; kill -9 "$p"; }
