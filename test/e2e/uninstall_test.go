@@ -90,10 +90,13 @@ spec: {gateway: true}
 	}
 	// Confirmed on the Configuration only: it goes with its revision and
 	// Compositions; the collector's deletion of each XRD is refused.
-	annotate(t, gvkConfiguration, cfg, cfg)
-	c, _ = get(t, gvkConfiguration, "", cfg)
-	if err := k8s.Delete(t.Context(), c); err != nil {
-		t.Fatalf("deleting the confirmed Configuration: %v", err)
+	// The Tenant API's Configuration first (it depends on the other).
+	for _, name := range []string{cfg + "-tenant", cfg} {
+		annotate(t, gvkConfiguration, name, name)
+		c, _ = get(t, gvkConfiguration, "", name)
+		if err := k8s.Delete(t.Context(), c); err != nil {
+			t.Fatalf("deleting the confirmed Configuration %s: %v", name, err)
+		}
 	}
 	eventually(t, 3*time.Minute, "the Configuration, its revisions and the Compositions deleted, and the guard refusing the garbage collector's deletion of both XRDs", func() (bool, string) {
 		_, cfgLeft := get(t, gvkConfiguration, "", cfg)
