@@ -256,12 +256,25 @@ func orderDNS01(in *Input, t *tenancy, l *ledger, children []*child, names []str
 	for _, c := range children {
 		byApex[c.apex] = c.namespace
 	}
+	branches := changedBranches(t, byApex, children, domains(names), domains(cert.DNSNames))
+	if len(branches) == 0 {
+		branches[t.owner] = true // the same apexes, other names: the owner's
+	}
+	for _, b := range slices.Sorted(maps.Keys(branches)) {
+		l.record(b, key)
+	}
+}
+
+// changedBranches are the branches whose child apexes a change from have
+// to want adds or removes. An idle zone leaves only when the name cap gives
+// its place to a newcomer: that is the newcomer's order, and charging the
+// idle zone's branch would let one tenant spend another's.
+func changedBranches(t *tenancy, byApex map[string]string, children []*child, want, have map[string]bool) map[string]bool {
 	idle := map[string]bool{}
 	for _, c := range children {
 		idle[c.apex] = c.state == v1alpha1.ChildApexIdle
 	}
 	branches := map[string]bool{}
-	want, have := domains(names), domains(cert.DNSNames)
 	added := false
 	for a := range want {
 		if !have[a] {
@@ -270,19 +283,11 @@ func orderDNS01(in *Input, t *tenancy, l *ledger, children []*child, names []str
 		}
 	}
 	for a := range have {
-		// An idle zone leaves only when the name cap gives its place
-		// to a newcomer: that is the newcomer's order, and charging the
-		// idle zone's branch would let one tenant spend another's.
-		if !want[a] && !(idle[a] && added) {
+		if !want[a] && (!idle[a] || !added) {
 			branches[branchOf(t, byApex, a)] = true
 		}
 	}
-	if len(branches) == 0 {
-		branches[t.owner] = true // the same apexes, other names: the owner's
-	}
-	for _, b := range slices.Sorted(maps.Keys(branches)) {
-		l.record(b, key)
-	}
+	return branches
 }
 
 func branchOf(t *tenancy, byApex map[string]string, apex string) string {
