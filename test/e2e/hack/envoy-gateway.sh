@@ -61,8 +61,11 @@ provider:
     proxyTopologyInjector: {disabled: true}
 CFG
 mkdir -p /certs /var/lib/eg
-ENVOY_GATEWAY_NAMESPACE=$NS setsid nohup unshare -m sh -c 'mount --bind "$1/certs" /certs && mount --bind "$1/var-lib-eg" /var/lib/eg && shift && exec "$@"' \
-  sh "$D" "$ENVOY_GATEWAY" server --config-path="$D/config.yaml" > "$L/envoy-gateway.log" 2>&1 &
+# The start script, as up.sh's bg writes one: the fault tests restart the
+# controller with it.
+{ echo '#!/bin/bash'; export -p; printf 'ENVOY_GATEWAY_NAMESPACE=%q exec unshare -m sh -c %q sh %q %q server --config-path=%q\n' \
+  "$NS" 'mount --bind "$1/certs" /certs && mount --bind "$1/var-lib-eg" /var/lib/eg && shift && exec "$@"' "$D" "$ENVOY_GATEWAY" "$D/config.yaml"; } > "$S/envoy-gateway.sh"
+setsid nohup bash "$S/envoy-gateway.sh" > "$L/envoy-gateway.log" 2>&1 &
 echo $! > "$S/envoy-gateway.pid"
 # Only a start that fails at once (no unshare, a mount refused) is caught here.
 sleep 1; kill -0 "$(cat "$S/envoy-gateway.pid")" 2>/dev/null || fail "envoy-gateway exited: $(tail -n 5 "$L/envoy-gateway.log")"

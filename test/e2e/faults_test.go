@@ -1,0 +1,748 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// TestFaults (issue #27): the components around the function fail while
+// three TenantGateways serve and their routes change, and nothing served is
+// ever lost. The tenants: tenant-fp, http01 on Envoy Gateway's class with an
+// attached namespace (the parent: apex fp.example); tenant-fk, dns01 with a
+// child zone (nested: its apex kid.fp.example is under the parent's); and
+// tenant-fe, edge with a child zone. A sampler watches their Gateways,
+// Certificates, Secrets and namespaces all along and records every moment a
+// listener of a served hostname, a Certificate, a Secret or a namespace mark
+// the steady state keeps is missing; a churner adds and removes routes in
+// all three all the while. Each fault is injected E2E_FAULT_ROUNDS times (3
+// by default); after each, the test waits for convergence (each Gateway's
+// listeners are exactly those of the routes, each XR Synced with its status
+// of the current generation, Envoy Gateway's status of the current
+// Gateway) and records how long it took. The test runs alone (not
+// parallel): it restarts what every other test relies on.
+func TestFaults(t *testing.T) {
+	w := newFaultWorld(t)
+	w.baseline(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	w.sample(ctx, t)
+	w.wg.Add(1)
+	go w.churn(ctx)
+	rounds := 3
+	if s := os.Getenv("E2E_FAULT_ROUNDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("E2E_FAULT_ROUNDS %q: want a positive number", s)
+		}
+		rounds = n
+	}
+	outage := 60 * time.Second
+	if s := os.Getenv("E2E_FAULT_OUTAGE"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			t.Fatalf("E2E_FAULT_OUTAGE %q: %v", s, err)
+		}
+		outage = d
+	}
+	start := time.Now()
+	for _, f := range []struct {
+		name   string
+		rounds int
+		inject func(t *testing.T, round int) time.Time
+	}{
+		{"function killed mid-call", rounds, w.killFunctionMidCall},
+		{fmt.Sprintf("function down %s", outage), 1, func(t *testing.T, _ int) time.Time { return w.functionOutage(t, outage) }},
+		{"Crossplane restarted", rounds, w.restart("crossplane", syscall.SIGTERM, func(t *testing.T) { waitHTTP(t, "http://127.0.0.1:18081/readyz", time.Minute) })},
+		{"provider-kubernetes restarted", rounds, w.restart("provider-kubernetes", syscall.SIGTERM, func(t *testing.T) { waitHTTP(t, "http://127.0.0.1:18082/readyz", time.Minute) })},
+		{"kube-apiserver restarted", rounds, w.restart("kube-apiserver", syscall.SIGTERM, func(t *testing.T) { waitAPIServer(t, 2*time.Minute) })},
+		{"XR status emptied", rounds, w.emptyStatus},
+		{"Gateway deleted", rounds, w.deleteGateway},
+		{"Envoy Gateway down while routes change", rounds, w.envoyGatewayDown},
+	} {
+		var took []time.Duration
+		for r := range f.rounds {
+			w.settleChurn(t)
+			v := w.violationCount()
+			t0 := f.inject(t, r)
+			d := w.converge(t, f.name, t0)
+			took = append(took, d)
+			if got := w.violationsSince(v); len(got) > 0 {
+				t.Errorf("%s (round %d): %d samples lost something served:\n%s", f.name, r+1, len(got), strings.Join(got, "\n"))
+			}
+		}
+		w.report(f.name, took)
+	}
+	cancel()
+	w.wg.Wait()
+	t.Logf("faults done in %s; %d samples, %d route changes; convergence per fault (from the fault, or for an outage from the component's return):\n%s",
+		time.Since(start).Round(time.Second), w.samples, w.changes, strings.Join(w.table, "\n"))
+}
+
+// faultTenant is one TenantGateway of the test and what the churner changes
+// in it.
+type faultTenant struct {
+	ns, mode string
+	// churnNS is the namespace the churner's routes go to; churnHost makes
+	// the hostname of its n-th route.
+	churnNS   string
+	churnHost func(n int) string
+	// churnListens: each churned hostname gets a listener of its own
+	// (http01); else the routes fall under a listener the steady state has.
+	churnListens bool
+}
+
+// churnRoute is a route the churner created: alive until it asks for its
+// deletion; seen once a sample showed its listener.
+type churnRoute struct {
+	tenant      *faultTenant
+	name, host  string
+	alive, seen bool
+}
+
+type faultWorld struct {
+	tenants []*faultTenant
+	wc      client.WithWatch
+
+	mu sync.Mutex
+	// The steady state: what must be there at every sample.
+	listeners map[string][]string          // tenant namespace -> "name=hostname"
+	objects   map[string]bool              // "Kind ns/name" of Certificates and Secrets
+	dnsNames  map[string][]string          // "ns/name" of a Certificate -> names it must keep
+	marks     map[string]map[string]string // namespace -> label or annotation -> value
+	// suspended: the tenant namespace whose Gateway the test deleted, and
+	// the uid of the deleted one; a sample of it or of its absence counts
+	// only once a new Gateway is there.
+	suspended map[string]types.UID
+	routes    []*churnRoute
+	next      int
+	paused    bool
+	// violations are what samples found missing, in order.
+	violations []string
+	samples    int
+	changes    int
+	table      []string
+	wg         sync.WaitGroup
+}
+
+const (
+	faultApex  = "fp.example"
+	nestedApex = "kid.fp.example"
+	edgeApex   = "edge-fp.example"
+	// faultConverge bounds convergence after a fault (the figures the test
+	// logs are far below it: see docs/operations.md, Faults).
+	faultConverge = 3 * time.Minute
+)
+
+func newFaultWorld(t *testing.T) *faultWorld {
+	t.Helper()
+	return &faultWorld{
+		tenants: []*faultTenant{
+			{ns: "tenant-fp", mode: "http01", churnNS: "fp-apps", churnListens: true, churnHost: func(n int) string { return fmt.Sprintf("c%d.%s", n, faultApex) }},
+			{ns: "tenant-fk", mode: "dns01", churnNS: "tenant-fk-alice", churnHost: func(n int) string { return fmt.Sprintf("c%d.alice.%s", n, nestedApex) }},
+			{ns: "tenant-fe", mode: "edge", churnNS: "tenant-fe-alice", churnHost: func(n int) string { return fmt.Sprintf("c%d.alice.%s", n, edgeApex) }},
+		},
+		wc:        watchClient(t),
+		listeners: map[string][]string{},
+		objects:   map[string]bool{},
+		dnsNames:  map[string][]string{},
+		marks:     map[string]map[string]string{},
+		suspended: map[string]types.UID{},
+	}
+}
+
+// baseline creates the three TenantGateways and their steady routes, waits
+// until they serve, plays cert-manager for their Certificates, and records
+// the steady state.
+func (w *faultWorld) baseline(t *testing.T) {
+	t.Helper()
+	// The owners' namespaces carry only their host label, and fp-apps
+	// nothing: the function's namespace patches label them, and the sampler
+	// watches those marks.
+	namespace(t, "tenant-fp", map[string]string{"namespace.cozystack.io/host": faultApex})
+	namespace(t, "fp-apps", nil)
+	namespace(t, "tenant-fk", map[string]string{"namespace.cozystack.io/host": nestedApex})
+	namespace(t, "tenant-fk-alice", map[string]string{"namespace.cozystack.io/host": "alice." + nestedApex, labelGateway: "tenant-fk"})
+	namespace(t, "tenant-fe", map[string]string{"namespace.cozystack.io/host": edgeApex})
+	namespace(t, "tenant-fe-alice", map[string]string{"namespace.cozystack.io/host": "alice." + edgeApex, labelGateway: "tenant-fe"})
+	apply(t, fmt.Sprintf(`
+apiVersion: gateway.cozystack.io/v1alpha1
+kind: TenantGateway
+metadata: {name: cozystack, namespace: tenant-fp}
+spec:
+  apex: %s
+  gatewayClassName: envoy
+  attachedNamespaces: [fp-apps]
+  acmeOrdersPerBranch: 0
+---
+apiVersion: gateway.cozystack.io/v1alpha1
+kind: TenantGateway
+metadata: {name: cozystack, namespace: tenant-fk}
+spec:
+  apex: %s
+  certMode: dns01
+  acmeOrdersPerBranch: 0
+  dns01:
+    provider: cloudflare
+    cloudflare:
+      apiTokenSecretRef: {name: cloudflare-api-token, key: api-token}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: fault-edge}
+spec: {controllerName: example.com/fault-edge}
+---
+apiVersion: gateway.cozystack.io/v1alpha1
+kind: TenantGateway
+metadata: {name: cozystack, namespace: tenant-fe}
+spec:
+  apex: %s
+  certMode: edge
+  gatewayClassName: fault-edge
+`, faultApex, nestedApex, edgeApex))
+	apply(t, httpRoute("fp-apps", "s1", "tenant-fp", "cozystack", "s1."+faultApex))
+	apply(t, httpRoute("fp-apps", "s2", "tenant-fp", "cozystack", "s2."+faultApex))
+	apply(t, httpRoute("tenant-fk-alice", "www", "tenant-fk", "cozystack", "www.alice."+nestedApex))
+	apply(t, httpRoute("tenant-fe-alice", "www", "tenant-fe", "cozystack", "www.alice."+edgeApex))
+	want := map[string][]string{
+		"tenant-fp": {"s1." + faultApex, "s2." + faultApex},
+		"tenant-fk": {nestedApex, "*." + nestedApex, "*.alice." + nestedApex},
+		"tenant-fe": {edgeApex, "*." + edgeApex, "*.alice." + edgeApex},
+	}
+	for _, tn := range w.tenants {
+		waitGateway(t, tn.ns, "cozystack", fmt.Sprintf("Gateway %s/cozystack with listeners for %v", tn.ns, want[tn.ns]), func(_ []string, gw *unstructured.Unstructured) bool {
+			for _, h := range want[tn.ns] {
+				if listenerFor(gw, h) == "" {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	eventually(t, oneTTL+settle, "the owners' namespaces and fp-apps labelled by the function", func() (bool, string) {
+		for ns, owner := range map[string]string{"tenant-fp": "tenant-fp", "fp-apps": "tenant-fp", "tenant-fk": "tenant-fk", "tenant-fe": "tenant-fe"} {
+			if l, a, all := marks(t, ns); l != owner || a != owner {
+				return false, fmt.Sprintf("%s: labels %v, annotation %q", ns, all, a)
+			}
+		}
+		return true, ""
+	})
+	// cert-manager's part: the Secret of every Certificate.
+	for _, ns := range []string{"tenant-fp", "tenant-fk"} {
+		eventually(t, settle, "Certificates in "+ns, func() (bool, string) {
+			n := len(list(t, gvkCertificate, ns))
+			return n > 0 && (ns != "tenant-fp" || n == 2), fmt.Sprintf("%d Certificates", n)
+		})
+		for _, c := range list(t, gvkCertificate, ns) {
+			names := []string{}
+			for _, n := range slice(&c, "spec", "dnsNames") {
+				names = append(names, fmt.Sprint(n))
+			}
+			tlsSecret(t, ns, str(&c, "spec", "secretName"), names...)
+			w.objects["Certificate "+ns+"/"+c.GetName()] = true
+			w.objects["Secret "+ns+"/"+str(&c, "spec", "secretName")] = true
+			w.dnsNames[ns+"/"+c.GetName()] = names
+		}
+	}
+	w.converge(t, "baseline", time.Now())
+	for _, tn := range w.tenants {
+		gw, _ := get(t, gvkGateway, tn.ns, "cozystack")
+		w.listeners[tn.ns] = listeners(gw)
+	}
+	for _, ns := range []string{"tenant-fp", "fp-apps", "tenant-fk", "tenant-fk-alice", "tenant-fe", "tenant-fe-alice"} {
+		u, _ := get(t, gvkNamespace, "", ns)
+		m := map[string]string{}
+		for k, v := range u.GetLabels() {
+			if strings.HasPrefix(k, "namespace.cozystack.io/") {
+				m["label "+k] = v
+			}
+		}
+		if a, ok := u.GetAnnotations()[annotAttachedBy]; ok {
+			m["annotation "+annotAttachedBy] = a
+		}
+		w.marks[ns] = m
+	}
+	t.Logf("steady state: listeners %v; objects %v; marks %v", w.listeners, w.objects, w.marks)
+}
+
+// tenantOf is the test's tenant of a namespace, nil for others.
+func (w *faultWorld) tenantOf(ns string) *faultTenant {
+	for _, tn := range w.tenants {
+		if tn.ns == ns {
+			return tn
+		}
+	}
+	return nil
+}
+
+// sample starts the sampler: a watch (re-listed whenever it ends, as when
+// the API server restarts) of each kind the steady state keeps.
+func (w *faultWorld) sample(ctx context.Context, t *testing.T) {
+	for _, gvk := range []schema.GroupVersionKind{gvkGateway, gvkCertificate, {Version: "v1", Kind: "Secret"}, gvkNamespace} {
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			w.watchKind(ctx, t, gvk)
+		}()
+	}
+}
+
+func (w *faultWorld) watchKind(ctx context.Context, t *testing.T, gvk schema.GroupVersionKind) {
+	present := map[string]bool{}
+	listGVK := gvk.GroupVersion().WithKind(gvk.Kind + "List")
+	for ctx.Err() == nil {
+		l := &unstructured.UnstructuredList{}
+		l.SetGroupVersionKind(listGVK)
+		if err := w.wc.List(ctx, l); err != nil {
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
+		seen := map[string]bool{}
+		for i := range l.Items {
+			u := &l.Items[i]
+			seen[objKey(u)] = true
+			w.check(gvk.Kind, objKey(u), u)
+		}
+		// Deleted while the watch was down.
+		for k := range present {
+			if !seen[k] {
+				w.check(gvk.Kind, k, nil)
+			}
+		}
+		present = seen
+		l2 := &unstructured.UnstructuredList{}
+		l2.SetGroupVersionKind(listGVK)
+		wi, err := w.wc.Watch(ctx, l2, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: l.GetResourceVersion()}})
+		if err != nil {
+			continue
+		}
+		for ev := range wi.ResultChan() {
+			u, ok := ev.Object.(*unstructured.Unstructured)
+			if !ok || ev.Type == watch.Error {
+				break
+			}
+			switch ev.Type {
+			case watch.Added, watch.Modified:
+				present[objKey(u)] = true
+				w.check(gvk.Kind, objKey(u), u)
+			case watch.Deleted:
+				delete(present, objKey(u))
+				w.check(gvk.Kind, objKey(u), nil)
+			}
+		}
+		wi.Stop()
+	}
+	_ = t
+}
+
+func objKey(u *unstructured.Unstructured) string {
+	if u.GetNamespace() == "" {
+		return u.GetName()
+	}
+	return u.GetNamespace() + "/" + u.GetName()
+}
+
+// check judges one sample: an object as a watch or list gave it, nil when it
+// is gone.
+func (w *faultWorld) check(kind, key string, u *unstructured.Unstructured) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.samples++
+	at := time.Now().Format("15:04:05.000")
+	lost := func(format string, args ...any) {
+		w.violations = append(w.violations, at+" "+fmt.Sprintf(format, args...))
+	}
+	switch kind {
+	case "Gateway":
+		ns, name, _ := strings.Cut(key, "/")
+		tn := w.tenantOf(ns)
+		if tn == nil || name != "cozystack" || len(w.listeners[ns]) == 0 {
+			return
+		}
+		if uid, ok := w.suspended[ns]; ok {
+			if u == nil || u.GetUID() == uid {
+				return
+			}
+			delete(w.suspended, ns)
+		}
+		if u == nil {
+			lost("Gateway %s deleted", key)
+			return
+		}
+		have := listeners(u)
+		for _, l := range w.listeners[ns] {
+			if !slices.Contains(have, l) {
+				lost("Gateway %s (generation %d) lacks the steady listener %s: has %v", key, u.GetGeneration(), l, have)
+			}
+		}
+		for _, r := range w.routes {
+			if r.tenant != tn || !r.alive || !tn.churnListens {
+				continue
+			}
+			switch l := listenerFor(u, r.host); {
+			case l != "":
+				r.seen = true
+			case r.seen:
+				lost("Gateway %s (generation %d) lacks the listener of %s, served before and still routed: has %v", key, u.GetGeneration(), r.host, have)
+			}
+		}
+	case "Certificate", "Secret":
+		if !w.objects[kind+" "+key] {
+			return
+		}
+		if u == nil {
+			lost("%s %s deleted", kind, key)
+			return
+		}
+		if kind == "Certificate" {
+			have := slice(u, "spec", "dnsNames")
+			for _, n := range w.dnsNames[key] {
+				if !slices.Contains(have, any(n)) {
+					lost("Certificate %s lacks %s: has %v", key, n, have)
+				}
+			}
+		}
+	case "Namespace":
+		want, ok := w.marks[key]
+		if !ok {
+			return
+		}
+		if u == nil {
+			lost("namespace %s deleted", key)
+			return
+		}
+		for k, v := range want {
+			typ, name, _ := strings.Cut(k, " ")
+			got := u.GetLabels()[name]
+			if typ == "annotation" {
+				got = u.GetAnnotations()[name]
+			}
+			if got != v {
+				lost("namespace %s: %s is %q, was %q", key, k, got, v)
+			}
+		}
+	}
+}
+
+func (w *faultWorld) violationCount() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.violations)
+}
+
+func (w *faultWorld) violationsSince(n int) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.violations[n:])
+}
+
+// churn adds and removes routes in every tenant, one change every 1.5 s
+// (at most two churned routes alive per tenant), unless paused. A change
+// the API server refuses (while it restarts) is tried again next time.
+func (w *faultWorld) churn(ctx context.Context) {
+	defer w.wg.Done()
+	tick := time.NewTicker(1500 * time.Millisecond)
+	defer tick.Stop()
+	i := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		w.mu.Lock()
+		if w.paused {
+			w.mu.Unlock()
+			continue
+		}
+		tn := w.tenants[i%len(w.tenants)]
+		i++
+		var alive []*churnRoute
+		for _, r := range w.routes {
+			if r.tenant == tn && r.alive {
+				alive = append(alive, r)
+			}
+		}
+		var gone *churnRoute
+		if len(alive) >= 2 {
+			gone = alive[0]
+			gone.alive = false // before the deletion: from now on it may go
+		}
+		w.next++
+		n := w.next
+		w.mu.Unlock()
+		if gone != nil {
+			u := &unstructured.Unstructured{}
+			u.SetGroupVersionKind(gvkHTTPRoute)
+			u.SetNamespace(tn.churnNS)
+			u.SetName(gone.name)
+			if err := k8s.Delete(ctx, u); err == nil || client.IgnoreNotFound(err) == nil {
+				w.count()
+			}
+			continue
+		}
+		r := &churnRoute{tenant: tn, name: fmt.Sprintf("churn-%d", n), host: tn.churnHost(n)}
+		if err := applyDocs(ctx, k8s, httpRoute(tn.churnNS, r.name, tn.ns, "cozystack", r.host)); err != nil {
+			continue
+		}
+		r.alive = true
+		w.mu.Lock()
+		w.routes = append(w.routes, r)
+		w.mu.Unlock()
+		w.count()
+	}
+}
+
+func (w *faultWorld) count() {
+	w.mu.Lock()
+	w.changes++
+	w.mu.Unlock()
+}
+
+// settleChurn lets the churner make a few changes before a fault.
+func (w *faultWorld) settleChurn(t *testing.T) {
+	t.Helper()
+	w.mu.Lock()
+	from := w.changes
+	w.mu.Unlock()
+	eventually(t, time.Minute, "the churner changing routes", func() (bool, string) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.changes >= from+3, fmt.Sprintf("%d changes", w.changes-from)
+	})
+}
+
+// converge pauses the churner and waits until everything agrees with the
+// routes as they are: each Gateway has exactly the steady listeners and one
+// per live churned http01 hostname; each XR is Synced, its status of its
+// generation and its status.listeners those of the Gateway; Envoy Gateway's
+// status is of the Gateway's generation. It returns the time from t0.
+func (w *faultWorld) converge(t *testing.T, fault string, t0 time.Time) time.Duration {
+	t.Helper()
+	w.mu.Lock()
+	w.paused = true
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		w.paused = false
+		w.mu.Unlock()
+	}()
+	eventually(t, faultConverge, fault+": converged", func() (bool, string) {
+		for _, tn := range w.tenants {
+			if ok, saw := w.converged(t, tn); !ok {
+				return false, saw
+			}
+		}
+		return true, ""
+	})
+	return time.Since(t0)
+}
+
+func (w *faultWorld) converged(t *testing.T, tn *faultTenant) (bool, string) {
+	gw, found := get(t, gvkGateway, tn.ns, "cozystack")
+	if !found {
+		return false, "no Gateway in " + tn.ns
+	}
+	have := listeners(gw)
+	w.mu.Lock()
+	want := slices.Clone(w.listeners[tn.ns])
+	var hosts []string
+	for _, r := range w.routes {
+		if r.tenant == tn && r.alive && tn.churnListens {
+			hosts = append(hosts, r.host)
+		}
+	}
+	w.mu.Unlock()
+	for _, l := range want {
+		if !slices.Contains(have, l) {
+			return false, fmt.Sprintf("Gateway %s lacks %s: %v", tn.ns, l, have)
+		}
+	}
+	for _, h := range hosts {
+		if listenerFor(gw, h) == "" {
+			return false, fmt.Sprintf("Gateway %s has no listener for %s: %v", tn.ns, h, have)
+		}
+	}
+	if len(want) > 0 && len(have) != len(want)+len(hosts) {
+		return false, fmt.Sprintf("Gateway %s: %d listeners, want %d (steady %v, churned %v): %v", tn.ns, len(have), len(want)+len(hosts), want, hosts, have)
+	}
+	xr := tgw(t, tn.ns, "cozystack")
+	if s, r, m := condition(xr, "Synced"); s != "True" {
+		return false, fmt.Sprintf("TenantGateway %s Synced %s %s: %s", tn.ns, s, r, m)
+	}
+	if g, _, _ := unstructured.NestedInt64(xr.Object, "status", "observedGeneration"); g != xr.GetGeneration() {
+		return false, fmt.Sprintf("TenantGateway %s: status.observedGeneration %d, generation %d", tn.ns, g, xr.GetGeneration())
+	}
+	var reported []string
+	for _, l := range slice(xr, "status", "listeners") {
+		m, _ := l.(map[string]any)
+		reported = append(reported, fmt.Sprintf("%v=%v", m["name"], m["hostname"]))
+	}
+	sort.Strings(reported)
+	sorted := slices.Clone(have)
+	sort.Strings(sorted)
+	if fmt.Sprint(reported) != fmt.Sprint(sorted) {
+		return false, fmt.Sprintf("TenantGateway %s status.listeners %v, Gateway %v", tn.ns, reported, sorted)
+	}
+	if tn.ns == "tenant-fp" {
+		for _, c := range slice(gw, "status", "conditions") {
+			m, _ := c.(map[string]any)
+			if m["type"] == "Accepted" && fmt.Sprint(m["observedGeneration"]) != fmt.Sprint(gw.GetGeneration()) {
+				return false, fmt.Sprintf("Gateway %s generation %d, Envoy Gateway's status of %v", tn.ns, gw.GetGeneration(), m["observedGeneration"])
+			}
+		}
+	}
+	return true, ""
+}
+
+// report records a fault's convergence times.
+func (w *faultWorld) report(fault string, took []time.Duration) {
+	ds := slices.Clone(took)
+	for i := range ds {
+		ds[i] = ds[i].Round(100 * time.Millisecond)
+	}
+	slices.Sort(ds)
+	w.table = append(w.table, fmt.Sprintf("| %s | %d | %s | %s | %v |", fault, len(ds), ds[len(ds)/2], ds[len(ds)-1], ds))
+}
+
+// xrConditions is "Type=Status/Reason: message" of each condition of each
+// TenantGateway of the test, for the log.
+func (w *faultWorld) xrConditions(t *testing.T) string {
+	var out []string
+	for _, tn := range w.tenants {
+		xr := tgw(t, tn.ns, "cozystack")
+		for _, typ := range []string{"Synced", "Ready", "GatewayReady"} {
+			s, r, m := condition(xr, typ)
+			if len(m) > 200 {
+				m = m[:200] + "…"
+			}
+			out = append(out, fmt.Sprintf("%s %s=%s/%s: %s", tn.ns, typ, s, r, m))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// --- the faults: each returns the time convergence is measured from ---
+
+// killFunctionMidCall kills the function (SIGKILL) as soon as its log shows
+// a call after a route change, and starts it again at once.
+func (w *faultWorld) killFunctionMidCall(t *testing.T, _ int) time.Time {
+	log := newLogCursor(t, "function.log")
+	log.mark()
+	deadline := time.Now().Add(time.Minute)
+	for log.offset() == log.start {
+		if time.Now().After(deadline) {
+			t.Fatal("the function logged no call in a minute of route changes")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t0 := time.Now()
+	stopProc(t, "function", syscall.SIGKILL)
+	startProc(t, "function")
+	waitTCP(t, "127.0.0.1:9444", time.Minute)
+	return t0
+}
+
+// functionOutage stops the function for d while routes change, and logs what
+// the XRs say meanwhile.
+func (w *faultWorld) functionOutage(t *testing.T, d time.Duration) time.Time {
+	stopProc(t, "function", syscall.SIGKILL)
+	time.Sleep(d) // the outage itself, not a wait for a condition
+	t.Logf("after %s without the function, the TenantGateways say:\n%s", d, w.xrConditions(t))
+	t0 := time.Now()
+	startProc(t, "function")
+	waitTCP(t, "127.0.0.1:9444", time.Minute)
+	return t0
+}
+
+// restart stops a component with sig and starts it again, then waits with
+// healthy until it serves.
+func (w *faultWorld) restart(name string, sig syscall.Signal, healthy func(t *testing.T)) func(t *testing.T, _ int) time.Time {
+	return func(t *testing.T, _ int) time.Time {
+		t0 := time.Now()
+		stopProc(t, name, sig)
+		startProc(t, name)
+		healthy(t)
+		return t0
+	}
+}
+
+// emptyStatus removes the function's memory from every XR's status: its
+// listeners, hostnames, child apexes, digests and orders, and its
+// observedGeneration, as a re-created XR or a restored backup would have it,
+// with every composed resource still there.
+func (w *faultWorld) emptyStatus(t *testing.T, _ int) time.Time {
+	t0 := time.Now()
+	patch := []byte(`{"status":{"listeners":null,"hostnames":null,"childApexes":null,"digests":null,"orders":null,"observedGeneration":null,"conflicts":null}}`)
+	for _, tn := range w.tenants {
+		xr := tgw(t, tn.ns, "cozystack")
+		if err := k8s.Status().Patch(t.Context(), xr, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(fieldOwner)); err != nil {
+			t.Fatalf("cannot empty the status of TenantGateway %s: %v", tn.ns, err)
+		}
+	}
+	return t0
+}
+
+// deleteGateway deletes one tenant's Gateway by hand (a tenant a round), the
+// XR's status still remembering it. The sampler skips that Gateway until a
+// new one is there, which must then have every served listener.
+func (w *faultWorld) deleteGateway(t *testing.T, round int) time.Time {
+	tn := w.tenants[round%len(w.tenants)]
+	gw, _ := get(t, gvkGateway, tn.ns, "cozystack")
+	w.mu.Lock()
+	w.suspended[tn.ns] = gw.GetUID()
+	w.mu.Unlock()
+	t0 := time.Now()
+	if err := k8s.Delete(t.Context(), gw, client.Preconditions{UID: ptrUID(gw.GetUID())}); err != nil {
+		t.Fatalf("cannot delete Gateway %s/cozystack: %v", tn.ns, err)
+	}
+	eventually(t, faultConverge, fmt.Sprintf("a new Gateway %s/cozystack", tn.ns), func() (bool, string) {
+		g, found := get(t, gvkGateway, tn.ns, "cozystack")
+		return found && g.GetUID() != gw.GetUID(), show(g)
+	})
+	return t0
+}
+
+func ptrUID(u types.UID) *types.UID { return &u }
+
+// envoyGatewayDown stops Envoy Gateway's controller while the churner adds
+// and removes routes (and listeners of tenant-fp's Gateway), then starts it
+// again; it logs what tenant-fp's XR says with the status stale.
+func (w *faultWorld) envoyGatewayDown(t *testing.T, _ int) time.Time {
+	stopProc(t, "envoy-gateway", syscall.SIGTERM)
+	w.mu.Lock()
+	from := w.changes
+	w.mu.Unlock()
+	gw, _ := get(t, gvkGateway, "tenant-fp", "cozystack")
+	gen := gw.GetGeneration()
+	eventually(t, 2*time.Minute, "tenant-fp's Gateway changed twice with Envoy Gateway down", func() (bool, string) {
+		g, _ := get(t, gvkGateway, "tenant-fp", "cozystack")
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return g.GetGeneration() >= gen+2 && w.changes >= from+6, fmt.Sprintf("generation %d (was %d), %d route changes", g.GetGeneration(), gen, w.changes-from)
+	})
+	xr := tgw(t, "tenant-fp", "cozystack")
+	s, r, m := condition(xr, "GatewayReady")
+	now, _ := get(t, gvkGateway, "tenant-fp", "cozystack")
+	t.Logf("Envoy Gateway down, tenant-fp's Gateway at generation %d (%d before): GatewayReady %s/%s: %s", now.GetGeneration(), gen, s, r, m)
+	t0 := time.Now()
+	startProc(t, "envoy-gateway")
+	return t0
+}
