@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/types/known/structpb"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/crossplane/function-sdk-go/logging"
@@ -425,9 +426,30 @@ func observeGatewayComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.Ob
 			}
 		}
 		o.Listeners = map[string]map[string]string{}
+		o.Generation = int64(field(s, keyMetadata, "generation").GetNumberValue())
+		o.StatusGenerations = observedGenerations(field(s, "status", "conditions"))
+		o.ListenerGenerations = map[string]int64{}
 		for _, v := range field(s, "status", "listeners").GetListValue().GetValues() {
 			l := v.GetStructValue()
 			o.Listeners[str(l, "name")] = conditions(field(l, "conditions"))
+			for _, g := range observedGenerations(field(l, "conditions")) {
+				if old, ok := o.ListenerGenerations[str(l, "name")]; !ok || g < old {
+					o.ListenerGenerations[str(l, "name")] = g
+				}
+			}
+		}
+	}
+	return out
+}
+
+// observedGenerations maps each condition type of a conditions list to the
+// observedGeneration its controller wrote with it, where it wrote one.
+func observedGenerations(v *structpb.Value) map[string]int64 {
+	out := map[string]int64{}
+	for _, c := range v.GetListValue().GetValues() {
+		s := c.GetStructValue()
+		if g := field(s, "observedGeneration").GetNumberValue(); g > 0 {
+			out[str(s, "type")] = int64(g)
 		}
 	}
 	return out

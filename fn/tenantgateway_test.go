@@ -70,6 +70,40 @@ func TestEdgeConditionsGuardAndReadiness(t *testing.T) {
 				Composite: "READY_UNSPECIFIED",
 			},
 		},
+		"GatewayStatusOfAnOlderGeneration": {
+			reason: "The edge reads the Gateway's generation and the observedGeneration of its conditions and listeners: a status of generation 2 on a Gateway at 3 (its controller down while routes changed) is not judged",
+			observed: map[string]*fnv1.Resource{"issuer": {Resource: resource.MustStructJSON(readyIssuer)}, "gateway": {Resource: resource.MustStructJSON(`{
+				"apiVersion":"gateway.networking.k8s.io/v1","kind":"Gateway","metadata":{"name":"cozystack","namespace":"tenant-root","generation":3},
+				"spec":{"listeners":[{"name":"http","port":80,"protocol":"HTTP"}]},
+				"status":{"conditions":[{"type":"Accepted","status":"True","observedGeneration":2},{"type":"Programmed","status":"True","observedGeneration":2}],
+					"listeners":[{"name":"http","conditions":[{"type":"Accepted","status":"True","observedGeneration":2},{"type":"Programmed","status":"True","observedGeneration":2}]}]}}`)}},
+			want: want{
+				Conditions: []string{
+					"GatewayReady False GatewayStatusStale: Underlying Gateway tenant-root/cozystack is at generation 3; its controller's status describes generation 2, so the Gateway is not judged until the controller has seen it",
+					"ListenersReady True ListenersFit: every hostname fits within the 64-listener limit",
+					"RoutesAccepted True Accepted: every claimed hostname is served or reported in status.hostnames",
+				},
+				Desired:   map[string]string{"gateway": "READY_FALSE", "issuer": "READY_TRUE", "redirect": "READY_FALSE"},
+				Composite: "READY_UNSPECIFIED",
+			},
+		},
+		"GatewayStatusOfItsGeneration": {
+			reason: "The same Gateway with its status of generation 3: judged, programmed and ready",
+			observed: map[string]*fnv1.Resource{"issuer": {Resource: resource.MustStructJSON(readyIssuer)}, "gateway": {Resource: resource.MustStructJSON(`{
+				"apiVersion":"gateway.networking.k8s.io/v1","kind":"Gateway","metadata":{"name":"cozystack","namespace":"tenant-root","generation":3},
+				"spec":{"listeners":[{"name":"http","port":80,"protocol":"HTTP"}]},
+				"status":{"conditions":[{"type":"Accepted","status":"True","observedGeneration":3},{"type":"Programmed","status":"True","observedGeneration":3}],
+					"listeners":[{"name":"http","conditions":[{"type":"Accepted","status":"True","observedGeneration":3},{"type":"Programmed","status":"True","observedGeneration":3}]}]}}`)}},
+			want: want{
+				Conditions: []string{
+					"GatewayReady True Reconciled: Gateway tenant-root/cozystack is programmed and every listener is ready",
+					"ListenersReady True ListenersFit: every hostname fits within the 64-listener limit",
+					"RoutesAccepted True Accepted: every claimed hostname is served or reported in status.hostnames",
+				},
+				Desired:   map[string]string{"gateway": "READY_TRUE", "issuer": "READY_TRUE", "redirect": "READY_FALSE"},
+				Composite: "READY_UNSPECIFIED",
+			},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -48,6 +48,10 @@ const (
 	// ReasonGatewayNotAccepted: the Gateway is not Accepted (not observed
 	// yet, or its controller refused it; its reason and message follow).
 	ReasonGatewayNotAccepted ConditionReason = "GatewayNotAccepted"
+	// ReasonGatewayStatusStale: the Gateway's Accepted or Programmed
+	// condition carries an observedGeneration older than the Gateway's: its
+	// controller has not seen the spec last applied (it is down, or behind).
+	ReasonGatewayStatusStale ConditionReason = "GatewayStatusStale"
 	// ReasonGatewayNotProgrammed: the Gateway is Accepted but not
 	// Programmed; the message carries the controller's reason and message
 	// (AddressNotAssigned while a LoadBalancer is pending).
@@ -124,6 +128,12 @@ func gatewayReady(in *Input, refused []string, listeners []gwapiv1.Listener, ls 
 	case classLacksTLSRoute(in, listeners):
 		c.Reason = ReasonGatewayClassUnsupported
 		c.Message = fmt.Sprintf("GatewayClass %s lists its supported features but not TLSRoute, so nothing would serve the TLS passthrough listeners of Gateway %s", in.GatewayClass.Name, name)
+	case gw != nil && gw.staleStatus() > 0:
+		// Not judged on a status of a spec its controller has not seen
+		// (it is down, or has not caught up yet): what it says may no
+		// longer be true of the listeners Crossplane applied.
+		c.Reason = ReasonGatewayStatusStale
+		c.Message = fmt.Sprintf("Underlying Gateway %s is at generation %d; its controller's status describes generation %d, so the Gateway is not judged until the controller has seen it", name, gw.Generation, gw.staleStatus())
 	case gw == nil || gw.Conditions[condAccepted] != statusTrue:
 		c.Reason = ReasonGatewayNotAccepted
 		c.Message = Truncate(fmt.Sprintf("Underlying Gateway %s has not been accepted by its controller yet", name) + controllerSays(gw, condAccepted))

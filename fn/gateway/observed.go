@@ -27,6 +27,40 @@ type ObservedResource struct {
 	ListenerHostnames map[string]string
 	// DNSNames are a Certificate's spec dnsNames.
 	DNSNames []string
+	// Generation is a Gateway's metadata.generation; StatusGenerations
+	// map its condition types, and ListenerGenerations its listener names,
+	// to the observedGeneration their controller wrote with them (the
+	// oldest of a listener's conditions), where it wrote one. A status of an
+	// older generation describes a spec the controller has not seen yet.
+	Generation          int64
+	StatusGenerations   map[string]int64
+	ListenerGenerations map[string]int64
+}
+
+// staleStatus is the generation the Gateway's own Accepted and Programmed
+// conditions describe when it is older than the Gateway's (its controller
+// has not seen the spec Crossplane applied last), else 0.
+func (o *ObservedResource) staleStatus() int64 {
+	return o.older(o.StatusGenerations[condAccepted], o.StatusGenerations[condProgrammed])
+}
+
+// staleListener is the generation a listener's conditions describe when it
+// is older than the Gateway's, else 0.
+func (o *ObservedResource) staleListener(name string) int64 {
+	return o.older(o.ListenerGenerations[name])
+}
+
+// older is the oldest of the observed generations gens when it is older
+// than the resource's generation, else 0. A controller that writes no
+// observedGeneration (0) is taken at its word.
+func (o *ObservedResource) older(gens ...int64) int64 {
+	var oldest int64
+	for _, g := range gens {
+		if g > 0 && g < o.Generation && (oldest == 0 || g < oldest) {
+			oldest = g
+		}
+	}
+	return oldest
 }
 
 // A Probe is what a look-up by name found at a name the function is about to

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"fmt"
 	"strings"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
@@ -67,7 +68,7 @@ func ready(key string, o *ObservedResource, listeners []v1alpha1.ListenerStatus)
 	}
 	switch {
 	case key == KeyGateway:
-		if o.Conditions[condAccepted] != statusTrue || o.Conditions[condProgrammed] != statusTrue {
+		if o.staleStatus() > 0 || o.Conditions[condAccepted] != statusTrue || o.Conditions[condProgrammed] != statusTrue {
 			return false
 		}
 		for _, l := range listeners {
@@ -142,12 +143,21 @@ func listenerStatus(in *Input, listeners []gwapiv1.Listener, gw *ObservedResourc
 			s.CertificateName = string(l.TLS.CertificateRefs[0].Name)
 		}
 		var conds map[string]string
+		var stale int64
 		if gw != nil {
-			conds = gw.Listeners[string(l.Name)]
+			// Conditions of an older generation than the Gateway's are
+			// not judged: the listener is Pending until its controller
+			// has seen the spec (Status and conditions in docs/design.md).
+			if stale = gw.staleListener(string(l.Name)); stale == 0 {
+				conds = gw.Listeners[string(l.Name)]
+			}
 		}
 		var reason ListenerReason
 		s.Ready, reason, s.Message = listenerReadiness(in, conds, in.Observed[listenerCertificateKey(in, l)])
 		s.Reason = string(reason)
+		if reason == ReasonListenerPending && stale > 0 {
+			s.Message = fmt.Sprintf("its controller reported on generation %d of the Gateway, which is at %d", stale, gw.Generation)
+		}
 		out = append(out, s)
 	}
 	return out

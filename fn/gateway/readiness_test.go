@@ -179,6 +179,54 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (Pending) (see status.listeners)"},
 			},
 		},
+		"StatusOfAnOlderGeneration": {
+			reason: "The Gateway's controller reported Accepted and Programmed on generation 3 and every listener ready, but the Gateway is at 4 (the controller is down while routes change): not judged on it, GatewayStatusStale, the listeners Pending and the Gateway not ready",
+			class:  envoy,
+			observed: map[string]*ObservedResource{KeyGateway: {
+				Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}),
+				Listeners:  map[string]map[string]string{"http": accepted, wwwListener: accepted},
+				Generation: 4, StatusGenerations: map[string]int64{"Accepted": 3, "Programmed": 3},
+				ListenerGenerations: map[string]int64{"http": 3, wwwListener: 3},
+			}},
+			want: want{
+				Reasons: []string{
+					"http:false:Pending:its controller reported on generation 3 of the Gateway, which is at 4",
+					wwwListener + ":false:Pending:its controller reported on generation 3 of the Gateway, which is at 4",
+				},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayStatusStale,
+					Message: "Underlying Gateway tenant-root/cozystack is at generation 4; its controller's status describes generation 3, so the Gateway is not judged until the controller has seen it"},
+			},
+		},
+		"ListenerStatusOfAnOlderGeneration": {
+			reason: "One listener's conditions are of an older generation than the Gateway's (the others current): that listener alone is Pending",
+			class:  envoy,
+			observed: map[string]*ObservedResource{KeyGateway: {
+				Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}),
+				Listeners:  map[string]map[string]string{"http": accepted, wwwListener: accepted},
+				Generation: 4, StatusGenerations: map[string]int64{"Accepted": 4, "Programmed": 4},
+				ListenerGenerations: map[string]int64{"http": 4, wwwListener: 2},
+			}},
+			want: want{
+				Reasons: []string{"http:true:Ready", wwwListener + ":false:Pending:its controller reported on generation 2 of the Gateway, which is at 4"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (Pending: its controller reported on generation 2 of the Gateway, which is at 4) (see status.listeners)"},
+			},
+		},
+		"StatusOfTheCurrentGeneration": {
+			reason: "Conditions of the Gateway's own generation, or without an observedGeneration, are judged as they are",
+			class:  envoy,
+			observed: map[string]*ObservedResource{KeyGateway: {
+				Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}),
+				Listeners:  map[string]map[string]string{"http": accepted, wwwListener: accepted},
+				Generation: 4, StatusGenerations: map[string]int64{"Accepted": 4},
+				ListenerGenerations: map[string]int64{"http": 5},
+			}},
+			want: want{
+				Reasons:      []string{"http:true:Ready", wwwListener + ":true:Ready"},
+				GatewayReady: Condition{Type: ConditionGatewayReady, Status: true, Reason: ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
+				Ready:        true,
+			},
+		},
 		"RefsNotResolved": {
 			reason: "Another implementation's ResolvedRefs=False (a Secret not issued yet) makes the listener not ready",
 			class:  envoy,
