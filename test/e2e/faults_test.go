@@ -738,10 +738,14 @@ func (w *faultWorld) envoyGatewayDown(t *testing.T, _ int) time.Time {
 		defer w.mu.Unlock()
 		return g.GetGeneration() >= gen+2 && w.changes >= from+6, fmt.Sprintf("generation %d (was %d), %d route changes", g.GetGeneration(), gen, w.changes-from)
 	})
-	xr := tgw(t, "tenant-fp", "cozystack")
-	s, r, m := condition(xr, "GatewayReady")
-	now, _ := get(t, gvkGateway, "tenant-fp", "cozystack")
-	t.Logf("Envoy Gateway down, tenant-fp's Gateway at generation %d (%d before): GatewayReady %s/%s: %s", now.GetGeneration(), gen, s, r, m)
+	// The function does not judge the Gateway by a status of an older
+	// spec: it says the status is stale.
+	eventually(t, settle, "tenant-fp's GatewayReady GatewayStatusStale with Envoy Gateway down", func() (bool, string) {
+		s, r, m := condition(tgw(t, "tenant-fp", "cozystack"), "GatewayReady")
+		return s == "False" && r == "GatewayStatusStale", fmt.Sprintf("%s/%s: %s", s, r, m)
+	})
+	_, _, m := condition(tgw(t, "tenant-fp", "cozystack"), "GatewayReady")
+	t.Logf("Envoy Gateway down, tenant-fp's GatewayReady: GatewayStatusStale: %s", m)
 	t0 := time.Now()
 	startProc(t, "envoy-gateway")
 	return t0
