@@ -593,7 +593,8 @@ func (w *faultWorld) converged(t *testing.T, tn *faultTenant) (bool, string) {
 	var reported []string
 	for _, l := range slice(xr, "status", "listeners") {
 		m, _ := l.(map[string]any)
-		reported = append(reported, fmt.Sprintf("%v=%v", m["name"], m["hostname"]))
+		h, _ := m["hostname"].(string) // none for the http listener
+		reported = append(reported, fmt.Sprintf("%v=%s", m["name"], h))
 	}
 	sort.Strings(reported)
 	sorted := slices.Clone(have)
