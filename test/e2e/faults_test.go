@@ -82,6 +82,7 @@ func TestFaults(t *testing.T) {
 			w.settleChurn(t)
 			v := w.violationCount()
 			t0 := f.inject(t, r)
+			w.restartExited(t, f.name)
 			d := w.converge(t, f.name, t0)
 			took = append(took, d)
 			if got := w.violationsSince(v); len(got) > 0 {
@@ -638,6 +639,21 @@ func (w *faultWorld) xrConditions(t *testing.T) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// restartExited starts again, as a kubelet restarts a container, any
+// process of the control plane that exited during a fault (a controller
+// that loses its leader election while the API server is away exits), and
+// says so.
+func (w *faultWorld) restartExited(t *testing.T, fault string) {
+	t.Helper()
+	for _, name := range []string{"kube-controller-manager", "crossplane", "provider-kubernetes", "function", "envoy-gateway"} {
+		if syscall.Kill(procPID(t, name), 0) == nil {
+			continue
+		}
+		t.Logf("%s: %s exited (see its log); started again, as a kubelet would", fault, name)
+		startProc(t, name)
+	}
 }
 
 // --- the faults: each returns the time convergence is measured from ---
