@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"slices"
 	"sort"
@@ -72,7 +73,10 @@ func TestFaults(t *testing.T) {
 		{fmt.Sprintf("function down %s", outage), 1, func(t *testing.T, _ int) time.Time { return w.functionOutage(t, outage) }},
 		{"Crossplane restarted", rounds, w.restart("crossplane", syscall.SIGTERM, func(t *testing.T) { waitHTTP(t, "http://127.0.0.1:18081/readyz", time.Minute) })},
 		{"provider-kubernetes restarted", rounds, w.restart("provider-kubernetes", syscall.SIGTERM, func(t *testing.T) { waitHTTP(t, "http://127.0.0.1:18082/readyz", time.Minute) })},
-		{"kube-apiserver restarted", rounds, w.restart("kube-apiserver", syscall.SIGTERM, func(t *testing.T) { waitAPIServer(t, 2*time.Minute) })},
+		{"kube-apiserver restarted", rounds, w.restart("kube-apiserver", syscall.SIGTERM, func(t *testing.T) {
+			waitAPIServer(t, 2*time.Minute)
+			livenessProbe(t, "envoy-gateway", "http://127.0.0.1:8081/healthz")
+		})},
 		{"XR status emptied", rounds, w.emptyStatus},
 		{"Gateway deleted", rounds, w.deleteGateway},
 		{"Envoy Gateway down while routes change", rounds, w.envoyGatewayDown},
@@ -654,6 +658,28 @@ func (w *faultWorld) restartExited(t *testing.T, fault string) {
 		t.Logf("%s: %s exited (see its log); started again, as a kubelet would", fault, name)
 		startProc(t, name)
 	}
+}
+
+// livenessProbe plays a kubelet's liveness probe on a controller: Envoy
+// Gateway loses its leader election while the API server is away, shuts its
+// controllers and its health server down, and does not exit (seen in
+// TestFaults' first run); a kubelet restarts such a container when its probe
+// fails, and so does this.
+func livenessProbe(t *testing.T, name, url string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if rsp, err := http.Get(url); err == nil { //nolint:noctx // a loopback probe, bounded by the loop
+			_ = rsp.Body.Close()
+			if rsp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(time.Second)
+	}
+	t.Logf("%s: liveness probe %s failing for 20s; restarted, as a kubelet would", name, url)
+	stopProc(t, name, syscall.SIGKILL)
+	startProc(t, name)
 }
 
 // --- the faults: each returns the time convergence is measured from ---
