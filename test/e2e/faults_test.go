@@ -120,6 +120,9 @@ type churnRoute struct {
 	tenant      *faultTenant
 	name, host  string
 	alive, seen bool
+	// deleted: the API server took its deletion (one it refused, while it
+	// restarts, is tried again).
+	deleted bool
 }
 
 type faultWorld struct {
@@ -494,13 +497,7 @@ func (w *faultWorld) churn(ctx context.Context) {
 		n := w.next
 		w.mu.Unlock()
 		if gone != nil {
-			u := &unstructured.Unstructured{}
-			u.SetGroupVersionKind(gvkHTTPRoute)
-			u.SetNamespace(tn.churnNS)
-			u.SetName(gone.name)
-			if err := k8s.Delete(ctx, u); err == nil || client.IgnoreNotFound(err) == nil {
-				w.count()
-			}
+			w.deleteRoute(ctx, gone)
 			continue
 		}
 		r := &churnRoute{tenant: tn, name: fmt.Sprintf("churn-%d", n), host: tn.churnHost(n)}
@@ -513,6 +510,45 @@ func (w *faultWorld) churn(ctx context.Context) {
 		w.mu.Unlock()
 		w.count()
 	}
+}
+
+// deleteRoute deletes a churned route, and records it deleted once the API
+// server took it.
+func (w *faultWorld) deleteRoute(ctx context.Context, r *churnRoute) bool {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvkHTTPRoute)
+	u.SetNamespace(r.tenant.churnNS)
+	u.SetName(r.name)
+	if err := k8s.Delete(ctx, u); client.IgnoreNotFound(err) != nil {
+		return false
+	}
+	w.mu.Lock()
+	r.deleted = true
+	w.mu.Unlock()
+	w.count()
+	return true
+}
+
+// finishDeletes deletes again every churned route whose deletion the API
+// server refused, so that the routes are what the churner meant.
+func (w *faultWorld) finishDeletes(t *testing.T) {
+	t.Helper()
+	eventually(t, time.Minute, "every churned route meant gone deleted", func() (bool, string) {
+		w.mu.Lock()
+		var left []*churnRoute
+		for _, r := range w.routes {
+			if !r.alive && !r.deleted {
+				left = append(left, r)
+			}
+		}
+		w.mu.Unlock()
+		for _, r := range left {
+			if !w.deleteRoute(t.Context(), r) {
+				return false, "cannot delete " + r.tenant.churnNS + "/" + r.name
+			}
+		}
+		return true, ""
+	})
 }
 
 func (w *faultWorld) count() {
@@ -549,6 +585,7 @@ func (w *faultWorld) converge(t *testing.T, fault string, t0 time.Time) time.Dur
 		w.paused = false
 		w.mu.Unlock()
 	}()
+	w.finishDeletes(t)
 	eventually(t, faultConverge, fault+": converged", func() (bool, string) {
 		for _, tn := range w.tenants {
 			if ok, saw := w.converged(t, tn); !ok {
