@@ -40,6 +40,9 @@ import (
 // Gateway) and records how long it took. The test runs alone (not
 // parallel): it restarts what every other test relies on.
 func TestFaults(t *testing.T) {
+	if os.Getenv("E2E_FAULTS") != "1" {
+		t.Skip("E2E_FAULTS is not 1: `make faults` runs this test on a control plane of its own")
+	}
 	w := newFaultWorld(t)
 	w.baseline(t)
 	ctx, cancel := context.WithCancel(t.Context())
