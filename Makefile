@@ -70,7 +70,7 @@ XPKG_ARCHS   ?= amd64 arm64
 
 RENDER_ENV = CROSSPLANE=$(abspath $(CROSSPLANE)) CROSSPLANE_CORE=$(abspath $(CROSSPLANE_CORE)) FUNCTION_BIN=$(abspath $(FUNCTION_BIN))
 
-.PHONY: render test unit golden generate xpkg xpkg-check lint bench tools envoy-tools e2e e2e-tools e2e-up e2e-down scale build clean
+.PHONY: render test unit golden generate xpkg xpkg-check lint bench tools envoy-tools e2e e2e-tools e2e-up e2e-down scale faults build clean
 
 $(CROSSPLANE):
 	@mkdir -p $(dir $@)
