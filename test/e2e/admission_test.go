@@ -26,8 +26,8 @@ const (
 
 var crossplaneSystemGroups = []string{"system:serviceaccounts", "system:serviceaccounts:crossplane-system", "system:authenticated"}
 
-// subjectRBAC gives the tenant's user and the other function's service
-// account RBAC to do everything the policies judge, so that only the
+// subjectRBAC gives the tenant's user, the other function's service
+// account and cert-manager's RBAC to do everything the policies judge, so that only the
 // admission policies can refuse them. Crossplane's account keeps the RBAC
 // it runs with.
 func subjectRBAC(t *testing.T) {
@@ -65,6 +65,7 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: e2e-tena
 subjects:
 - {apiGroup: rbac.authorization.k8s.io, kind: User, name: alice@example.com}
 - {kind: ServiceAccount, namespace: crossplane-system, name: function-foo}
+- {kind: ServiceAccount, namespace: cozy-cert-manager, name: cert-manager}
 `)
 }
 
@@ -136,9 +137,22 @@ apiVersion: gateway.networking.k8s.io/%s
 kind: %s
 metadata: {name: probe, namespace: tenant-adm}
 spec:
-  parentRefs: [{name: cozystack}]
+  parentRefs: [{name: cozystack, port: 443}]
 %s  rules: [{backendRefs: [{name: app, port: 443}]}]
 `, version, kind, hostnames)
+	}
+	// onHTTP is an HTTPRoute of tenant-adm's own Gateway with the parentRef
+	// fields (the port-80 rule, The owner on port 80 in docs/design.md).
+	onHTTP := func(kind, ref string) string {
+		return fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: %s
+metadata: {name: probe, namespace: tenant-adm}
+spec:
+  parentRefs: [{name: cozystack%s}]
+  hostnames: [shop.adm.example.org]
+  rules: [{backendRefs: [{name: app, port: 443}]}]
+`, kind, ref)
 	}
 	// object is a provider-kubernetes Object naming the provider config;
 	// namespaced (kubernetes.m.crossplane.io) when kind is set.
@@ -206,6 +220,10 @@ spec:
 	hostless := func(kind string) string {
 		return kind + " without spec.hostnames is allowed only to cluster administrators and the platform's service accounts, since it would attach to every listener that admits its namespace; list its hostnames, equal to or under the namespace's namespace.cozystack.io/host label"
 	}
+	port80 := func(kind string) string {
+		return kind + " parentRefs to a Gateway in the route's own namespace must name a listener other than http (sectionName) or a port other than 80 (port: 443): that Gateway's port-80 listener http admits this namespace for its redirect to https and cert-manager's HTTP-01 challenges, and would serve the route in plain HTTP; only cluster administrators and the platform's service accounts may attach routes to it"
+	}
+	certManager := as(t, "system:serviceaccount:cozy-cert-manager:cert-manager", "system:serviceaccounts", "system:serviceaccounts:cozy-cert-manager", "system:authenticated")
 	const other = "another function of crossplane-system"
 	cases := []admissionCase{
 		{"L2 gateway-hostname-policy", admin, "admin", gateway("shop.adm.example.org"), ""},
@@ -223,6 +241,14 @@ spec:
 		{"L5 route-hostname-policy", user, "tenant user", route("HTTPRoute", "v1"), hostless("HTTPRoute")},
 		{"L5 route-hostname-policy", function, other, route("HTTPRoute", "v1"), hostless("HTTPRoute")},
 		{"L5 route-hostname-policy", crossplane, "Crossplane", route("HTTPRoute", "v1"), ""},
+		{"L5 route-hostname-policy port 80", user, "tenant user", onHTTP("HTTPRoute", ""), port80("HTTPRoute")},
+		{"L5 route-hostname-policy port 80", user, "tenant user", onHTTP("HTTPRoute", ", sectionName: http"), port80("HTTPRoute")},
+		{"L5 route-hostname-policy port 80", user, "tenant user", onHTTP("HTTPRoute", ", port: 80"), port80("HTTPRoute")},
+		{"L5 route-hostname-policy port 80", user, "tenant user", onHTTP("HTTPRoute", ", sectionName: https"), ""},
+		{"L5 route-hostname-policy port 80", user, "tenant user", onHTTP("HTTPRoute", ", namespace: tenant-root"), ""},
+		{"L5 route-hostname-policy port 80", certManager, "cert-manager", onHTTP("HTTPRoute", ", sectionName: http"), ""},
+		{"L5 route-hostname-policy port 80", function, other, onHTTP("HTTPRoute", ", sectionName: http"), port80("HTTPRoute")},
+		{"L5 route-hostname-policy-grpc port 80", user, "tenant user", onHTTP("GRPCRoute", ""), port80("GRPCRoute")},
 		{"L5 route-hostname-policy-tls", user, "tenant user", route("TLSRoute", "v1", "db.adm.example.org"), ""},
 		{"L5 route-hostname-policy-tls", user, "tenant user", route("TLSRoute", "v1", "db.example.net"), outside("TLSRoute")},
 		// No TLSRoute without hostnames: v1's schema requires them, and this

@@ -40,7 +40,7 @@ subjects:
 		return bob.Apply(t.Context(), client.ApplyConfigurationFromUnstructured(objs[0]), client.FieldOwner(fieldOwner), client.DryRunAll)
 	}
 	route := func(ns, host string) string {
-		return "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: app, namespace: " + ns + "}\nspec:\n  parentRefs: [{name: cozystack}]\n  hostnames: [" + host + "]\n"
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: app, namespace: " + ns + "}\nspec:\n  parentRefs: [{name: cozystack, port: 443}]\n  hostnames: [" + host + "]\n"
 	}
 	allowed := map[string]string{
 		"an HTTPRoute in its namespace": route("tenant-role", "shop.role.example.org"),

@@ -60,8 +60,12 @@ func reviewCompose(t *testing.T, in gateway.Input) (*gateway.Output, *Scenario) 
 	}
 	s := &Scenario{}
 	for _, r := range out.Resources {
-		if gw, ok := r.Object.(*gwapiv1.Gateway); ok {
-			s.Gateway = *gw
+		switch o := r.Object.(type) {
+		case *gwapiv1.Gateway:
+			s.Gateway = *o
+		case *gwapiv1.HTTPRoute:
+			// The redirect to https, on the http listener.
+			s.HTTPRoutes = append(s.HTTPRoutes, *o)
 		}
 	}
 	attached := map[string]bool{in.Namespace: true}
@@ -89,6 +93,10 @@ func reviewCompose(t *testing.T, in gateway.Input) (*gateway.Output, *Scenario) 
 			if p.SectionName != "" {
 				sn := gwapiv1.SectionName(p.SectionName)
 				ref.SectionName = &sn
+			}
+			if p.Port != 0 {
+				port := gwapiv1.PortNumber(p.Port)
+				ref.Port = &port
 			}
 			refs = append(refs, ref)
 		}

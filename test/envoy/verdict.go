@@ -47,8 +47,10 @@ const (
 	CheckRouteRefused = "RouteRefused"
 	// CheckPort80: port 80 redirects to https every hostname but those of
 	// the owner's routes that attach to the http listener (and the names
-	// under an owner's wildcard), which it serves in plain HTTP (see "The
-	// owner on port 80" in docs/design.md).
+	// under an owner's wildcard), which it serves in plain HTTP: routes
+	// only trusted callers may write (see "The owner on port 80" in
+	// docs/design.md; TestAttackOwnerPort80 puts a tenant's through the
+	// admission policies first).
 	CheckPort80 = "Port80"
 	// CheckRouteTable: no route table of the Gateway lists a domain in two
 	// virtual hosts: Envoy rejects such a table whole ("Only unique values

@@ -6,22 +6,15 @@
 package policies
 
 import (
-	"bytes"
-	"errors"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"testing"
 
-	"github.com/google/cel-go/cel"
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
 func load(t *testing.T) map[string]*admissionv1.ValidatingAdmissionPolicy {
@@ -35,42 +28,11 @@ func load(t *testing.T) map[string]*admissionv1.ValidatingAdmissionPolicy {
 // the trusted callers read from the one setting.
 func loadWithBindings(t *testing.T) (map[string]*admissionv1.ValidatingAdmissionPolicy, map[string]*admissionv1.ValidatingAdmissionPolicyBinding) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "cluster", "admission-policies.yaml"))
+	set, err := Load(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096)
-	policies := map[string]*admissionv1.ValidatingAdmissionPolicy{}
-	bindings := map[string]*admissionv1.ValidatingAdmissionPolicyBinding{}
-	for {
-		var meta struct{ Kind string }
-		raw := map[string]any{}
-		if err := d.Decode(&raw); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			t.Fatal(err)
-		}
-		meta.Kind, _ = raw["kind"].(string)
-		j, err := jsonMarshal(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch meta.Kind {
-		case "ValidatingAdmissionPolicy":
-			p := &admissionv1.ValidatingAdmissionPolicy{}
-			if err := jsonStrict(j, p); err != nil {
-				t.Fatalf("policy does not decode: %v", err)
-			}
-			policies[p.Name] = p
-		case "ValidatingAdmissionPolicyBinding":
-			bd := &admissionv1.ValidatingAdmissionPolicyBinding{}
-			if err := jsonStrict(j, bd); err != nil {
-				t.Fatalf("binding does not decode: %v", err)
-			}
-			bindings[bd.Spec.PolicyName] = bd
-		}
-	}
+	policies, bindings := set.Policies, set.Bindings
 	for name, p := range policies {
 		if p.Spec.FailurePolicy == nil || *p.Spec.FailurePolicy != admissionv1.Fail {
 			t.Errorf("policy %s must fail closed (failurePolicy: Fail)", name)
@@ -117,22 +79,15 @@ func checkParams(t *testing.T, p *admissionv1.ValidatingAdmissionPolicy, bd *adm
 }
 
 // settingName is the EnvironmentConfig of trusted callers.
-const settingName = "tenant-gateway-trusted-callers"
+const settingName = SettingName
 
 // setting is examples/cluster/trusted-callers.yaml as the policies see it
 // (params), or with data replaced.
 func setting(t *testing.T, data map[string]any) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "cluster", "trusted-callers.yaml"))
+	ec, err := Setting(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
-	}
-	ec := map[string]any{}
-	if err := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096).Decode(&ec); err != nil {
-		t.Fatal(err)
-	}
-	if md, _ := ec["metadata"].(map[string]any); ec["kind"] != "EnvironmentConfig" || md["name"] != settingName {
-		t.Fatalf("trusted-callers.yaml holds %v %v, want the EnvironmentConfig %s", ec["kind"], md["name"], settingName)
 	}
 	if data != nil {
 		ec["data"] = data
@@ -140,67 +95,28 @@ func setting(t *testing.T, data map[string]any) map[string]any {
 	return ec
 }
 
-var env = func() *cel.Env {
-	e, err := cel.NewEnv(
-		cel.Variable("object", cel.DynType),
-		cel.Variable("oldObject", cel.DynType),
-		cel.Variable("request", cel.DynType),
-		cel.Variable("namespaceObject", cel.DynType),
-		cel.Variable("params", cel.DynType),
-		cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType)),
-	)
-	if err != nil {
-		panic(err)
-	}
-	return e
-}()
-
 func eval(t *testing.T, expr string, vars map[string]any) any {
 	t.Helper()
-	ast, iss := env.Compile(expr)
-	if iss.Err() != nil {
-		t.Fatalf("does not compile: %s\n%v", expr, iss.Err())
-	}
-	prg, err := env.Program(ast)
+	v, err := Eval(expr, vars)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _, err := prg.Eval(vars)
-	if err != nil {
-		t.Fatalf("cannot evaluate %s: %v", expr, err)
-	}
-	return out.Value()
+	return v
 }
 
 // noParams is what the API server answers when a binding's parameter does
 // not exist and its parameterNotFoundAction is Deny.
-const noParams = "no params found for policy binding with `Deny` parameterNotFoundAction"
+const noParams = NoParams
 
-// admit runs a policy the way the API server does: its parameter, then match
-// conditions, then variables in order, then validations; it returns the
-// first failing validation's message, "" when admitted, "not matched", or
-// noParams when the policy reads a parameter and in has none.
+// admit is Admit, failing the test on an expression that does not
+// evaluate.
 func admit(t *testing.T, p *admissionv1.ValidatingAdmissionPolicy, in map[string]any) string {
 	t.Helper()
-	if p.Spec.ParamKind != nil && in["params"] == nil {
-		return noParams
+	msg, err := Admit(p, in)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, m := range p.Spec.MatchConditions {
-		if eval(t, m.Expression, in) != true {
-			return "not matched"
-		}
-	}
-	vars := map[string]any{}
-	in["variables"] = vars
-	for _, v := range p.Spec.Variables {
-		vars[v.Name] = eval(t, v.Expression, in)
-	}
-	for _, v := range p.Spec.Validations {
-		if eval(t, v.Expression, in) != true {
-			return v.Message
-		}
-	}
-	return ""
+	return msg
 }
 
 func TestExpressionsCompile(t *testing.T) {
@@ -580,24 +496,8 @@ func TestMatches(t *testing.T) {
 	}
 }
 
-// matches is the API server's rule match: every list holds the value or
-// "*"; a resource rule "r/*" matches every subresource of r, "*/s" the
-// subresource s of every resource.
 func matches(p *admissionv1.ValidatingAdmissionPolicy, group, version, resource, op string) bool {
-	in := func(l []string, v string) bool { return slices.Contains(l, v) || slices.Contains(l, "*") }
-	r, sub, _ := strings.Cut(resource, "/")
-	for _, rule := range p.Spec.MatchConstraints.ResourceRules {
-		ops := make([]string, 0, len(rule.Operations))
-		for _, o := range rule.Operations {
-			ops = append(ops, string(o))
-		}
-		resOK := slices.Contains(rule.Resources, resource) || slices.Contains(rule.Resources, "*") && sub == "" ||
-			sub != "" && (slices.Contains(rule.Resources, r+"/*") || slices.Contains(rule.Resources, "*/"+sub) || slices.Contains(rule.Resources, "*/*"))
-		if in(rule.APIGroups, group) && in(rule.APIVersions, version) && in(ops, op) && resOK {
-			return true
-		}
-	}
-	return false
+	return Matches(p, group, version, resource, op)
 }
 
 func sorted(l []string) []string {
