@@ -62,6 +62,12 @@ func Compose(in Input) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	reports, reportsLeftOut, err := routeReports(&in, claims)
+	if err != nil {
+		return nil, err
+	}
+	planned = append(planned, reports...)
+	out.ReportsLeftOut = reportsLeftOut
 	if mode == v1alpha1.CertModeDNS01 {
 		orderDNS01(&in, t, orders, children, append(childNames(&in, children), wildcardNames(keptNames)...))
 	}

@@ -26,7 +26,7 @@ func TestConflicts(t *testing.T) {
 				Certificates: []string{"cozystack-harbor-91fb3185-tls secret=cozystack-harbor-91fb3185-tls harbor.example.org"},
 				Hostnames:    []string{"harbor.example.org HTTPRoute/cozy-harbor/z Listening", "harbor.example.org HTTPRoute/tenant-foo/a Conflict"},
 				Conflicts:    []string{"harbor.example.org winner=HTTPRoute/cozy-harbor/z losers=HTTPRoute/tenant-foo/a"},
-				Keys:         []string{"gateway", "issuer", "certificate-https-harbor-91fb3185", "redirect"},
+				Keys:         []string{"gateway", "issuer", "certificate-https-harbor-91fb3185", "redirect", "report-tenant-foo"},
 			},
 		},
 		"SmallestNamespaceNameAndSameNamespaceNeverLoses": {
@@ -46,7 +46,7 @@ func TestConflicts(t *testing.T) {
 					"x.example.org HTTPRoute/tenant-foo/c Conflict",
 				},
 				Conflicts: []string{"x.example.org winner=HTTPRoute/tenant-bar/z losers=HTTPRoute/tenant-foo/b,HTTPRoute/tenant-foo/c"},
-				Keys:      []string{"gateway", "issuer", "certificate-https-x-" + Hex8("x.example.org"), "redirect"},
+				Keys:      []string{"gateway", "issuer", "certificate-https-x-" + Hex8("x.example.org"), "redirect", "report-tenant-foo"},
 			},
 		},
 		"DNS01PinsAndApex": {
@@ -75,7 +75,7 @@ func TestConflicts(t *testing.T) {
 					"example.org winner=HTTPRoute/cozy-harbor/h losers=HTTPRoute/tenant-foo/a",
 					"harbor.example.org winner=HTTPRoute/cozy-harbor/h losers=HTTPRoute/tenant-foo/a",
 				},
-				Keys: []string{"gateway", "redirect"},
+				Keys: []string{"gateway", "redirect", "report-tenant-foo"},
 			},
 		},
 	}

@@ -77,7 +77,8 @@ func ready(key string, o *ObservedResource, listeners []v1alpha1.ListenerStatus)
 			}
 		}
 		return true
-	case key == KeyRedirect:
+	case key == KeyRedirect, isReportKey(key):
+		// A route report tells tenants; the Gateway does not wait for it.
 		return true
 	case isNamespaceKey(key):
 		return ObjectReady(o)

@@ -165,7 +165,7 @@ func TestListenerSelectionComposesNothing(t *testing.T) {
 	}}
 	out := attackP(t, &in)
 	v := viewOf(t, out)
-	want := []string{"gateway", "issuer", "certificate-" + HostListenerName("www.example.org"), "redirect"}
+	want := []string{"gateway", "issuer", "certificate-" + HostListenerName("www.example.org"), "redirect", "report-cozy-dashboard"}
 	if diff := cmp.Diff(want, v.Keys); diff != "" {
 		t.Errorf("composed resources: -want, +got:\n%s", diff)
 	}

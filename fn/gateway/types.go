@@ -99,6 +99,9 @@ type Output struct {
 	Listeners int
 	// LeftOut counts the hostnames and child apexes a limit left out.
 	LeftOut LeftOut
+	// ReportsLeftOut counts the namespaces MaxRouteReports left without a
+	// route report.
+	ReportsLeftOut int
 	// HostnameStates count every claim (the entries of status.hostnames
 	// before its bound) by state, ChildApexStates every child apex.
 	HostnameStates  map[v1alpha1.HostnameState]int

@@ -1,0 +1,188 @@
+package gateway
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
+	kv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/v1alpha1"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
+)
+
+// Route reports tell a tenant, in its own namespace, why its routes are not
+// served (see Route reports in docs/design.md): the causes are on the
+// owner's TenantGateway, which a tenant of another namespace cannot read.
+// Each is a ConfigMap in that namespace, written by provider-kubernetes
+// through an Object in the owner's namespace, holding only that
+// namespace's routes.
+
+// MaxRouteReports bounds the namespaces reported on: each report is one
+// composed Object, and a tenant can make nested tenants.
+const MaxRouteReports = 64
+
+// maxReportBytes bounds one report's data (a ConfigMap holds up to 1 MiB;
+// the Object that carries it is a composed resource, in the function's
+// response).
+const maxReportBytes = 16 << 10
+
+// KeyReportSummary is the report's key that says whose report it is and
+// what it leaves out; every other key is a route, "<kind>.<name>".
+const KeyReportSummary = "summary"
+
+const keyReportPrefix = "report-"
+
+// ReportKey is the composition resource name of a namespace's report.
+func ReportKey(ns string) string { return keyReportPrefix + ns }
+
+func isReportKey(key string) bool { return strings.HasPrefix(key, keyReportPrefix) }
+
+// ReportName is the ConfigMap a namespace's report is: <tgw>-route-status,
+// one per TenantGateway in every namespace it reports on.
+func ReportName(tgw string) string { return tgw + "-route-status" }
+
+// ReportObjectName is the Object that writes a namespace's report, in the
+// owner's namespace: <tgw>-rs-<ns>-<hex8 of tgw/ns>, or <hex16>-route-status
+// over the limit of an object name (as NamespaceObjectName).
+func ReportObjectName(tgw, ns string) string {
+	sum := sha256.Sum256([]byte(tgw + "/" + ns))
+	if n := tgw + "-rs-" + ns + "-" + hex.EncodeToString(sum[:4]); len(n) <= maxObjectName {
+		return n
+	}
+	return hex.EncodeToString(sum[:8]) + "-route-status"
+}
+
+// A report is one namespace's routes with a hostname not served, and each
+// route's hostnames in status order.
+type report struct {
+	namespace string
+	// routes are the keys "<kind>.<name>" of the routes with a hostname
+	// not served, in claim order; lines their hostnames' lines.
+	routes []string
+	lines  map[string][]string
+	// unserved marks the routes with a hostname not served.
+	unserved map[string]bool
+}
+
+// routeReports composes a report for every namespace but the owner's
+// (whose administrators read the TenantGateway) with at least one route
+// that has a hostname not served: namespace order, at most MaxRouteReports.
+// A report names only routes of its own namespace, and its Object writes
+// only into that namespace, a namespace routes were read from.
+func routeReports(in *Input, claims []*claim) ([]Resource, int, error) {
+	byNS := map[string]*report{}
+	var order []string
+	for _, c := range claims {
+		if c.namespace == in.Namespace {
+			continue
+		}
+		r := byNS[c.namespace]
+		if r == nil {
+			r = &report{namespace: c.namespace, lines: map[string][]string{}, unserved: map[string]bool{}}
+			byNS[c.namespace] = r
+			order = append(order, c.namespace)
+		}
+		key := c.kind + "." + c.name
+		if _, seen := r.lines[key]; !seen {
+			r.routes = append(r.routes, key)
+		}
+		r.lines[key] = append(r.lines[key], fmt.Sprintf("%s: %s: %s", c.hostname, c.state, claimMessage(in, c)))
+		if !isServed(c.state) {
+			r.unserved[key] = true
+		}
+	}
+	slices.Sort(order)
+	var out []Resource
+	left := 0
+	for _, ns := range order {
+		r := byNS[ns]
+		if len(r.unserved) == 0 {
+			continue
+		}
+		if len(out) == MaxRouteReports {
+			left++
+			continue
+		}
+		o, err := reportObject(in, r)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, Resource{Key: ReportKey(ns), Object: o})
+	}
+	return out, left, nil
+}
+
+// claimMessage is the message status.hostnames gives a claim.
+func claimMessage(in *Input, c *claim) string {
+	if c.message == "" && c.state == v1alpha1.HostnameOverListenerLimit {
+		return overLimitMessage(in, c.hostname)
+	}
+	return c.message
+}
+
+// reportData is the ConfigMap's data: the summary, then one key per route
+// whose hostnames are not all served, its lines joined, as many routes as
+// fit in maxReportBytes (the summary says how many did not).
+func reportData(in *Input, r *report) map[string]string {
+	data := map[string]string{}
+	var shown []string
+	for _, key := range r.routes {
+		if r.unserved[key] {
+			shown = append(shown, key)
+		}
+	}
+	size, kept := 0, 0
+	for _, key := range shown {
+		v := truncateTo(strings.Join(r.lines[key], "\n"), maxReportBytes/4)
+		if size+len(key)+len(v) > maxReportBytes {
+			break
+		}
+		data[key] = v
+		size += len(key) + len(v)
+		kept++
+	}
+	summary := fmt.Sprintf("Routes of namespace %s with hostnames Gateway %s/%s does not serve, one key per route (<kind>.<name>), one line per hostname: <hostname>: <state>: <why>. Written by TenantGateway %s/%s; the owner's administrators see the same in its status.hostnames.", r.namespace, in.Namespace, in.Name, in.Namespace, in.Name)
+	if kept < len(shown) {
+		summary += fmt.Sprintf(" %d more routes are left out of this report (size limit).", len(shown)-kept)
+	}
+	data[KeyReportSummary] = summary
+	return data
+}
+
+// reportObject is the Object that writes a namespace's report. It may
+// create, update and delete its ConfigMap (the default management
+// policies): the ConfigMap is the function's, in the reported namespace.
+func reportObject(in *Input, r *report) (*kobjv1alpha1.Object, error) {
+	manifest := corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: ReportName(in.Name), Namespace: r.namespace, Labels: commonLabels(in)},
+		Data:       reportData(in, r),
+	}
+	raw, err := jsonobj.Manifest(manifest)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode the route report of namespace %s: %w", r.namespace, err)
+	}
+	return &kobjv1alpha1.Object{
+		TypeMeta: metav1.TypeMeta{APIVersion: kobjv1alpha1.SchemeGroupVersion.String(), Kind: kobjv1alpha1.ObjectKind},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      ReportObjectName(in.Name, r.namespace),
+			Namespace: in.Namespace,
+			Labels:    commonLabels(in),
+		},
+		Spec: kobjv1alpha1.ObjectSpec{
+			ManagedResourceSpec: xpv2.ManagedResourceSpec{
+				ProviderConfigReference: &xpv2.ProviderConfigReference{Kind: kv1alpha1.ClusterProviderConfigKind, Name: ProviderConfigName},
+			},
+			ForProvider: kobjv1alpha1.ObjectParameters{Manifest: runtime.RawExtension{Raw: raw}},
+		},
+	}, nil
+}
