@@ -193,18 +193,32 @@ func checkDerived(in Input, root bool, ns string, labels map[string]string) erro
 // checkNestedHost refuses a spec.host outside the parent's zone for a
 // tenant nested below the publishing tenant's direct children: the host
 // label is the tenant's delegation (see Who may attach in docs/design.md),
-// and a nested tenant may only be delegated part of its parent's. The
-// tenant-host-policy lets only trusted callers set spec.host at all; this
-// holds without it.
+// and a nested tenant may only be delegated part of its parent's. The one
+// exception, at every depth as for a direct child, is a tenant that owns
+// its Gateway given an apex of its own outside the platform's zone
+// (publishing.host and every name under it), such as customer1.example:
+// a name of no other tenant's delegation, which only callers the
+// tenant-host-policy trusts can set. A name inside the platform's zone but
+// outside the parent's stays refused at any depth below the direct
+// children, whatever the admission policies do: it is another tenant's.
 func checkNestedHost(in Input, root bool) error {
 	if root || in.Spec.Host == "" || in.Parent == in.Platform.IngressName {
 		return nil
 	}
-	p := in.ParentLabels[gateway.LabelNamespaceHost]
-	if h := in.Spec.Host; p == "" || h != p && !strings.HasSuffix(h, "."+p) {
-		return refuse("spec.host %q must equal or be under the parent tenant's host %q (namespace %s): a nested tenant is delegated only part of its parent's zone", in.Spec.Host, p, in.Parent)
+	h, p := in.Spec.Host, in.ParentLabels[gateway.LabelNamespaceHost]
+	if p != "" && (h == p || strings.HasSuffix(h, "."+p)) {
+		return nil
 	}
-	return nil
+	owning := in.Spec.Gateway != nil && *in.Spec.Gateway
+	apex := in.Platform.Host
+	inPlatform := apex == "" || h == apex || strings.HasSuffix(h, "."+apex)
+	if owning && !inPlatform {
+		return nil
+	}
+	if owning {
+		return refuse("spec.host %q must equal or be under the parent tenant's host %q (namespace %s), or, for a tenant with its own Gateway, be an apex of its own outside the platform's zone %q: a nested tenant is delegated only part of its parent's zone", h, p, in.Parent, apex)
+	}
+	return refuse("spec.host %q must equal or be under the parent tenant's host %q (namespace %s): a nested tenant is delegated only part of its parent's zone; only a tenant with its own Gateway (spec.gateway) may be given an apex of its own outside the platform's zone %q", h, p, in.Parent, apex)
 }
 
 // checkValue turns the validation errors of a derived value into a refusal

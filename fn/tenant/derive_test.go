@@ -142,6 +142,16 @@ func TestDerive(t *testing.T) {
 				Gateway: `{"apex":"customer1.example","certMode":"http01","gatewayClassName":"cilium","issuerName":"letsencrypt-prod"}`,
 			},
 		},
+		"NestedOwnApex": {
+			reason: "three levels down, an owning tenant an administrator gave its own apex (tenant-host-policy lets only trusted callers set spec.host): customer1.example, as for a direct child",
+			in: Input{Name: "acme", Parent: "tenant-alice-x", Spec: appsv1alpha1.TenantSpec{Host: "customer1.example", Gateway: yes},
+				ParentLabels: map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "x.alice.example.org"}, Platform: platform()},
+			want: view{
+				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-alice-x-acme", Apex: "customer1.example", GatewayNamespace: "tenant-alice-x-acme", GatewayClassName: "cilium", CertMode: "http01"},
+				Labels:  map[string]string{gateway.LabelNamespaceHost: "customer1.example", gateway.LabelNamespaceGateway: "tenant-alice-x-acme"},
+				Gateway: `{"apex":"customer1.example","certMode":"http01","gatewayClassName":"cilium","issuerName":"letsencrypt-prod"}`,
+			},
+		},
 		"Nested": {
 			reason: "two levels down: <parent>-<name>, apex under the parent's, the parent's gateway label inherited",
 			in:     Input{Name: "bob", Parent: "tenant-alice", ParentLabels: map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "alice.example.org"}, Platform: platform()},
@@ -329,13 +339,25 @@ func TestRefusals(t *testing.T) {
 			reason: "A nested tenant's spec.host must stay in its parent's zone, whatever the admission policies do: the host label is a delegation",
 			in: Input{Name: "evil", Parent: "tenant-alice", Spec: appsv1alpha1.TenantSpec{Host: "shop.bob.example.org"},
 				ParentLabels: map[string]string{gateway.LabelNamespaceHost: "alice.example.org", gateway.LabelNamespaceGateway: "tenant-root"}, Platform: platform()},
-			want: `spec.host "shop.bob.example.org" must equal or be under the parent tenant's host "alice.example.org" (namespace tenant-alice): a nested tenant is delegated only part of its parent's zone`,
+			want: `spec.host "shop.bob.example.org" must equal or be under the parent tenant's host "alice.example.org" (namespace tenant-alice): a nested tenant is delegated only part of its parent's zone; only a tenant with its own Gateway (spec.gateway) may be given an apex of its own outside the platform's zone "example.org"`,
+		},
+		"NestedOwnerHostInSiblingZone": {
+			reason: "Owning its Gateway does not open another tenant's zone: inside the platform's zone only the parent's part may be delegated",
+			in: Input{Name: "evil", Parent: "tenant-alice-x", Spec: appsv1alpha1.TenantSpec{Host: "shop.bob.example.org", Gateway: yes},
+				ParentLabels: map[string]string{gateway.LabelNamespaceHost: "x.alice.example.org", gateway.LabelNamespaceGateway: "tenant-root"}, Platform: platform()},
+			want: `spec.host "shop.bob.example.org" must equal or be under the parent tenant's host "x.alice.example.org" (namespace tenant-alice-x), or, for a tenant with its own Gateway, be an apex of its own outside the platform's zone "example.org": a nested tenant is delegated only part of its parent's zone`,
+		},
+		"NestedOwnApexWithoutGateway": {
+			reason: "An apex of its own is for a tenant that owns its Gateway: without one, its routes would be judged on the parent's Gateway, outside its apex",
+			in: Input{Name: "acme", Parent: "tenant-alice", Spec: appsv1alpha1.TenantSpec{Host: "customer1.example"},
+				ParentLabels: map[string]string{gateway.LabelNamespaceHost: "alice.example.org", gateway.LabelNamespaceGateway: "tenant-root"}, Platform: platform()},
+			want: `spec.host "customer1.example" must equal or be under the parent tenant's host "alice.example.org" (namespace tenant-alice): a nested tenant is delegated only part of its parent's zone; only a tenant with its own Gateway (spec.gateway) may be given an apex of its own outside the platform's zone "example.org"`,
 		},
 		"NestedHostThePlatformApex": {
 			reason: "Nor may it claim the platform's apex",
 			in: Input{Name: "evil", Parent: "tenant-alice", Spec: appsv1alpha1.TenantSpec{Host: "example.org"},
 				ParentLabels: map[string]string{gateway.LabelNamespaceHost: "alice.example.org", gateway.LabelNamespaceGateway: "tenant-root"}, Platform: platform()},
-			want: `spec.host "example.org" must equal or be under the parent tenant's host "alice.example.org" (namespace tenant-alice): a nested tenant is delegated only part of its parent's zone`,
+			want: `spec.host "example.org" must equal or be under the parent tenant's host "alice.example.org" (namespace tenant-alice): a nested tenant is delegated only part of its parent's zone; only a tenant with its own Gateway (spec.gateway) may be given an apex of its own outside the platform's zone "example.org"`,
 		},
 		"NoApex": {
 			in:   Input{Name: "bob", Parent: "tenant-alice", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, Platform: platform()},
