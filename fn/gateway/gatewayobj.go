@@ -19,6 +19,8 @@ func gatewayObject(in *Input, listeners []gwapiv1.Listener) *gwapiv1.Gateway {
 		Spec: gwapiv1.GatewaySpec{
 			GatewayClassName: gwapiv1.ObjectName(in.Spec.GatewayClassName),
 			Listeners:        listeners,
+			Infrastructure:   gatewayInfrastructure(in.Spec.Infrastructure),
+			Addresses:        gatewayAddresses(in.Spec.Addresses),
 		},
 	}
 }

@@ -95,6 +95,8 @@ func Validate(s v1alpha1.TenantGatewaySpec) field.ErrorList {
 
 	errs = append(errs, validateLabels(p.Child("attachedNamespaces"), s.AttachedNamespaces)...)
 	errs = append(errs, validateLabels(p.Child("tlsPassthroughServices"), s.TLSPassthroughServices)...)
+	errs = append(errs, ValidateInfrastructure(p.Child("infrastructure"), s.Infrastructure)...)
+	errs = append(errs, ValidateAddresses(p.Child("addresses"), s.Addresses)...)
 	return errs
 }
 

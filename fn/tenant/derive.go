@@ -367,7 +367,30 @@ func gatewaySpec(in Input, ns, apex string) (v1alpha1.TenantGatewaySpec, error) 
 	if publishing {
 		publishingExtras(p, edge, &spec)
 	}
+	if err := pinSettings(p, ns, &spec); err != nil {
+		return spec, err
+	}
 	return spec, nil
+}
+
+// pinSettings gives the TenantGateway the pin the platform settings hold
+// for its namespace, refusing one the Gateway would refuse with a message
+// that names the setting (see Pinning an address in docs/design.md).
+func pinSettings(p Platform, ns string, spec *v1alpha1.TenantGatewaySpec) error {
+	pin, ok := p.Infrastructure[ns]
+	if !ok {
+		return nil
+	}
+	if len(pin.Labels) > 0 || len(pin.Annotations) > 0 {
+		spec.Infrastructure = &v1alpha1.GatewayInfrastructure{Labels: pin.Labels, Annotations: pin.Annotations}
+	}
+	spec.Addresses = pin.Addresses
+	path := pathInfrastructure.Key(ns)
+	errs := append(gateway.ValidateInfrastructure(path, spec.Infrastructure), gateway.ValidateAddresses(path.Child("addresses"), spec.Addresses)...)
+	if len(errs) > 0 {
+		return refuse("platform setting %s cannot pin the Gateway: %s", path, errs.ToAggregate().Error())
+	}
+	return nil
 }
 
 // publishingExtras are what only the publishing tenant's Gateway carries:

@@ -142,6 +142,20 @@ func TestDerive(t *testing.T) {
 				Gateway: `{"apex":"customer1.example","certMode":"http01","gatewayClassName":"cilium","issuerName":"letsencrypt-prod"}`,
 			},
 		},
+		"AcmePinned": {
+			reason: "the platform settings pin tenant-acme's Gateway: Cilium's LB-IPAM annotation and an address, carried into its TenantGateway",
+			in: Input{Name: "acme", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Host: "customer1.example", Gateway: yes}, ParentLabels: rootLabels, Platform: with(platform(), func(p *Platform) {
+				p.Infrastructure = map[string]Pin{
+					"tenant-acme":  {Annotations: map[string]string{"lbipam.cilium.io/ips": "198.51.100.10"}, Addresses: []v1alpha1.GatewayAddress{{Value: "198.51.100.10"}}},
+					"tenant-other": {Labels: map[string]string{"pool": "other"}},
+				}
+			})},
+			want: view{
+				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-acme", Apex: "customer1.example", GatewayNamespace: "tenant-acme", GatewayClassName: "cilium", CertMode: "http01"},
+				Labels:  map[string]string{gateway.LabelNamespaceHost: "customer1.example", gateway.LabelNamespaceGateway: "tenant-acme"},
+				Gateway: `{"addresses":[{"value":"198.51.100.10"}],"apex":"customer1.example","certMode":"http01","gatewayClassName":"cilium","infrastructure":{"annotations":{"lbipam.cilium.io/ips":"198.51.100.10"}},"issuerName":"letsencrypt-prod"}`,
+			},
+		},
 		"NestedOwnApex": {
 			reason: "three levels down, an owning tenant an administrator gave its own apex (tenant-host-policy lets only trusted callers set spec.host): customer1.example, as for a direct child",
 			in: Input{Name: "acme", Parent: "tenant-alice-x", Spec: appsv1alpha1.TenantSpec{Host: "customer1.example", Gateway: yes},
@@ -334,6 +348,15 @@ func TestRefusals(t *testing.T) {
 			reason: "publishing.host comes from the platform settings, which no schema checks: a wildcard cannot be a label value",
 			in:     Input{Name: "root", Parent: "tenant-root", Platform: func() Platform { p := platform(); p.Host = "*.example.org"; return p }()},
 			want:   `namespace label namespace.cozystack.io/host "*.example.org" (from platform setting publishing.host, 13 characters, at most 63) is invalid: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
+		},
+		"PinRefused": {
+			reason: "A pin the Gateway API schema would refuse is refused on the Tenant, naming the platform setting and each field",
+			in: Input{Name: "acme", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Host: "customer1.example", Gateway: yes}, ParentLabels: rootLabels, Platform: func() Platform {
+				p := platform()
+				p.Infrastructure = map[string]Pin{"tenant-acme": {Labels: map[string]string{"pool": "a b"}, Addresses: []v1alpha1.GatewayAddress{{Value: "pool-a"}}}}
+				return p
+			}()},
+			want: `platform setting gateway.infrastructure[tenant-acme] cannot pin the Gateway: [gateway.infrastructure[tenant-acme].labels[pool]: Invalid value: "a b": label value: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'), gateway.infrastructure[tenant-acme].addresses[0].value: Invalid value: "pool-a": type IPAddress needs an IPv4 or IPv6 address, such as 198.51.100.10]`,
 		},
 		"NestedHostInSiblingZone": {
 			reason: "A nested tenant's spec.host must stay in its parent's zone, whatever the admission policies do: the host label is a delegation",

@@ -34,7 +34,22 @@ type Platform struct {
 	EdgeTerminatedClasses   []string
 	AttachedNamespaces      []string
 	TLSPassthroughServices  []string
+	// Infrastructure pins owning tenants' Gateways, by tenant namespace
+	// (see Pinning an address in docs/design.md).
+	Infrastructure map[string]Pin
 }
+
+// A Pin is what an owning tenant's TenantGateway gets in
+// spec.infrastructure and spec.addresses (platform setting
+// gateway.infrastructure.<namespace>).
+type Pin struct {
+	Labels      map[string]string         `json:"labels,omitempty"`
+	Annotations map[string]string         `json:"annotations,omitempty"`
+	Addresses   []v1alpha1.GatewayAddress `json:"addresses,omitempty"`
+}
+
+// pathInfrastructure is where the platform settings pin Gateways.
+var pathInfrastructure = field.NewPath("gateway", "infrastructure")
 
 // Platform defaults.
 const (
@@ -77,6 +92,7 @@ func ParsePlatform(data map[string]any) (Platform, error) {
 	r.list(&p.EdgeTerminatedClasses, "gateway", "edgeTerminatedClasses")
 	r.list(&p.AttachedNamespaces, "gateway", "attachedNamespaces")
 	r.list(&p.TLSPassthroughServices, "gateway", "tlsPassthroughServices")
+	r.infrastructure(&p.Infrastructure)
 	return p, r.err
 }
 
@@ -175,6 +191,29 @@ func (r *reader) acmeServers(into *map[string]v1alpha1.ACMEServer) {
 		*into = out
 	default:
 		r.fail(fmt.Errorf("platform setting %s must map the names of ACME servers to their settings (server, caBundle, externalAccountBinding, email)", pathACMEServers))
+	}
+}
+
+// infrastructure decodes gateway.infrastructure, a map of tenant
+// namespaces to pins, strictly (a misspelt key would silently pin nothing),
+// in namespace order. Whether a pin is valid is judged when its tenant
+// derives its TenantGateway (pinSettings).
+func (r *reader) infrastructure(into *map[string]Pin) {
+	switch v := r.get("gateway", "infrastructure").(type) {
+	case nil:
+	case map[string]any:
+		out := make(map[string]Pin, len(v))
+		for _, ns := range slices.Sorted(maps.Keys(v)) {
+			var pin Pin
+			if err := jsonobj.DecodeStrict(v[ns], &pin); err != nil {
+				r.fail(fmt.Errorf("platform setting %s: %w", pathInfrastructure.Key(ns), err))
+				return
+			}
+			out[ns] = pin
+		}
+		*into = out
+	default:
+		r.fail(fmt.Errorf("platform setting %s must map owning tenants' namespaces to labels, annotations and addresses for their Gateways", pathInfrastructure))
 	}
 }
 

@@ -139,3 +139,41 @@ func TestParsePlatform(t *testing.T) {
 		})
 	}
 }
+
+func TestParseInfrastructure(t *testing.T) {
+	cases := map[string]struct {
+		data    map[string]any
+		want    map[string]Pin
+		wantErr string
+	}{
+		"Pins": {
+			data: map[string]any{"gateway": map[string]any{"infrastructure": map[string]any{
+				"tenant-root": map[string]any{"annotations": map[string]any{"lbipam.cilium.io/ips": "198.51.100.10"}, "addresses": []any{map[string]any{"value": "198.51.100.10"}}},
+			}}},
+			want: map[string]Pin{"tenant-root": {Annotations: map[string]string{"lbipam.cilium.io/ips": "198.51.100.10"}, Addresses: []v1alpha1.GatewayAddress{{Value: "198.51.100.10"}}}},
+		},
+		"Misspelt": {
+			data:    map[string]any{"gateway": map[string]any{"infrastructure": map[string]any{"tenant-root": map[string]any{"annotation": map[string]any{}}}}},
+			wantErr: `platform setting gateway.infrastructure[tenant-root]: json: unknown field "annotation"`,
+		},
+		"NotAMap": {
+			data:    map[string]any{"gateway": map[string]any{"infrastructure": []any{"x"}}},
+			wantErr: "platform setting gateway.infrastructure must map owning tenants' namespaces to labels, annotations and addresses for their Gateways",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p, err := ParsePlatform(tc.data)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if diff := cmp.Diff(tc.wantErr, got); diff != "" {
+				t.Fatalf("error -want, +got:\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.want, p.Infrastructure); err == nil && diff != "" {
+				t.Errorf("-want, +got:\n%s", diff)
+			}
+		})
+	}
+}

@@ -120,6 +120,10 @@ var judged = map[string]struct {
 		shows:  "the http listener alone; port 80 redirects",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 1, CheckRouteTable: 1, CheckPort80: 1},
 	},
+	"pinned-address": {
+		shows:  "an address pinned through spec.infrastructure and spec.addresses: the http listener alone, accepted; port 80 redirects, as in http01-basic",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 1, CheckRouteTable: 1, CheckPort80: 1},
+	},
 	"section-names": {
 		shows:  "routes naming listeners and ports: served where they name the listener that takes the name; refused where they name another, a port with no HTTPS listener, or the wildcard a pin takes the name from",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 5, CheckFilterChains: 1, overlappingTLS: 4, CheckPort80: 7, CheckRefused: 4, CheckRouteRefused: 2, CheckServedAccepted: 3, CheckServedCertificate: 3, CheckServedRouting: 3},

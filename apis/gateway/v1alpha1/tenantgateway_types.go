@@ -287,6 +287,65 @@ type TenantGatewaySpec struct {
 	// +kubebuilder:validation:Maximum=1000
 	// +optional
 	ACMEOrdersPerBranch *int32 `json:"acmeOrdersPerBranch,omitempty"`
+
+	// Infrastructure is copied into the Gateway's spec.infrastructure: labels
+	// and annotations the implementation puts on what it creates for the
+	// Gateway (its Service), such as Cilium's LB-IPAM annotation
+	// lbipam.cilium.io/ips or a label an IP pool selects. A Tenant's
+	// TenantGateway gets it from the platform settings
+	// (gateway.infrastructure).
+	// +optional
+	Infrastructure *GatewayInfrastructure `json:"infrastructure,omitempty"`
+
+	// Addresses are copied into the Gateway's spec.addresses: the addresses
+	// the Gateway asks its implementation for. A Tenant's TenantGateway gets
+	// them from the platform settings (gateway.infrastructure).
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	Addresses []GatewayAddress `json:"addresses,omitempty"`
+}
+
+// MaxInfrastructureEntries is how many labels, and how many annotations,
+// Gateway API lets spec.infrastructure hold.
+const MaxInfrastructureEntries = 8
+
+// GatewayInfrastructure is what the Gateway's spec.infrastructure carries.
+type GatewayInfrastructure struct {
+	// Labels for what the implementation creates for the Gateway.
+	// +kubebuilder:validation:MaxProperties=8
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+	// Annotations for what the implementation creates for the Gateway.
+	// +kubebuilder:validation:MaxProperties=8
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// AddressType is the type of a Gateway address.
+// +kubebuilder:validation:Enum=IPAddress;Hostname;NamedAddress
+type AddressType string
+
+// Address types (Gateway API's core and extended ones).
+const (
+	AddressIPAddress    AddressType = "IPAddress"
+	AddressHostname     AddressType = "Hostname"
+	AddressNamedAddress AddressType = "NamedAddress"
+)
+
+// AddressTypes are the allowed address types.
+var AddressTypes = []AddressType{AddressIPAddress, AddressHostname, AddressNamedAddress}
+
+// GatewayAddress is one address the Gateway asks for.
+type GatewayAddress struct {
+	// Type of the address: IPAddress (the default), Hostname or
+	// NamedAddress (an implementation's named pool or address).
+	// +optional
+	Type AddressType `json:"type,omitempty"`
+	// Value of the address: an IP address, a DNS name, or the name the
+	// implementation knows.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Value string `json:"value"`
 }
 
 // DefaultACMEOrdersPerBranch is ACMEOrdersPerBranch when unset.
