@@ -206,13 +206,12 @@ func checkNestedHost(in Input, root bool) error {
 		return nil
 	}
 	h, p := in.Spec.Host, in.ParentLabels[gateway.LabelNamespaceHost]
-	if p != "" && (h == p || strings.HasSuffix(h, "."+p)) {
+	if p != "" && inZone(h, p) {
 		return nil
 	}
 	owning := in.Spec.Gateway != nil && *in.Spec.Gateway
 	apex := in.Platform.Host
-	inPlatform := apex == "" || h == apex || strings.HasSuffix(h, "."+apex)
-	if owning && !inPlatform {
+	if owning && apex != "" && !inZone(h, apex) {
 		return nil
 	}
 	if owning {
@@ -220,6 +219,9 @@ func checkNestedHost(in Input, root bool) error {
 	}
 	return refuse("spec.host %q must equal or be under the parent tenant's host %q (namespace %s): a nested tenant is delegated only part of its parent's zone; only a tenant with its own Gateway (spec.gateway) may be given an apex of its own outside the platform's zone %q", h, p, in.Parent, apex)
 }
+
+// inZone says whether h is zone or a name under it.
+func inZone(h, zone string) bool { return h == zone || strings.HasSuffix(h, "."+zone) }
 
 // checkValue turns the validation errors of a derived value into a refusal
 // that names it, its origin, its length and the limit.

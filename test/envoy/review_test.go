@@ -95,7 +95,7 @@ func reviewCompose(t *testing.T, in gateway.Input) (*gateway.Output, *Scenario) 
 				ref.SectionName = &sn
 			}
 			if p.Port != 0 {
-				port := gwapiv1.PortNumber(p.Port)
+				port := p.Port
 				ref.Port = &port
 			}
 			refs = append(refs, ref)

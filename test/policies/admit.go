@@ -182,19 +182,26 @@ func Admit(p *admissionv1.ValidatingAdmissionPolicy, in map[string]any) (string,
 // subresource s of every resource.
 func Matches(p *admissionv1.ValidatingAdmissionPolicy, group, version, resource, op string) bool {
 	in := func(l []string, v string) bool { return slices.Contains(l, v) || slices.Contains(l, "*") }
-	r, sub, _ := strings.Cut(resource, "/")
 	for _, rule := range p.Spec.MatchConstraints.ResourceRules {
 		ops := make([]string, 0, len(rule.Operations))
 		for _, o := range rule.Operations {
 			ops = append(ops, string(o))
 		}
-		resOK := slices.Contains(rule.Resources, resource) || slices.Contains(rule.Resources, "*") && sub == "" ||
-			sub != "" && (slices.Contains(rule.Resources, r+"/*") || slices.Contains(rule.Resources, "*/"+sub) || slices.Contains(rule.Resources, "*/*"))
-		if in(rule.APIGroups, group) && in(rule.APIVersions, version) && in(ops, op) && resOK {
+		if in(rule.APIGroups, group) && in(rule.APIVersions, version) && in(ops, op) && resourceMatches(rule.Resources, resource) {
 			return true
 		}
 	}
 	return false
+}
+
+// resourceMatches is a rule's resources matching resource, which may name a
+// subresource ("r/s").
+func resourceMatches(rules []string, resource string) bool {
+	r, sub, _ := strings.Cut(resource, "/")
+	if sub == "" {
+		return slices.Contains(rules, resource) || slices.Contains(rules, "*")
+	}
+	return slices.Contains(rules, resource) || slices.Contains(rules, r+"/*") || slices.Contains(rules, "*/"+sub) || slices.Contains(rules, "*/*")
 }
 
 // Review puts a write of resource (group, version) through every policy of
