@@ -24,14 +24,20 @@ import (
 // the report goes once nothing of it is refused.
 func TestRouteReports(t *testing.T) {
 	t.Parallel()
-	apply(t, readFile("examples", "cluster", "tenant-roles.yaml"))
+	// The shipped role under a name of this test's: TestTenantAdminRole,
+	// running beside it, deletes the shipped one when it ends.
+	role := readFile("examples", "cluster", "tenant-roles.yaml")
+	if !strings.Contains(role, "name: tenant-gateway-tenant-admin\n") {
+		t.Fatal("examples/cluster/tenant-roles.yaml holds no ClusterRole tenant-gateway-tenant-admin")
+	}
+	apply(t, strings.Replace(role, "name: tenant-gateway-tenant-admin\n", "name: e2e-rr-tenant-admin\n", 1))
 	namespace(t, "tenant-rr", map[string]string{"namespace.cozystack.io/host": "rr.example.org", labelGateway: "tenant-rr"})
 	namespace(t, "tenant-rr-alice", map[string]string{"namespace.cozystack.io/host": "alice.rr.example.org", labelGateway: "tenant-rr"})
 	apply(t, `
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
 metadata: {name: rr-alice-admins, namespace: tenant-rr-alice}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: tenant-gateway-tenant-admin}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: e2e-rr-tenant-admin}
 subjects:
 - {apiGroup: rbac.authorization.k8s.io, kind: Group, name: rr-alice-admins}
 ---
