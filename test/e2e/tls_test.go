@@ -141,6 +141,7 @@ func TestDNS01Issuance(t *testing.T) {
 		}
 		trustedOn(t, certName, tlsZone, "*."+tlsZone, alice, "*."+alice, bob, "*."+bob)
 		latency[fmt.Sprintf("s%02d", i)] = time.Since(start)
+		t.Logf("sample %d: %s", i, time.Since(start).Round(100*time.Millisecond))
 		removeTenantGateway(t, certName)
 	}
 	t.Logf("%d new TenantGateways (dns01, 6 names) to a trusted certificate on programmed listeners: %s", samples, quantiles(latency))
