@@ -51,6 +51,11 @@ var controllers = []string{
 	"orders", "challenges",
 }
 
+// workers per controller: cert-manager's default (--concurrent-workers).
+// A DNS-01 check holds its worker for a fixed 60 s, so fewer workers
+// serialise the challenges of a certificate with several names.
+const workers = 5
+
 func main() {
 	klog.InitFlags(nil)
 	kubeconfig := flag.String("kubeconfig", "", "kubeconfig of the API server")
@@ -106,7 +111,7 @@ func run(ctx context.Context, kubeconfig, namespace, nameservers string, retry t
 		if err != nil {
 			return fmt.Errorf("cannot create controller %q: %w", name, err)
 		}
-		g.Go(func() error { return c.Run(2, gctx) })
+		g.Go(func() error { return c.Run(workers, gctx) })
 	}
 	// The controllers registered their informers on the shared factories
 	// while being created; every Context the factory builds shares them.
