@@ -70,7 +70,7 @@ XPKG_ARCHS   ?= amd64 arm64
 
 RENDER_ENV = CROSSPLANE=$(abspath $(CROSSPLANE)) CROSSPLANE_CORE=$(abspath $(CROSSPLANE_CORE)) FUNCTION_BIN=$(abspath $(FUNCTION_BIN))
 
-.PHONY: render test unit golden generate xpkg xpkg-check lint bench tools envoy-tools e2e e2e-tools e2e-up e2e-down scale faults build clean
+.PHONY: render test unit golden generate xpkg xpkg-check lint bench tools envoy-tools tls-tools e2e e2e-tools e2e-up e2e-down scale faults build clean
 
 $(CROSSPLANE):
 	@mkdir -p $(dir $@)
@@ -177,7 +177,32 @@ $(ENVOY_GATEWAY):
 
 envoy-tools: $(EGCTL) $(ENVOY_GATEWAY)
 
-e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) $(PROVIDER_KUBERNETES) $(REGISTRY) $(XPKG_INDEX) $(ENVOY_GATEWAY)
+# A real issuer (issue #22): cert-manager v1.21.2's ACME controllers, started
+# by our own wiring (test/e2e/tools/cert-manager/main.go; its cmd/controller
+# module is not served by the proxy), and Pebble v2.10.3, the ACME test
+# server. BIND 9 (Debian's bind9) is the authoritative DNS server of the
+# test apex. Cold: about 5 minutes for cert-manager, 1 for Pebble, on 2 cores.
+CM_MOD        := test/e2e/tools/cert-manager
+CM_VERSION    := $(call pin,github.com/cert-manager/cert-manager,$(CM_MOD)/go.mod)
+CERT_MANAGER  := $(CACHE)/bin/cert-manager-controllers-$(CM_VERSION)-$(call sums,$(CM_MOD)/go.sum $(CM_MOD)/main.go)
+PEBBLE_MOD    := test/e2e/tools/pebble
+PEBBLE_VERSION := $(call pin,github.com/letsencrypt/pebble/v2,$(PEBBLE_MOD)/go.mod)
+PEBBLE        := $(CACHE)/bin/pebble-$(PEBBLE_VERSION)-$(call sum,$(PEBBLE_MOD)/go.sum)
+
+$(CERT_MANAGER):
+	@mkdir -p $(dir $@)
+	@echo "building cert-manager $(CM_VERSION)'s controllers into $@ (cold: several minutes)"
+	cd $(CM_MOD) && go build -trimpath -ldflags "-s -w" -o $@.tmp .
+	mv $@.tmp $@
+
+$(PEBBLE):
+	@mkdir -p $(dir $@)
+	cd $(PEBBLE_MOD) && go build -trimpath -ldflags "-s -w" -o $@.tmp github.com/letsencrypt/pebble/v2/cmd/pebble
+	mv $@.tmp $@
+
+tls-tools: $(CERT_MANAGER) $(PEBBLE)
+
+e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) $(PROVIDER_KUBERNETES) $(REGISTRY) $(XPKG_INDEX) $(ENVOY_GATEWAY) $(CERT_MANAGER) $(PEBBLE)
 
 # The end-to-end tests (test/e2e, build tag e2e) against a loopback control
 # plane: etcd, kube-apiserver, kube-controller-manager, a registry, Crossplane,
@@ -190,7 +215,7 @@ e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) $(PROVI
 E2E_ENV = E2E_DIR=$(E2E_DIR) KUBE_APISERVER=$(KUBE_APISERVER) KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER) KUBECTL=$(KUBECTL) \
 	CROSSPLANE_CORE=$(abspath $(CROSSPLANE_CORE)) CROSSPLANE=$(abspath $(CROSSPLANE)) REGISTRY=$(REGISTRY) \
 	PROVIDER_KUBERNETES=$(PROVIDER_KUBERNETES) FUNCTION_BIN=$(abspath $(FUNCTION_BIN)) \
-	XPKG_DIR=$(abspath $(OUT))/xpkg VERSION=$(VERSION) XPKG_ARCHS='$(XPKG_ARCHS)' XPKG_INDEX=$(XPKG_INDEX) ENVOY_GATEWAY=$(ENVOY_GATEWAY) \
+	XPKG_DIR=$(abspath $(OUT))/xpkg VERSION=$(VERSION) XPKG_ARCHS='$(XPKG_ARCHS)' XPKG_INDEX=$(XPKG_INDEX) ENVOY_GATEWAY=$(ENVOY_GATEWAY) CERT_MANAGER=$(CERT_MANAGER) PEBBLE=$(PEBBLE) \
 	E2E_BEFORE_INSTALL=$(E2E_BEFORE_INSTALL)
 E2E_RUN ?= .
 # Run by up.sh before our packages are installed in the migration pass

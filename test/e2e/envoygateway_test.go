@@ -98,7 +98,22 @@ func routeAccepted(route *unstructured.Unstructured, gwNS, gw string) string {
 // controller runs here, so the test plays it. Deleted when the test ends.
 func tlsSecret(t *testing.T, ns, name string, dnsNames ...string) *corev1.Secret {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	crt, key := selfSigned(t, dnsNames...)
+	s := &corev1.Secret{Type: corev1.SecretTypeTLS, Data: map[string][]byte{corev1.TLSCertKey: crt, corev1.TLSPrivateKeyKey: key}}
+	s.SetNamespace(ns)
+	s.SetName(name)
+	if err := k8s.Create(t.Context(), s); err != nil {
+		t.Fatalf("cannot create Secret %s/%s: %v", ns, name, err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(context.Background(), s) })
+	return s
+}
+
+// selfSigned makes a self-signed ECDSA certificate for dnsNames, valid for a
+// day, and its key, both PEM.
+func selfSigned(t *testing.T, dnsNames ...string) (crt, key []byte) {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,23 +126,13 @@ func tlsSecret(t *testing.T, ns, name string, dnsNames ...string) *corev1.Secret
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kb, err := x509.MarshalECPrivateKey(key)
+	kb, err := x509.MarshalECPrivateKey(k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &corev1.Secret{Type: corev1.SecretTypeTLS, Data: map[string][]byte{
-		corev1.TLSCertKey:       pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		corev1.TLSPrivateKeyKey: pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}),
-	}}
-	s.SetNamespace(ns)
-	s.SetName(name)
-	if err := k8s.Create(t.Context(), s); err != nil {
-		t.Fatalf("cannot create Secret %s/%s: %v", ns, name, err)
-	}
-	t.Cleanup(func() { _ = k8s.Delete(context.Background(), s) })
-	return s
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})
 }

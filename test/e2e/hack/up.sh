@@ -5,7 +5,8 @@
 #   v1.35.8, a loopback OCI registry, Crossplane core v2.4.0 out of cluster
 #   (Deployment package runtime for providers, External for functions), the
 #   function over mTLS and provider-kubernetes out of cluster, and Envoy
-#   Gateway's controller (envoy-gateway.sh).
+#   Gateway's controller (envoy-gateway.sh), and a real issuer: BIND 9,
+#   Pebble and cert-manager's ACME controllers (tls.sh).
 # Then it installs what a platform installs: the Gateway API (standard) and
 # cert-manager CRDs from the Go module cache, and our packages the way a user
 # does: `crossplane xpkg push` to the registry, the manifests of
@@ -31,7 +32,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 R=${E2E_DIR:?}
 : "${KUBE_APISERVER:?}" "${KUBE_CONTROLLER_MANAGER:?}" "${KUBECTL:?}" "${CROSSPLANE_CORE:?}" "${CROSSPLANE:?}" "${REGISTRY:?}"
-: "${PROVIDER_KUBERNETES:?}" "${ENVOY_GATEWAY:?}" "${FUNCTION_BIN:?}" "${XPKG_DIR:?}" "${VERSION:?}" "${XPKG_ARCHS:?}" "${XPKG_INDEX:?}"
+: "${PROVIDER_KUBERNETES:?}" "${ENVOY_GATEWAY:?}" "${CERT_MANAGER:?}" "${PEBBLE:?}" "${FUNCTION_BIN:?}" "${XPKG_DIR:?}" "${VERSION:?}" "${XPKG_ARCHS:?}" "${XPKG_INDEX:?}"
 P=$R/pki; S=$R/run; L=$R/logs
 export KUBECONFIG=$P/kubeconfig
 mkdir -p "$S/bin" "$L"
@@ -165,6 +166,9 @@ done
 kubectl wait crd --all --for=condition=Established --timeout=60s >/dev/null; ts "Gateway API and cert-manager CRDs"
 # Envoy Gateway, the Gateway API implementation the tests name (issue #13).
 bash "$ROOT/test/e2e/hack/envoy-gateway.sh"; ts "envoy-gateway"
+# A real issuer (issue #22): BIND 9 for the test zone, Pebble and
+# cert-manager's ACME controllers.
+bash "$ROOT/test/e2e/hack/tls.sh"; ts "named, pebble, cert-manager"
 
 # --- identities: Crossplane runs as its service account; provider-kubernetes
 # as the one Crossplane gives its Deployment (below) ---

@@ -1,0 +1,90 @@
+#!/bin/bash
+# Brings up a real issuer for the end-to-end tests (issue #22) as three more
+# plain processes of the loopback control plane, after up.sh has started the
+# API server and applied the cert-manager CRDs; down.sh stops them by PID.
+# Called by up.sh with its environment (E2E_DIR, CERT_MANAGER, PEBBLE,
+# kubectl on PATH, KUBECONFIG).
+#
+# - BIND 9 (Debian's named) on 127.0.0.1:8053, authoritative for the test
+#   zone tls.example, taking RFC 2136 updates signed with the TSIG key
+#   e2e-tsig (hmac-sha256, made fresh each run; its secret in
+#   run/tls/tsig.secret for the tests). No recursion: it is the only
+#   nameserver Pebble and cert-manager's DNS-01 self-check ask.
+# - Pebble, the ACME test server, at https://127.0.0.1:14000/dir with a
+#   serving certificate of a CA made here (pki/pebble-ca.crt, which the
+#   tests give the TenantGateway as spec.acme.caBundle); it resolves through
+#   named, validates for real (PEBBLE_VA_NOSLEEP only drops its random
+#   sleeps) and reuses no authorization, so every order is validated. Its
+#   own issuing root, new each run, is served on 127.0.0.1:15000/roots/0.
+# - cert-manager's ACME controllers (test/e2e/tools/cert-manager), as the
+#   admin, watching only the namespace tenant-tls: the other tests play
+#   cert-manager in their own namespaces and must not meet the real one.
+#   Each Certificate owns its Secret (--enable-certificate-owner-ref, as
+#   docs/design.md asks of a platform), so a Secret goes with its
+#   Certificate.
+set -euo pipefail
+R=${E2E_DIR:?}; : "${CERT_MANAGER:?}" "${PEBBLE:?}" "${KUBECONFIG:?}"
+P=$R/pki; S=$R/run; L=$R/logs; D=$S/tls
+fail(){ echo "tls: $*" >&2; echo "logs: $L" >&2; exit 1; }
+bg(){ local name=$1; shift; setsid nohup "$@" > "$L/$name.log" 2>&1 & echo $! > "$S/$name.pid"; }
+waitfor(){ local n=$1; shift; for _ in $(seq 1 "$n"); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done; echo "timeout after ${n}s: $*" >&2; return 1; }
+for t in named tsig-keygen dig; do command -v $t >/dev/null || fail "$t is missing (apt-get install bind9 bind9-utils bind9-dnsutils)"; done
+for port in 8053 14000 15000 5001 5002; do
+  if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then fail "port $port is in use: is another control plane up? (make e2e-down)"; fi
+done
+mkdir -p "$D/bind"
+ZONE=tls.example
+
+# --- BIND: the zone, its TSIG key and named's configuration ---
+tsig-keygen -a hmac-sha256 e2e-tsig > "$D/bind/e2e-tsig.key"
+sed -n 's/^[[:space:]]*secret "\(.*\)";/\1/p' "$D/bind/e2e-tsig.key" > "$D/tsig.secret"
+[ -s "$D/tsig.secret" ] || fail "cannot read the TSIG secret tsig-keygen made"
+cat > "$D/bind/$ZONE.zone" <<Z
+\$TTL 60
+@   IN SOA ns.$ZONE. hostmaster.$ZONE. 1 60 60 600 60
+@   IN NS  ns.$ZONE.
+ns  IN A   127.0.0.1
+Z
+cat > "$D/bind/named.conf" <<C
+options {
+  directory "$D/bind";
+  pid-file "$D/bind/named.pid";
+  session-keyfile "$D/bind/session.key";
+  listen-on port 8053 { 127.0.0.1; };
+  listen-on-v6 { none; };
+  recursion no;
+  allow-transfer { none; };
+  dnssec-validation no;
+};
+controls { };
+include "$D/bind/e2e-tsig.key";
+zone "$ZONE" { type primary; file "$D/bind/$ZONE.zone"; allow-update { key "e2e-tsig"; }; };
+C
+named-checkconf "$D/bind/named.conf" || fail "named.conf is refused"
+bg named named -g -n 1 -c "$D/bind/named.conf"
+waitfor 30 sh -c "dig +short +time=1 +tries=1 -p 8053 @127.0.0.1 SOA $ZONE | grep -q ns.$ZONE" || fail "named does not answer for $ZONE (see named.log)"
+
+# --- Pebble: its serving certificate and configuration ---
+if [ ! -f "$P/pebble-ca.crt" ]; then
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$P/pebble-ca.key" -out "$P/pebble-ca.crt" -days 3650 -subj "/CN=e2e-pebble-ca" 2>/dev/null
+  printf 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n' > "$P/pebble.ext"
+  openssl req -newkey rsa:2048 -nodes -keyout "$P/pebble.key" -out "$P/pebble.csr" -subj "/CN=pebble" 2>/dev/null
+  openssl x509 -req -in "$P/pebble.csr" -CA "$P/pebble-ca.crt" -CAkey "$P/pebble-ca.key" -CAcreateserial -out "$P/pebble.crt" -days 3650 -extfile "$P/pebble.ext" 2>/dev/null
+fi
+cat > "$D/pebble.json" <<J
+{"pebble": {
+  "listenAddress": "127.0.0.1:14000", "managementListenAddress": "127.0.0.1:15000",
+  "certificate": "$P/pebble.crt", "privateKey": "$P/pebble.key",
+  "httpPort": 5002, "tlsPort": 5001, "ocspResponderURL": "", "externalAccountBindingRequired": false,
+  "retryAfter": {"authz": 1, "order": 1},
+  "profiles": {"default": {"description": "e2e", "validityPeriod": 7776000}}
+}}
+J
+PEBBLE_VA_NOSLEEP=1 PEBBLE_WFE_NONCEREJECT=0 PEBBLE_AUTHZREUSE=0 bg pebble "$PEBBLE" -config "$D/pebble.json" -dnsserver 127.0.0.1:8053
+waitfor 30 curl -sf --cacert "$P/pebble-ca.crt" https://127.0.0.1:14000/dir || fail "Pebble does not serve its directory (see pebble.log)"
+waitfor 30 curl -sf --cacert "$P/pebble-ca.crt" -o "$D/pebble-root.pem" https://127.0.0.1:15000/roots/0 || fail "Pebble does not serve its root (see pebble.log)"
+
+# --- cert-manager's controllers ---
+bg cert-manager "$CERT_MANAGER" --kubeconfig="$KUBECONFIG" --namespace=tenant-tls \
+  --dns01-recursive-nameservers=127.0.0.1:8053 --dns01-check-retry-period=2s --enable-certificate-owner-ref -v=2
+waitfor 30 grep -q "controllers started" "$L/cert-manager.log" || fail "cert-manager's controllers did not start (see cert-manager.log)"
