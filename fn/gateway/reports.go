@@ -35,6 +35,12 @@ const MaxRouteReports = 64
 // response).
 const maxReportBytes = 16 << 10
 
+// maxReportsBytes bounds the data of all reports of a TenantGateway
+// together: 64 reports of 16 KiB would make the function's response pass
+// 1 MiB (see Bounds in docs/design.md). With many reports each gets its
+// share.
+const maxReportsBytes = 256 << 10
+
 // KeyReportSummary is the report's key that says whose report it is and
 // what it leaves out; every other key is a route, "<kind>.<name>".
 const KeyReportSummary = "summary"
@@ -101,6 +107,13 @@ func routeReports(in *Input, claims []*claim) ([]Resource, int, error) {
 		}
 	}
 	slices.Sort(order)
+	reported := 0
+	for _, ns := range order {
+		if len(byNS[ns].unserved) > 0 {
+			reported++
+		}
+	}
+	limit := min(maxReportBytes, maxReportsBytes/max(min(reported, MaxRouteReports), 1))
 	var out []Resource
 	left := 0
 	for _, ns := range order {
@@ -112,7 +125,7 @@ func routeReports(in *Input, claims []*claim) ([]Resource, int, error) {
 			left++
 			continue
 		}
-		o, err := reportObject(in, r)
+		o, err := reportObject(in, r, limit)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -131,8 +144,8 @@ func claimMessage(in *Input, c *claim) string {
 
 // reportData is the ConfigMap's data: the summary, then one key per route
 // whose hostnames are not all served, its lines joined, as many routes as
-// fit in maxReportBytes (the summary says how many did not).
-func reportData(in *Input, r *report) map[string]string {
+// fit in limit bytes (the summary says how many did not).
+func reportData(in *Input, r *report, limit int) map[string]string {
 	data := map[string]string{}
 	var shown []string
 	for _, key := range r.routes {
@@ -142,8 +155,8 @@ func reportData(in *Input, r *report) map[string]string {
 	}
 	size, kept := 0, 0
 	for _, key := range shown {
-		v := truncateTo(strings.Join(r.lines[key], "\n"), maxReportBytes/4)
-		if size+len(key)+len(v) > maxReportBytes {
+		v := truncateTo(strings.Join(r.lines[key], "\n"), limit/4)
+		if size+len(key)+len(v) > limit {
 			break
 		}
 		data[key] = v
@@ -161,11 +174,11 @@ func reportData(in *Input, r *report) map[string]string {
 // reportObject is the Object that writes a namespace's report. It may
 // create, update and delete its ConfigMap (the default management
 // policies): the ConfigMap is the function's, in the reported namespace.
-func reportObject(in *Input, r *report) (*kobjv1alpha1.Object, error) {
+func reportObject(in *Input, r *report, limit int) (*kobjv1alpha1.Object, error) {
 	manifest := corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Name: ReportName(in.Name), Namespace: r.namespace, Labels: commonLabels(in)},
-		Data:       reportData(in, r),
+		Data:       reportData(in, r, limit),
 	}
 	raw, err := jsonobj.Manifest(manifest)
 	if err != nil {

@@ -107,7 +107,7 @@ func TestRouteReportsBounded(t *testing.T) {
 		}
 	}
 	out := attack(t, Input{Spec: http01Spec, Namespaces: nss, Routes: routes})
-	n, biggest := 0, 0
+	n, biggest, total := 0, 0, 0
 	var summary string
 	for _, r := range out.Resources {
 		if !isReportKey(r.Key) {
@@ -116,6 +116,7 @@ func TestRouteReportsBounded(t *testing.T) {
 		n++
 		o := r.Object.(*kobjv1alpha1.Object)
 		biggest = max(biggest, len(o.Spec.ForProvider.Manifest.Raw))
+		total += len(o.Spec.ForProvider.Manifest.Raw)
 		var cm corev1.ConfigMap
 		if err := json.Unmarshal(o.Spec.ForProvider.Manifest.Raw, &cm); err != nil {
 			t.Fatal(err)
@@ -127,6 +128,12 @@ func TestRouteReportsBounded(t *testing.T) {
 	}
 	if biggest > maxReportBytes+4096 {
 		t.Errorf("a report's manifest is %d bytes, over its bound %d (and the summary)", biggest, maxReportBytes)
+	}
+	// All reports together stay within a third of the 1 MiB the function's
+	// response is held to (test/bench's TestResponseBounded), summaries
+	// included.
+	if total > 340<<10 {
+		t.Errorf("the reports' manifests are %d bytes together, over 340 KiB", total)
 	}
 	if !strings.Contains(summary, "more routes are left out of this report (size limit)") {
 		t.Errorf("a cut report's summary does not say so: %q", summary)
