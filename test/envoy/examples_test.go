@@ -120,6 +120,10 @@ var judged = map[string]struct {
 		shows:  "the http listener alone; port 80 redirects",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 1, CheckRouteTable: 1, CheckPort80: 1},
 	},
+	"cozystack-chart": {
+		shows:  "what the old Cozystack chart renders (issue #24): dns01 with route53 on ambient credentials and repeated attached namespaces, used once: a healthy Gateway of six listeners, one filter chain per server name, port 80 redirecting",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 6, CheckRouteTable: 3, CheckFilterChains: 1, overlappingTLS: 2, CheckPort80: 1},
+	},
 	"pinned-address": {
 		shows:  "an address pinned through spec.infrastructure and spec.addresses: the http listener alone, accepted; port 80 redirects, as in http01-basic",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 1, CheckRouteTable: 1, CheckPort80: 1},
