@@ -52,7 +52,7 @@ func collectClaims(in *Input, t *tenancy) ([]*claim, []*Route) {
 			continue
 		}
 		refs := parentRefsTo(in, r)
-		if len(refs) == 0 || challenge(in, r, refs) {
+		if len(refs) == 0 || challenge(in, r, refs) || isZoneGuard(in, t, r) {
 			continue
 		}
 		if len(r.Hostnames) == 0 {

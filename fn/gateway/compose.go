@@ -122,7 +122,8 @@ func servedListeners(in *Input) map[string]string {
 
 // planResources lists every object this mode composes, before the ownership
 // guard: the Gateway, the Issuer and Certificates of the ACME modes, the
-// redirect route, and the namespace patches.
+// redirect route, the zone guards of child apexes, and the namespace
+// patches.
 func planResources(in *Input, p *plan, children []*child, keptNames []string) ([]Resource, error) {
 	mode := in.Spec.CertMode
 	planned := []Resource{{Key: KeyGateway, Object: gatewayObject(in, p.listeners)}}
@@ -145,11 +146,15 @@ func planResources(in *Input, p *plan, children []*child, keptNames []string) ([
 		// The edge in front of an edge-mode Gateway performs the redirect.
 		planned = append(planned, Resource{Key: KeyRedirect, Object: redirectObject(in)})
 	}
+	guards, err := zoneGuards(in, children)
+	if err != nil {
+		return nil, err
+	}
 	patches, err := namespacePatches(in)
 	if err != nil {
 		return nil, err
 	}
-	return append(planned, patches...), nil
+	return append(append(planned, guards...), patches...), nil
 }
 
 // wildcardNames are the certificate names of child apexes whose names stay

@@ -87,11 +87,17 @@ type oracle struct {
 	// perListener holds one table per listener.
 	shared      map[gwapiv1.PortNumber]map[string][]vhost
 	perListener map[string]map[string][]vhost
+	// guards are the zone guards composed: they take a zone's requests
+	// in the table and answer none but their one path.
+	guards map[string]bool
 }
 
 func newOracle(t *testing.T, in *Input, out *Output, sharedHTTPS bool) *oracle {
 	t.Helper()
-	o := &oracle{listeners: map[gwapiv1.PortNumber][]gwapiv1.Listener{}, shared: map[gwapiv1.PortNumber]map[string][]vhost{}, perListener: map[string]map[string][]vhost{}}
+	o := &oracle{listeners: map[gwapiv1.PortNumber][]gwapiv1.Listener{}, shared: map[gwapiv1.PortNumber]map[string][]vhost{}, perListener: map[string]map[string][]vhost{}, guards: map[string]bool{}}
+	for _, r := range composedRoutes(t, out) {
+		o.guards[r.ID()] = true
+	}
 	gw := composedGateway(out)
 	if gw == nil {
 		return o
@@ -99,6 +105,7 @@ func newOracle(t *testing.T, in *Input, out *Output, sharedHTTPS bool) *oracle {
 	for _, l := range gw.Spec.Listeners {
 		o.listeners[l.Port] = append(o.listeners[l.Port], l)
 	}
+	routes := tableRoutes(t, in, out)
 	for port, onPort := range o.listeners {
 		if onPort[0].Protocol == gwapiv1.HTTPProtocolType || sharedHTTPS {
 			var table []gwapiv1.Listener
@@ -107,11 +114,11 @@ func newOracle(t *testing.T, in *Input, out *Output, sharedHTTPS bool) *oracle {
 					table = append(table, l)
 				}
 			}
-			o.shared[port] = routeTable(t, in, table, onPort)
+			o.shared[port] = routeTable(t, in, routes, table, onPort)
 			continue
 		}
 		for _, l := range onPort {
-			o.perListener[string(l.Name)] = routeTable(t, in, []gwapiv1.Listener{l}, onPort)
+			o.perListener[string(l.Name)] = routeTable(t, in, routes, []gwapiv1.Listener{l}, onPort)
 		}
 	}
 	return o
@@ -142,7 +149,11 @@ func (o *oracle) answer(port gwapiv1.PortNumber, h string) (string, []string) {
 	listener := ""
 	for _, e := range vhosts[domain] {
 		listener = e.listener
-		routes = append(routes, e.routes...)
+		for _, r := range e.routes {
+			if !o.guards[r] {
+				routes = append(routes, r)
+			}
+		}
 	}
 	sort.Strings(routes)
 	return listener, slices.Compact(routes)
@@ -162,7 +173,7 @@ type vhost struct {
 // (listener isolation: the more specific listener takes them). Domains map
 // to one entry per listener listing them: two entries are a domain listed
 // twice, which Envoy refuses with the whole table.
-func routeTable(t *testing.T, in *Input, table, onPort []gwapiv1.Listener) map[string][]vhost {
+func routeTable(t *testing.T, in *Input, routes []Route, table, onPort []gwapiv1.Listener) map[string][]vhost {
 	t.Helper()
 	cluster := clusterLabels(in)
 	out := map[string][]vhost{}
@@ -172,7 +183,7 @@ func routeTable(t *testing.T, in *Input, table, onPort []gwapiv1.Listener) map[s
 			t.Fatal(err)
 		}
 		byDomain := map[string][]string{}
-		for _, r := range in.Routes {
+		for _, r := range routes {
 			set, ok := cluster[r.Namespace]
 			if !ok {
 				set = labels.Set{LabelNamespaceName: r.Namespace}
@@ -274,6 +285,7 @@ func checkTables(t *testing.T, in *Input, out *Output, sharedHTTPS bool) {
 	for _, l := range gw.Spec.Listeners {
 		byPort[l.Port] = append(byPort[l.Port], l)
 	}
+	routes := tableRoutes(t, in, out)
 	for port, onPort := range byPort {
 		var shared []gwapiv1.Listener
 		for _, l := range onPort {
@@ -281,7 +293,7 @@ func checkTables(t *testing.T, in *Input, out *Output, sharedHTTPS bool) {
 				shared = append(shared, l)
 			}
 		}
-		for d, es := range routeTable(t, in, shared, onPort) {
+		for d, es := range routeTable(t, in, routes, shared, onPort) {
 			if len(es) > 1 {
 				t.Errorf("port %d: the shared route table lists domain %s under %d listeners (%v): Envoy refuses the table", port, d, len(es), es)
 			}
@@ -301,7 +313,7 @@ func checkTables(t *testing.T, in *Input, out *Output, sharedHTTPS bool) {
 			case gwapiv1.HTTPSProtocolType:
 				add(hostOf(l), "listener "+string(l.Name))
 			case gwapiv1.TLSProtocolType:
-				for d, es := range routeTable(t, in, []gwapiv1.Listener{l}, onPort) {
+				for d, es := range routeTable(t, in, routes, []gwapiv1.Listener{l}, onPort) {
 					for _, e := range es {
 						for _, r := range e.routes {
 							add(d, r+" on "+e.listener)

@@ -66,6 +66,8 @@ func twice(t *testing.T, in Input) *Output {
 	t.Helper()
 	first := attackP(t, &in)
 	next := fedBack(in, first)
+	// The cluster now holds the routes the function wrote (zone guards).
+	next.Routes = tableRoutes(t, &in, first)
 	return attackP(t, &next)
 }
 

@@ -47,7 +47,7 @@ func TestWildcardModes(t *testing.T) {
 				Certificates: []string{"cozystack-gateway-tls secret=cozystack-gateway-tls example.org,*.example.org,alice.example.org,*.alice.example.org"},
 				Hostnames:    hostnames("Covered"),
 				Children:     children,
-				Keys:         []string{"gateway", "issuer", "certificate-wildcard", "redirect", "report-tenant-acme"},
+				Keys:         []string{"gateway", "issuer", "certificate-wildcard", "redirect", "zone-guard-alice-cf290f3a", "report-tenant-acme"},
 			},
 		},
 		"ExistingSecret": {
@@ -61,7 +61,7 @@ func TestWildcardModes(t *testing.T) {
 				},
 				Hostnames: hostnames("Covered"),
 				Children:  children,
-				Keys:      []string{"gateway", "redirect", "report-tenant-acme"},
+				Keys:      []string{"gateway", "redirect", "zone-guard-alice-cf290f3a", "report-tenant-acme"},
 			},
 		},
 		"Edge": {
@@ -74,7 +74,7 @@ func TestWildcardModes(t *testing.T) {
 				},
 				Hostnames: hostnames("Covered"),
 				Children:  children,
-				Keys:      []string{"gateway", "report-tenant-acme"},
+				Keys:      []string{"gateway", "zone-guard-alice-cf290f3a", "report-tenant-acme"},
 			},
 		},
 	}

@@ -2,6 +2,7 @@ package envoy
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
 
 	tgwv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
@@ -66,6 +69,15 @@ func reviewCompose(t *testing.T, in gateway.Input) (*gateway.Output, *Scenario) 
 		case *gwapiv1.HTTPRoute:
 			// The redirect to https, on the http listener.
 			s.HTTPRoutes = append(s.HTTPRoutes, *o)
+		case *kobjv1alpha1.Object:
+			// A zone guard, written into a child's namespace.
+			var r gwapiv1.HTTPRoute
+			if err := json.Unmarshal(o.Spec.ForProvider.Manifest.Raw, &r); err != nil {
+				t.Fatal(err)
+			}
+			if r.Kind == "HTTPRoute" {
+				s.HTTPRoutes = append(s.HTTPRoutes, r)
+			}
 		}
 	}
 	attached := map[string]bool{in.Namespace: true}
@@ -162,9 +174,9 @@ func TestReviewEnvoyPublisherWildcardPin(t *testing.T) {
 }
 
 // TestReviewEnvoyParentCatchAll is finding 8: on an edge Gateway a request
-// for a name of bob's zone his routes do not list goes to alice's wildcard.
+// for a name of bob's zone his routes do not list went to alice's wildcard;
+// bob's zone guard now lists *.bob.alice.example.org under his listener.
 func TestReviewEnvoyParentCatchAll(t *testing.T) {
-	reviewFinding(t, "finding 8, judged by Envoy Gateway")
 	spec := tgwv1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: tgwv1alpha1.CertModeEdge}
 	_, s := reviewCompose(t, gateway.Input{Spec: spec, Namespaces: []gateway.Namespace{
 		reviewNS("tenant-root", "example.org"), reviewNS("tenant-alice", "alice.example.org"), reviewNS("tenant-alice-bob", "bob.alice.example.org"),

@@ -203,6 +203,13 @@ func (s *Scenario) addRoutes(cluster, composed []map[string]any) error {
 	http := map[string]gwapiv1.HTTPRoute{}
 	tls := map[string]gwapiv1.TLSRoute{}
 	for _, o := range append(append([]map[string]any{}, cluster...), composed...) {
+		// A route the function writes through an Object (a zone guard)
+		// is one the implementation sees.
+		if _, m, err := objectManifest(o); err != nil {
+			return err
+		} else if m != nil {
+			o = m
+		}
 		switch groupKind(o) {
 		case groupGateway + "/" + kindHTTPRoute:
 			var r gwapiv1.HTTPRoute
@@ -306,8 +313,21 @@ func patchedLabels(objs []map[string]any) (map[string]map[string]string, error) 
 // Namespace: its own namespace/name and the manifest's metadata.
 func namespacePatch(o map[string]any) (string, corev1.Namespace, bool, error) {
 	var ns corev1.Namespace
+	name, m, err := objectManifest(o)
+	if err != nil || groupKind(m) != "/"+kindNamespace {
+		return "", ns, false, err
+	}
+	if err := convert(m, &ns); err != nil {
+		return "", ns, false, err
+	}
+	return name, ns, true, nil
+}
+
+// objectManifest is the manifest a provider-kubernetes Object writes and
+// the Object's "<namespace>/<name>"; nil for any other object.
+func objectManifest(o map[string]any) (string, map[string]any, error) {
 	if groupKind(o) != groupK8sObject+"/"+kindObject {
-		return "", ns, false, nil
+		return "", nil, nil
 	}
 	var obj struct {
 		Metadata struct{ Name, Namespace string }
@@ -318,16 +338,9 @@ func namespacePatch(o map[string]any) (string, corev1.Namespace, bool, error) {
 		}
 	}
 	if err := convert(o, &obj); err != nil {
-		return "", ns, false, err
+		return "", nil, err
 	}
-	m := obj.Spec.ForProvider.Manifest
-	if groupKind(m) != "/"+kindNamespace {
-		return "", ns, false, nil
-	}
-	if err := convert(m, &ns); err != nil {
-		return "", ns, false, err
-	}
-	return obj.Metadata.Namespace + "/" + obj.Metadata.Name, ns, true, nil
+	return obj.Metadata.Namespace + "/" + obj.Metadata.Name, obj.Spec.ForProvider.Manifest, nil
 }
 
 // groupKind is "<group>/<kind>" of a decoded object ("/<kind>" for core).

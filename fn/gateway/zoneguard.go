@@ -1,0 +1,153 @@
+package gateway
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
+	kv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/v1alpha1"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
+)
+
+// A zone guard keeps a child apex's zone its own in a shared route table
+// (see Zone guards in docs/design.md). Envoy picks a virtual host by the
+// exact domain, then the longest wildcard suffix: on an edge Gateway every
+// listener is on port 80 and shares one table, so a name of the child's zone
+// that the child does not route itself would fall through to the parent's
+// *.<parent apex> (a wildcard route of the parent's, or one without
+// hostnames) and be answered by the parent. The guard is an HTTPRoute in the
+// child's namespace, attached only to the child's listener, that lists
+// *.<child apex> in the table; its one rule matches only ZoneGuardPath, so
+// any other name of the zone finds the child's own domains or none (404),
+// as a per-SNI listener would answer, and a child's own *.<child apex> route
+// shares the virtual host without being shadowed.
+
+// ZoneGuardPath is the only path a zone guard's rule matches: a request for
+// it gets the implementation's answer for a rule without backends (500 on
+// Envoy Gateway), every other path of the zone no rule of the guard's.
+const ZoneGuardPath = "/.well-known/tenant-gateway/zone-guard"
+
+const keyZoneGuardPrefix = "zone-guard-"
+
+// ZoneGuardKey is the composition resource name of a child apex's guard.
+func ZoneGuardKey(apex string) string { return keyZoneGuardPrefix + HostKey(apex) }
+
+// ZoneGuardName is the HTTPRoute a guard is, in the child's namespace:
+// <tgw>-zone-guard. The name is reserved there (as a route report's is).
+func ZoneGuardName(tgw string) string { return tgw + "-zone-guard" }
+
+// ZoneGuardObjectName is the Object that writes a guard, in the owner's
+// namespace: <tgw>-zg-<ns>-<hex8 of tgw/ns>, or <hex16>-zone-guard over the
+// limit of an object name (as NamespaceObjectName).
+func ZoneGuardObjectName(tgw, ns string) string {
+	sum := sha256.Sum256([]byte(tgw + "/" + ns))
+	if n := tgw + "-zg-" + ns + "-" + hex.EncodeToString(sum[:4]); len(n) <= maxObjectName {
+		return n
+	}
+	return hex.EncodeToString(sum[:8]) + "-zone-guard"
+}
+
+// zoneGuards composes a guard for every child apex whose listener is on the
+// Gateway, in every wildcard mode: edge Gateways share one table, and so do
+// implementations that share one across a port's HTTPS listeners (Cilium);
+// per SNI (Envoy's HTTPS listeners) the guard changes nothing but the one
+// path it matches.
+func zoneGuards(in *Input, children []*child) ([]Resource, error) {
+	if in.Spec.CertMode == v1alpha1.CertModeHTTP01 {
+		return nil, nil
+	}
+	var out []Resource
+	for _, ch := range children {
+		if ch.slot == nil || !ch.slot.kept || ch.slot.name == "" {
+			continue
+		}
+		o, err := zoneGuardObject(in, ch.namespace, ch.apex, ch.slot.name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Resource{Key: ZoneGuardKey(ch.apex), Object: o})
+	}
+	return out, nil
+}
+
+// zoneGuardRoute is the guard of the zone apex for the child listener.
+func zoneGuardRoute(in *Input, ns, apex, listener string) *gwapiv1.HTTPRoute {
+	group := gwapiv1.Group(gwapiv1.GroupName)
+	kind := gwapiv1.Kind("Gateway")
+	owner := gwapiv1.Namespace(in.Namespace)
+	section := gwapiv1.SectionName(listener)
+	return &gwapiv1.HTTPRoute{
+		TypeMeta:   metav1.TypeMeta{APIVersion: gwapiv1.GroupVersion.String(), Kind: KindHTTPRoute},
+		ObjectMeta: metav1.ObjectMeta{Name: ZoneGuardName(in.Name), Namespace: ns, Labels: commonLabels(in)},
+		Spec: gwapiv1.HTTPRouteSpec{
+			CommonRouteSpec: gwapiv1.CommonRouteSpec{ParentRefs: []gwapiv1.ParentReference{{
+				Group:       &group,
+				Kind:        &kind,
+				Namespace:   &owner,
+				Name:        gwapiv1.ObjectName(in.Name),
+				SectionName: &section,
+			}}},
+			Hostnames: []gwapiv1.Hostname{gwapiv1.Hostname("*." + apex)},
+			Rules: []gwapiv1.HTTPRouteRule{{
+				Matches: []gwapiv1.HTTPRouteMatch{{Path: &gwapiv1.HTTPPathMatch{
+					Type:  ptr.To(gwapiv1.PathMatchExact),
+					Value: ptr.To(ZoneGuardPath),
+				}}},
+			}},
+		},
+	}
+}
+
+// zoneGuardObject is the Object that writes a guard. It may create, update
+// and delete its HTTPRoute (the default management policies): the route is
+// the function's, in the child's namespace.
+func zoneGuardObject(in *Input, ns, apex, listener string) (*kobjv1alpha1.Object, error) {
+	raw, err := jsonobj.Manifest(zoneGuardRoute(in, ns, apex, listener))
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode the zone guard of %s: %w", apex, err)
+	}
+	return &kobjv1alpha1.Object{
+		TypeMeta: metav1.TypeMeta{APIVersion: kobjv1alpha1.SchemeGroupVersion.String(), Kind: kobjv1alpha1.ObjectKind},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      ZoneGuardObjectName(in.Name, ns),
+			Namespace: in.Namespace,
+			Labels:    commonLabels(in),
+		},
+		Spec: kobjv1alpha1.ObjectSpec{
+			ManagedResourceSpec: xpv2.ManagedResourceSpec{
+				ProviderConfigReference: &xpv2.ProviderConfigReference{Kind: kv1alpha1.ClusterProviderConfigKind, Name: ProviderConfigName},
+			},
+			ForProvider: kobjv1alpha1.ObjectParameters{Manifest: runtime.RawExtension{Raw: raw}},
+		},
+	}, nil
+}
+
+// isZoneGuard reports whether r is exactly a guard this TenantGateway
+// composes: its name, in a namespace of a child apex (other than the
+// owner's), the one hostname *.<that apex>, and one parentRef naming a child
+// listener of this Gateway. Such a route claims nothing (a guard must not
+// make its zone look used, see Budgets in docs/design.md). A tenant can
+// make one, but only one that does what the function's does, in its own
+// zone; any other route of that name is a claim like every route.
+func isZoneGuard(in *Input, t *tenancy, r *Route) bool {
+	if r.Kind != KindHTTPRoute || r.Name != ZoneGuardName(in.Name) || r.Namespace == in.Namespace ||
+		len(r.Hostnames) != 1 || len(r.ParentRefs) != 1 || in.Spec.CertMode == v1alpha1.CertModeHTTP01 {
+		return false
+	}
+	apex := t.host(r.Namespace)
+	if apex == "" || apex == in.Spec.Apex || r.Hostnames[0] != "*."+apex {
+		return false
+	}
+	refs := parentRefsTo(in, r)
+	return len(refs) == 1 && refs[0].Port == 0 && strings.HasPrefix(refs[0].SectionName, childPrefix(in.Spec.CertMode))
+}

@@ -1,0 +1,170 @@
+package gateway
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/utils/ptr"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+)
+
+// composedRoutes are the HTTPRoutes the function writes through Objects
+// (the zone guards), as the function reads them back from the cluster.
+func composedRoutes(t *testing.T, out *Output) []Route {
+	t.Helper()
+	var routes []Route
+	for _, res := range out.Resources {
+		o, ok := res.Object.(*kobjv1alpha1.Object)
+		if !ok {
+			continue
+		}
+		var r gwapiv1.HTTPRoute
+		if err := json.Unmarshal(o.Spec.ForProvider.Manifest.Raw, &r); err != nil {
+			t.Fatalf("cannot decode the manifest of Object %s: %v", o.Name, err)
+		}
+		if r.Kind != KindHTTPRoute {
+			continue
+		}
+		routes = append(routes, routeOf(&r))
+	}
+	return routes
+}
+
+// routeOf is what the function reads of an HTTPRoute.
+func routeOf(r *gwapiv1.HTTPRoute) Route {
+	out := Route{Kind: KindHTTPRoute, Namespace: r.Namespace, Name: r.Name}
+	for _, h := range r.Spec.Hostnames {
+		out.Hostnames = append(out.Hostnames, string(h))
+	}
+	for _, p := range r.Spec.ParentRefs {
+		ref := ParentRef{Name: string(p.Name)}
+		if p.Group != nil {
+			ref.Group, ref.CoreGroup = string(*p.Group), *p.Group == ""
+		}
+		if p.Kind != nil {
+			ref.Kind = string(*p.Kind)
+		}
+		if p.Namespace != nil {
+			ref.Namespace = string(*p.Namespace)
+		}
+		if p.SectionName != nil {
+			ref.SectionName = string(*p.SectionName)
+		}
+		if p.Port != nil {
+			ref.Port = int32(*p.Port)
+		}
+		out.ParentRefs = append(out.ParentRefs, ref)
+	}
+	return out
+}
+
+// tableRoutes are the routes an implementation's tables hold once the
+// output is applied: the cluster's and the function's own.
+func tableRoutes(t *testing.T, in *Input, out *Output) []Route {
+	t.Helper()
+	routes := slices.Clone(in.Routes)
+	for _, r := range composedRoutes(t, out) {
+		if !slices.ContainsFunc(routes, func(x Route) bool { return x.ID() == r.ID() }) {
+			routes = append(routes, r)
+		}
+	}
+	return routes
+}
+
+// TestZoneGuards: every child listener on the Gateway gets a guard in the
+// child's namespace, attached to that listener only, listing *.<child apex>
+// and matching only ZoneGuardPath; http01 (no child listeners) none.
+func TestZoneGuards(t *testing.T) {
+	routes := []Route{
+		routeTo("tenant-alice", "www", "www.alice.example.org"),
+		routeTo("tenant-alice-bob", "www", "www.bob.alice.example.org"),
+	}
+	for name, spec := range map[string]v1alpha1.TenantGatewaySpec{"Edge": edgeSpec, "DNS01": dns01Spec, "ExistingSecret": existingSpec, "HTTP01": http01Spec} {
+		t.Run(name, func(t *testing.T) {
+			in := Input{Spec: spec, Namespaces: nested(), Routes: routes}
+			out := attackP(t, &in)
+			var want []Route
+			if Defaulted(spec).CertMode != v1alpha1.CertModeHTTP01 {
+				for _, c := range []struct{ ns, apex string }{{"tenant-alice", "alice.example.org"}, {"tenant-alice-bob", "bob.alice.example.org"}} {
+					want = append(want, Route{Kind: KindHTTPRoute, Namespace: c.ns, Name: "cozystack-zone-guard", Hostnames: []string{"*." + c.apex},
+						ParentRefs: []ParentRef{{Group: gwapiv1.GroupName, Kind: "Gateway", Namespace: "tenant-root", Name: "cozystack", SectionName: childPrefix(spec.CertMode) + HostKey(c.apex)}}})
+				}
+			}
+			got := composedRoutes(t, out)
+			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("zone guards (-want +got):\n%s", diff)
+			}
+			for _, res := range out.Resources {
+				o, ok := res.Object.(*kobjv1alpha1.Object)
+				if !ok || !strings.HasPrefix(res.Key, keyZoneGuardPrefix) {
+					continue
+				}
+				var r gwapiv1.HTTPRoute
+				if err := json.Unmarshal(o.Spec.ForProvider.Manifest.Raw, &r); err != nil {
+					t.Fatal(err)
+				}
+				wantRules := []gwapiv1.HTTPRouteRule{{Matches: []gwapiv1.HTTPRouteMatch{{Path: &gwapiv1.HTTPPathMatch{Type: ptr.To(gwapiv1.PathMatchExact), Value: ptr.To(ZoneGuardPath)}}}}}
+				if diff := cmp.Diff(wantRules, r.Spec.Rules); diff != "" {
+					t.Errorf("%s: rules (-want +got):\n%s", res.Key, diff)
+				}
+				if o.Namespace != "tenant-root" || o.Name != ZoneGuardObjectName("cozystack", r.Namespace) {
+					t.Errorf("%s: Object %s/%s, want tenant-root/%s", res.Key, o.Namespace, o.Name, ZoneGuardObjectName("cozystack", r.Namespace))
+				}
+			}
+		})
+	}
+}
+
+// TestZoneGuardIsNoClaim: the guard read back claims nothing (a zone whose
+// only route is its guard stays Idle, and status does not list it), while a
+// route of the guard's name that differs from it in anything is a claim
+// like any other, judged as one: a tenant cannot pass a route off as a
+// guard to escape the judgement.
+func TestZoneGuardIsNoClaim(t *testing.T) {
+	guard := func(ns, host, section string) Route {
+		r := routeTo(ns, "cozystack-zone-guard", host)
+		r.ParentRefs[0].SectionName = section
+		return r
+	}
+	bobListener := prefixEdgeChild + HostKey("bob.alice.example.org")
+	for name, tc := range map[string]struct {
+		route Route
+		claim bool
+	}{
+		"Guard":           {route: guard("tenant-alice-bob", "*.bob.alice.example.org", bobListener)},
+		"OtherHostname":   {route: guard("tenant-alice-bob", "*.x.bob.alice.example.org", bobListener), claim: true},
+		"NoSection":       {route: guard("tenant-alice-bob", "*.bob.alice.example.org", ""), claim: true},
+		"PinSection":      {route: guard("tenant-alice-bob", "*.bob.alice.example.org", prefixEdge+HostKey("a.bob.alice.example.org")), claim: true},
+		"ParentsZone":     {route: guard("tenant-alice", "*.bob.alice.example.org", bobListener), claim: true},
+		"OwnersNamespace": {route: guard("tenant-root", "*.bob.alice.example.org", bobListener), claim: true},
+		"TwoParentRefs": {route: func() Route {
+			r := guard("tenant-alice-bob", "*.bob.alice.example.org", bobListener)
+			r.ParentRefs = append(r.ParentRefs, r.ParentRefs[0])
+			return r
+		}(), claim: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			in := Input{Spec: edgeSpec, Namespaces: nested(), Routes: []Route{routeTo("tenant-alice", "www", "www.alice.example.org"), tc.route}}
+			out := attackP(t, &in)
+			claimed := slices.ContainsFunc(out.Hostnames, func(h v1alpha1.HostnameStatus) bool { return h.Route == tc.route.ID() })
+			if claimed != tc.claim {
+				t.Errorf("%s claims a hostname: %v, want %v (hostnames %v)", tc.route.ID(), claimed, tc.claim, hostnameStates(out))
+			}
+			if !tc.claim {
+				for _, c := range out.ChildApexes {
+					if c.Apex == "bob.alice.example.org" && c.State != v1alpha1.ChildApexIdle {
+						t.Errorf("bob's zone, whose only route is its guard, is %s, want Idle", c.State)
+					}
+				}
+			}
+		})
+	}
+}
