@@ -156,7 +156,8 @@ func (c *coverage) certDomain(d string) bool {
 }
 
 // unenforced re-judges the losers of a hostname whose pin the budget left
-// out: the listener that serves the hostname instead may admit them too, so
+// out: the listener that serves the hostname instead may admit them too (or,
+// on an edge Gateway, a wider one lists it for them in the shared table), so
 // the conflict is not enforced, and status must not say they are refused.
 func (c *coverage) unenforced(in *Input, t *tenancy, claims []*claim) {
 	for _, cl := range claims {
@@ -165,7 +166,16 @@ func (c *coverage) unenforced(in *Input, t *tenancy, claims []*claim) {
 		if cl.state != v1alpha1.HostnameConflict || cl.passthrough != "" || c.heldExactly(cl.hostname) || c.pinInvalid(cl.hostname) {
 			continue
 		}
-		if l, _ := c.takes(cl.hostname); l != nil && l.admit.admits(t, cl.namespace) && selectsAny(cl.refs, l.name, servingPort(in)) {
+		l, _ := c.takes(cl.hostname)
+		if l == nil || !l.admit.admits(t, cl.namespace) {
+			// On an edge Gateway the loser's route lists the name in the
+			// shared port-80 table under any wider listener that admits
+			// it, and a name listed exactly beats every wildcard: when
+			// isolate left it there, nobody else lists the name, so the
+			// loser answers it.
+			l, _ = c.sharedServes(in, t, cl.hostname, cl.namespace)
+		}
+		if l != nil && selectsAny(cl.refs, l.name, servingPort(in)) {
 			if st, msg, name := c.cover(in, t, cl.hostname, cl.namespace); isServed(st) {
 				cl.state, cl.message, cl.listener = st, cl.route+" lost "+cl.hostname+", but "+msg, name
 			}
