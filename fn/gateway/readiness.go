@@ -80,7 +80,10 @@ func ready(key string, o *ObservedResource, listeners []v1alpha1.ListenerStatus)
 	case key == KeyRedirect, isReportKey(key):
 		// A route report tells tenants; the Gateway does not wait for it.
 		return true
-	case isNamespaceKey(key):
+	case isNamespaceKey(key), isZoneGuardKey(key):
+		// A zone guard is part of the isolation the Gateway gives: one
+		// the provider cannot write (RBAC names only the Tenants' guard)
+		// shows as an unready resource.
 		return ObjectReady(o)
 	default: // Issuer and Certificates.
 		return o.Conditions[condReady] == statusTrue

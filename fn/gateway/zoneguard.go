@@ -42,6 +42,8 @@ const keyZoneGuardPrefix = "zone-guard-"
 // ZoneGuardKey is the composition resource name of a child apex's guard.
 func ZoneGuardKey(apex string) string { return keyZoneGuardPrefix + HostKey(apex) }
 
+func isZoneGuardKey(key string) bool { return strings.HasPrefix(key, keyZoneGuardPrefix) }
+
 // ZoneGuardName is the HTTPRoute a guard is, in the child's namespace:
 // <tgw>-zone-guard. The name is reserved there (as a route report's is).
 func ZoneGuardName(tgw string) string { return tgw + "-zone-guard" }
