@@ -128,17 +128,16 @@ func TestReview5GuardOffItsListener(t *testing.T) {
 	}
 }
 
-// TestReview5GuardSectionLoose is finding 3 (low): isZoneGuard takes a
-// route for a guard when its one sectionName merely starts with the child
-// prefix, not when it names the listener of the route's own zone, as
-// docs/design.md says ("one parentRef naming a child listener of this
-// Gateway") and the function composes. A route of bob's of the guard's
-// name and hostname naming carol's listener, or any name starting with
+// TestReview5GuardSectionLoose is finding 3 (low, fixed here): isZoneGuard
+// took a route for a guard when its one sectionName merely started with
+// the child prefix, not only when it names the listener of the route's own
+// zone, as the function composes it. A route of bob's of the guard's name
+// and hostname naming carol's listener, or any name starting with
 // edge-child- (a pin of a name whose first label is "child" is named so),
-// is no claim: status never lists it. (It cannot attach outside bob's
-// admission, so it reaches nobody else; what it escapes is status.)
+// was no claim: status never listed it. (It cannot attach outside bob's
+// admission, so it reached nobody else; what it escaped was status.) Both
+// cases failed before the fix.
 func TestReview5GuardSectionLoose(t *testing.T) {
-	finding(t, "finding 3 of the fifth review: isZoneGuard accepts any sectionName with the child listener prefix")
 	for name, section := range map[string]string{
 		"CarolsListener": prefixEdgeChild + HostKey("carol.bob.alice.example.org"),
 		"NoSuchListener": prefixEdgeChild + "x-00000000",
