@@ -60,6 +60,8 @@ func claimsOf(out *Output, h string) map[string]v1alpha1.HostnameState {
 // which assumes one listing). Alice needs nobody: her nested tenants fill
 // the budget, and bob and carol are her branch. The second case is the
 // same with a publisher's route (cozy-dashboard) and alice as the losers.
+// ExistingSecret: the same duplicate in a table shared across the HTTPS
+// listeners (Cilium; per SNI, Envoy's, nothing is listed twice).
 // Both fail before and after bd06d57 (the duplicate is isolate's; bd06d57
 // only changed the losers' status from Conflict to Covered).
 func TestReview5LosersListedTwice(t *testing.T) {
@@ -80,51 +82,73 @@ func TestReview5LosersListedTwice(t *testing.T) {
 			routeTo("tenant-alice", "shop", "shop.bob.alice.example.org"),
 		}},
 	} {
-		t.Run(name, func(t *testing.T) {
-			fnss, froutes := aliceFillers(budgetFull(edgeSpec) - tc.free)
-			routes := append(froutes, routeTo("tenant-alice", "www", "www.alice.example.org"))
-			if tc.free == 2 {
-				routes = append(routes, routeTo("tenant-alice-bob", "www", "www.bob.alice.example.org"))
-			}
-			in := Input{Spec: edgeSpec, Namespaces: append(deep(), fnss...), Routes: routes}
-			first := attackP(t, &in)
-			next := fedBack(in, first)
-			next.Routes = append(tableRoutes(t, &in, first), tc.routes...)
-			// attackP's checkTables reports the domain listed twice.
-			out := attackP(t, &next)
-			t.Logf("claims of %s: %v", tc.host, claimsOf(out, tc.host))
-		})
+		for mode, spec := range map[string]v1alpha1.TenantGatewaySpec{"Edge": edgeSpec, "ExistingSecret": existingSpec} {
+			t.Run(name+"/"+mode, func(t *testing.T) {
+				fnss, froutes := aliceFillers(budgetFull(spec) - tc.free)
+				routes := append(froutes, routeTo("tenant-alice", "www", "www.alice.example.org"))
+				if tc.free == 2 {
+					routes = append(routes, routeTo("tenant-alice-bob", "www", "www.bob.alice.example.org"))
+				}
+				in := Input{Spec: spec, Namespaces: append(deep(), fnss...), Routes: routes}
+				first := attackP(t, &in)
+				next := fedBack(in, first)
+				next.Routes = append(tableRoutes(t, &in, first), tc.routes...)
+				// attackP's checkTables reports the domain listed twice
+				// (ExistingSecret: in a table shared across the HTTPS
+				// listeners, as Cilium's).
+				out := attackP(t, &next)
+				t.Logf("claims of %s: %v", tc.host, claimsOf(out, tc.host))
+			})
+		}
 	}
 }
 
-// TestReview5GuardOffItsListener is finding 2 (low to medium): a zone
-// guard guards nothing when its namespace is kept off its own listener.
-// bob routes a wildcard reaching into carol's zone; the budget has no
-// place for the pin that would keep it out, so keepOff excludes
-// tenant-alice-bob from bob's own listener edge-child-bob-… The listener
-// stays on the Gateway, admitting nobody of bob's: his guard (in
-// tenant-alice-bob) does not attach, *.bob.alice.example.org is listed by
-// nobody, and in the shared port-80 table every name of bob's zone falls
-// through to alice's *.alice.example.org. Status says only that bob's www
-// is OverListenerLimit; nothing says alice now answers his zone. The
-// random search finds the same with the platform's route without
-// hostnames on edge (case shape: a tenant's wildcard reaching into its
-// nested tenant's zone, budget full). The oracle's checkServed misses it
+// TestReview5GuardOffItsListener is finding 2 (medium): a zone guard
+// guards nothing when its namespace is kept off its own listener, and in
+// the shared port-80 table every name of that zone then falls through to
+// the parent's *.alice.example.org. The listener stays on the Gateway,
+// admitting nobody of bob's: his guard (in tenant-alice-bob) does not
+// attach and *.bob.alice.example.org is listed by nobody. Status says only
+// that bob's own names are OverListenerLimit; nothing says alice answers
+// his zone. Two ways, each with the budget full:
+//   - OwnReach: bob routes a wildcard reaching into carol's zone and no
+//     place is left for the pin that would keep it out (his own doing);
+//   - CarolContests: bob serves shop.carol.bob.alice.example.org; carol,
+//     his nested tenant (possibly another party), claims it and wins (her
+//     zone); the pin does not fit, so isolate keeps bob off his own
+//     listener (the fourth review's finding 5, one level down): carol
+//     hands bob's zone to alice.
+//
+// The random search finds the same with the platform's route without
+// hostnames answering a tenant's zone. The oracle's checkServed misses it
 // (reachedZone looks at alice's own wildcard only); the random search's
 // checkZones reports it.
 func TestReview5GuardOffItsListener(t *testing.T) {
 	finding(t, "finding 2 of the fifth review: a zone guard whose namespace is kept off its own listener guards nothing")
-	fnss, froutes := fillers(budgetFull(edgeSpec) - 3)
-	in := Input{Spec: edgeSpec, Namespaces: append(deep(), fnss...), Routes: append(froutes,
-		routeTo("tenant-alice", "all", "*.alice.example.org"),
-		routeTo("tenant-alice-bob", "www", "www.bob.alice.example.org"),
-		routeTo("tenant-alice-bob-carol", "www", "www.carol.bob.alice.example.org"))}
-	first := attackP(t, &in)
-	next := fedBack(in, first)
-	next.Routes = append(tableRoutes(t, &in, first), routeTo("tenant-alice-bob", "reach", "*.x.carol.bob.alice.example.org"))
-	out := attackP(t, &next)
-	if l, rs := answer(t, &next, out, 80, "login.bob.alice.example.org"); len(rs) > 0 {
-		t.Errorf("login.bob.alice.example.org, in bob's zone (listener %s on the Gateway), is answered by %v on listener %s", prefixEdgeChild+HostKey("bob.alice.example.org"), rs, l)
+	for name, steps := range map[string][][]Route{
+		"OwnReach": {{routeTo("tenant-alice-bob", "reach", "*.x.carol.bob.alice.example.org")}},
+		"CarolContests": {
+			{routeTo("tenant-alice-bob", "shop", "shop.carol.bob.alice.example.org")},
+			{routeTo("tenant-alice-bob-carol", "shop", "shop.carol.bob.alice.example.org")},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			fnss, froutes := fillers(budgetFull(edgeSpec) - 3)
+			in := Input{Spec: edgeSpec, Namespaces: append(deep(), fnss...), Routes: append(froutes,
+				routeTo("tenant-alice", "all", "*.alice.example.org"),
+				routeTo("tenant-alice-bob", "www", "www.bob.alice.example.org"),
+				routeTo("tenant-alice-bob-carol", "www", "www.carol.bob.alice.example.org"))}
+			out := attackP(t, &in)
+			for _, step := range steps {
+				next := fedBack(in, out)
+				next.Routes = append(tableRoutes(t, &in, out), step...)
+				in = next
+				out = attackP(t, &in)
+			}
+			if l, rs := answer(t, &in, out, 80, "login.bob.alice.example.org"); len(rs) > 0 {
+				t.Errorf("login.bob.alice.example.org, in bob's zone (listener %s on the Gateway), is answered by %v on listener %s; bob's www is %v", prefixEdgeChild+HostKey("bob.alice.example.org"), rs, l, claimsOf(out, "www.bob.alice.example.org"))
+			}
+		})
 	}
 }
 
