@@ -3,6 +3,7 @@ package gateway
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -276,6 +277,33 @@ func TestReview5HeldModeChange(t *testing.T) {
 				if h.Route == "HTTPRoute/tenant-alice/cozystack-zone-guard" || h.Route == "HTTPRoute/tenant-alice-bob/cozystack-zone-guard" {
 					t.Errorf("after the switch settled, status lists the guard %s as a claim (%s)", h.Route, h.State)
 				}
+			}
+		})
+	}
+}
+
+// TestReview5HeldLongNames: a child namespace name and host label at the
+// 63-character limit of a label value get a guard with a valid hostname,
+// in the child's namespace, written by an Object whose name fits (attackP
+// checks every composed name is unique).
+func TestReview5HeldLongNames(t *testing.T) {
+	ns := "tenant-" + strings.Repeat("n", 56)
+	host := strings.Repeat("h", 51) + ".example.org"
+	for name, spec := range wildcardSpecs {
+		t.Run(name, func(t *testing.T) {
+			in := Input{Spec: spec, Namespaces: append(platform(), labelled(ns, host)), Routes: []Route{routeTo(ns, "www", "www."+host)}}
+			out := twice(t, in)
+			var got []Route
+			for _, r := range composedRoutes(t, out) {
+				if r.Namespace == ns {
+					got = append(got, r)
+				}
+			}
+			if len(got) != 1 || len(got[0].Hostnames) != 1 || got[0].Hostnames[0] != "*."+host || !validHostname(got[0].Hostnames[0]) {
+				t.Fatalf("guards in %s: %+v", ns, got)
+			}
+			if n := ZoneGuardObjectName("cozystack", ns); len(n) > maxObjectName {
+				t.Errorf("guard Object name %s is %d characters, over %d", n, len(n), maxObjectName)
 			}
 		})
 	}
