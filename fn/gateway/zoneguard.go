@@ -136,9 +136,9 @@ func zoneGuardObject(in *Input, ns, apex, listener string) (*kobjv1alpha1.Object
 
 // isZoneGuard reports whether r is exactly a guard this TenantGateway
 // composes: its name, in a namespace of a child apex (other than the
-// owner's), the one hostname *.<that apex>, and one parentRef naming a child
-// listener of this Gateway. Such a route claims nothing (a guard must not
-// make its zone look used, see Budgets in docs/design.md). A tenant can
+// owner's), the one hostname *.<that apex>, and one parentRef naming that
+// apex's listener on this Gateway. Such a route claims nothing (a guard
+// must not make its zone look used, see Budgets in docs/design.md). A tenant can
 // make one, but only one that does what the function's does, in its own
 // zone; any other route of that name is a claim like every route.
 func isZoneGuard(in *Input, t *tenancy, r *Route) bool {
@@ -151,5 +151,12 @@ func isZoneGuard(in *Input, t *tenancy, r *Route) bool {
 		return false
 	}
 	refs := parentRefsTo(in, r)
-	return len(refs) == 1 && refs[0].Port == 0 && strings.HasPrefix(refs[0].SectionName, childPrefix(in.Spec.CertMode))
+	if len(refs) != 1 || refs[0].Port != 0 {
+		return false
+	}
+	// The listener of this apex, in any of the forms its name can take
+	// (see Names in docs/design.md): another listener (a pin whose label
+	// is "child" is named edge-child-…, a grandchild's) is no guard's.
+	key, ok := strings.CutPrefix(refs[0].SectionName, childPrefix(in.Spec.CertMode))
+	return ok && (key == HostKey(apex) || key == LongHostKey(apex) || key == HashHostKey(apex))
 }
