@@ -58,7 +58,7 @@ func Compose(in Input) (*Output, error) {
 		HostnameStates:     countByState(claims, claimState),
 		ChildApexStates:    countByState(children, childState),
 	}
-	planned, err := planResources(&in, p, children, keptNames)
+	planned, err := planResources(&in, t, p, children, keptNames)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func servedListeners(in *Input) map[string]string {
 // guard: the Gateway, the Issuer and Certificates of the ACME modes, the
 // redirect route, the zone guards of child apexes, and the namespace
 // patches.
-func planResources(in *Input, p *plan, children []*child, keptNames []string) ([]Resource, error) {
+func planResources(in *Input, t *tenancy, p *plan, children []*child, keptNames []string) ([]Resource, error) {
 	mode := in.Spec.CertMode
 	planned := []Resource{{Key: KeyGateway, Object: gatewayObject(in, p.listeners)}}
 	switch mode {
@@ -146,7 +146,7 @@ func planResources(in *Input, p *plan, children []*child, keptNames []string) ([
 		// The edge in front of an edge-mode Gateway performs the redirect.
 		planned = append(planned, Resource{Key: KeyRedirect, Object: redirectObject(in)})
 	}
-	guards, err := zoneGuards(in, children)
+	guards, err := zoneGuards(in, t, children)
 	if err != nil {
 		return nil, err
 	}

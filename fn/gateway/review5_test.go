@@ -66,7 +66,6 @@ func claimsOf(out *Output, h string) map[string]v1alpha1.HostnameState {
 // Both fail before and after bd06d57 (the duplicate is isolate's; bd06d57
 // only changed the losers' status from Conflict to Covered).
 func TestReview5LosersListedTwice(t *testing.T) {
-	finding(t, "finding 1 of the fifth review: two losers of a name whose winner has no listener list it under two listeners of the shared port-80 table")
 	for name, tc := range map[string]struct {
 		free   int
 		host   string

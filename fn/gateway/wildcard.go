@@ -395,13 +395,20 @@ func (c *coverage) isolate(t *tenancy, owners []owner, reach bool) {
 		}
 		winner := c.keptAdmitting(t, o.hostname, o.namespace)
 		if !reach && winner == nil {
-			// No kept listener serves the winner the name: the losers'
-			// listing is the only one, so nothing is listed twice, and
-			// they keep being served what they were (status says the
-			// conflict waits for the pin). Keeping them off instead would
-			// let a newcomer take an ancestor's every name under that
-			// listener by contesting one.
-			continue
+			// No kept listener serves the winner the name: the losers
+			// keep being served what they were, unless they are
+			// admitted by two listeners, whose shared table would list
+			// the name twice: then only the most specific keeps them.
+			var first *slot
+			for _, ns := range o.losers {
+				if l := c.keptAdmitting(t, o.hostname, ns); l != nil && (first == nil || len(l.hostname) > len(first.hostname)) {
+					first = l
+				}
+			}
+			if first == nil || !c.listsElsewhere(t, o, first) {
+				continue
+			}
+			winner = first
 		}
 		c.keepOff(t, o, winner)
 	}
@@ -484,4 +491,17 @@ func (c *coverage) takes(h string) (best *slot, domain string) {
 		return false
 	})
 	return best, domain
+}
+
+// listsElsewhere reports whether a kept wildcard listener above o's hostname
+// other than l admits one of o's losers.
+func (c *coverage) listsElsewhere(t *tenancy, o owner, l *slot) bool {
+	found := false
+	eachDomain(parent(base(o.hostname)), func(d string) bool {
+		if s := c.wildcard[d]; s != nil && s.kept && s != l && admitsAny(t, s.admit, o.losers) {
+			found = true
+		}
+		return found
+	})
+	return found
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -63,17 +64,30 @@ func ZoneGuardObjectName(tgw, ns string) string {
 // Gateway, in every wildcard mode: edge Gateways share one table, and so do
 // implementations that share one across a port's HTTPS listeners (Cilium);
 // per SNI (Envoy's HTTPS listeners) the guard changes nothing but the one
-// path it matches.
-func zoneGuards(in *Input, children []*child) ([]Resource, error) {
+// path it matches. The guard goes to the first namespace of the apex (by
+// name) that the listener still admits: a namespace kept off it (see
+// Conflicts in docs/design.md) could not attach one. A zone whose every
+// namespace is kept off gets none (a known limit, see Zone guards).
+func zoneGuards(in *Input, t *tenancy, children []*child) ([]Resource, error) {
 	if in.Spec.CertMode == v1alpha1.CertModeHTTP01 {
 		return nil, nil
+	}
+	byApex := map[string][]string{}
+	for _, n := range in.Namespaces {
+		if a := t.host(n.Name); a != "" && n.Name != in.Namespace && t.admitted(n.Name) {
+			byApex[a] = append(byApex[a], n.Name)
+		}
 	}
 	var out []Resource
 	for _, ch := range children {
 		if ch.slot == nil || !ch.slot.kept || ch.slot.name == "" {
 			continue
 		}
-		o, err := zoneGuardObject(in, ch.namespace, ch.apex, ch.slot.name)
+		i := slices.IndexFunc(byApex[ch.apex], func(ns string) bool { return ch.slot.admit.admits(t, ns) })
+		if i < 0 {
+			continue
+		}
+		o, err := zoneGuardObject(in, byApex[ch.apex][i], ch.apex, ch.slot.name)
 		if err != nil {
 			return nil, err
 		}

@@ -23,7 +23,7 @@ func composedRoutes(t *testing.T, out *Output) []Route {
 	var routes []Route
 	for _, res := range out.Resources {
 		o, ok := res.Object.(*kobjv1alpha1.Object)
-		if !ok {
+		if !ok || !isZoneGuardKey(res.Key) {
 			continue
 		}
 		var r gwapiv1.HTTPRoute
@@ -166,5 +166,36 @@ func TestZoneGuardIsNoClaim(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestZoneGuardMovesToAnAdmittedNamespace: bob's zone has two namespaces
+// and the one whose route reaches into carol's zone is kept off his
+// listener under a full budget (the fifth review's finding 2, OwnReach):
+// the guard goes to his other namespace, which the listener still admits,
+// so no name of bob's zone falls through to alice's wildcard.
+func TestZoneGuardMovesToAnAdmittedNamespace(t *testing.T) {
+	fnss, froutes := fillers(budgetFull(edgeSpec) - 3)
+	nss := append(deep(), labelled("tenant-alice-bob-apps", "bob.alice.example.org"))
+	in := Input{Spec: edgeSpec, Namespaces: append(nss, fnss...), Routes: append(froutes,
+		routeTo("tenant-alice", "all", "*.alice.example.org"),
+		routeTo("tenant-alice-bob", "www", "www.bob.alice.example.org"),
+		routeTo("tenant-alice-bob-carol", "www", "www.carol.bob.alice.example.org"))}
+	out := attackP(t, &in)
+	next := fedBack(in, out)
+	next.Routes = append(tableRoutes(t, &in, out), routeTo("tenant-alice-bob", "reach", "*.x.carol.bob.alice.example.org"))
+	in = next
+	out = attackP(t, &in)
+	var guardNS []string
+	for _, r := range composedRoutes(t, out) {
+		if r.Hostnames[0] == "*.bob.alice.example.org" {
+			guardNS = append(guardNS, r.Namespace)
+		}
+	}
+	if diff := cmp.Diff([]string{"tenant-alice-bob-apps"}, guardNS); diff != "" {
+		t.Errorf("namespaces of bob's zone guard (-want +got):\n%s", diff)
+	}
+	if l, rs := answer(t, &in, out, 80, "login.bob.alice.example.org"); len(rs) > 0 {
+		t.Errorf("login.bob.alice.example.org, in bob's zone, is answered by %v on listener %s", rs, l)
 	}
 }
