@@ -443,7 +443,9 @@ func replicaCalls(t *testing.T, url string) float64 {
 }
 
 // grpcRunner calls a function over gRPC as Crossplane does.
-type grpcRunner struct{ c fnv1.FunctionRunnerServiceClient }
+type grpcRunner struct {
+	c fnv1.FunctionRunnerServiceClient
+}
 
 func (g grpcRunner) RunFunction(ctx context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
