@@ -526,6 +526,9 @@ func liveRequest(t *testing.T, runner fake.Runner, ns string) *fnv1.RunFunctionR
 		}
 		observed[o.GetAnnotations()["crossplane.io/composition-resource-name"]] = &fnv1.Resource{Resource: toStruct(o)}
 	}
+	if len(observed) == 0 {
+		t.Fatalf("%s/cozystack refers to nothing it composed: %s", ns, show(xr))
+	}
 	req := &fnv1.RunFunctionRequest{
 		Meta:     &fnv1.RequestMeta{Tag: "e2e-replicas"},
 		Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: toStruct(xr)}, Resources: observed},
