@@ -94,6 +94,11 @@ func (r *fnReplica) metrics() string { return "http://" + r.ip + ":18084/metrics
 //
 // Not parallel: while it runs every XR's calls go to its processes.
 func TestFunctionReplicas(t *testing.T) {
+	// Written without a control plane to run it on (docs/scale.md): kept
+	// out of make e2e until it has passed there once.
+	if os.Getenv("E2E_REPLICAS") != "1" {
+		t.Skip("E2E_REPLICAS is not 1: TestFunctionReplicas has not yet run on a control plane (docs/scale.md, Several function replicas)")
+	}
 	bin := os.Getenv("FUNCTION_BIN")
 	if bin == "" {
 		t.Fatal("FUNCTION_BIN is not set: run through make e2e")
