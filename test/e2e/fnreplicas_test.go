@@ -329,7 +329,7 @@ func restartReplica(t *testing.T, r *fnReplica) {
 		t.Fatalf("cannot open %s: %v", r.log, err)
 	}
 	defer log.Close()
-	r.cmd = exec.Command(os.Getenv("FUNCTION_BIN"), r.args...) //nolint:gosec // the harness' function binary
+	r.cmd = exec.Command(os.Getenv("FUNCTION_BIN"), r.args...)
 	r.cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	r.cmd.Stdout, r.cmd.Stderr = log, log
 	// Gone with the test binary if it dies before its cleanups.
@@ -372,7 +372,7 @@ func replicaRecords(t *testing.T, reps []*fnReplica) {
 	update := func(lines ...string) {
 		t.Helper()
 		script := fmt.Sprintf("server %s %s\nzone %s\n%s\nsend\n", host, port, tlsZone, strings.Join(lines, "\n"))
-		cmd := exec.Command("nsupdate", "-y", "hmac-sha256:"+tsigKeyName+":"+secret) //nolint:gosec // the test zone's key
+		cmd := exec.Command("nsupdate", "-y", "hmac-sha256:"+tsigKeyName+":"+secret)
 		cmd.Stdin = strings.NewReader(script)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("nsupdate refused %q: %v: %s", script, err, out)
