@@ -66,7 +66,7 @@ var gvkFunctionRevision = schema.GroupVersionKind{Group: "pkg.crossplane.io", Ve
 
 // fnReplica is one function process the test started.
 type fnReplica struct {
-	name, ip string
+	name, ip, bin string
 	cmd      *exec.Cmd
 	args     []string
 	log      string
@@ -314,7 +314,7 @@ func replicaCerts(t *testing.T) string {
 // kubeconfig and no service account: a replica cannot reach the API server.
 func startReplica(t *testing.T, bin, name, ip, certs string, ttl time.Duration) *fnReplica {
 	t.Helper()
-	r := &fnReplica{name: name, ip: ip, log: filepath.Join(os.Getenv("E2E_DIR"), "logs", name+".log")}
+	r := &fnReplica{name: name, ip: ip, bin: bin, log: filepath.Join(os.Getenv("E2E_DIR"), "logs", name+".log")}
 	r.args = []string{"--debug", "--address=" + r.addr(), "--tls-server-certs-dir=" + certs, "--metrics-address=" + ip + ":18084", "--ttl=" + ttl.String()}
 	restartReplica(t, r)
 	t.Cleanup(func() { stopReplica(t, r, syscall.SIGTERM) })
@@ -329,7 +329,7 @@ func restartReplica(t *testing.T, r *fnReplica) {
 		t.Fatalf("cannot open %s: %v", r.log, err)
 	}
 	defer log.Close()
-	r.cmd = exec.Command(os.Getenv("FUNCTION_BIN"), r.args...)
+	r.cmd = exec.Command(r.bin, r.args...)
 	r.cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	r.cmd.Stdout, r.cmd.Stderr = log, log
 	// Gone with the test binary if it dies before its cleanups.
