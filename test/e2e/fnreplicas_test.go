@@ -67,9 +67,9 @@ var gvkFunctionRevision = schema.GroupVersionKind{Group: "pkg.crossplane.io", Ve
 // fnReplica is one function process the test started.
 type fnReplica struct {
 	name, ip, bin string
-	cmd      *exec.Cmd
-	args     []string
-	log      string
+	cmd           *exec.Cmd
+	args          []string
+	log           string
 }
 
 func (r *fnReplica) addr() string    { return net.JoinHostPort(r.ip, strconv.Itoa(replicaPort)) }
