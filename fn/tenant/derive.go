@@ -310,7 +310,7 @@ func namespaceOf(in Input, root bool) string {
 	case root:
 		return in.Parent
 	case in.Parent == in.Platform.IngressName:
-		return "tenant-" + in.Name
+		return tenantNamespacePrefix + in.Name
 	default:
 		return in.Parent + "-" + in.Name
 	}
