@@ -112,11 +112,6 @@ func valuesAgree(in Input, owning bool) (c Condition, warning string, ok bool) {
 // names no listener when it is, so a solver that disagrees with ours was
 // rendered from another className.
 func issuerDrift(issuers []cmv1.ClusterIssuer, p Platform) []string {
-	edge := slices.Contains(p.EdgeTerminatedClasses, p.ClassName)
-	mode := "not edge-terminated, so the Gateway has a listener http"
-	if edge {
-		mode = "edge-terminated (gateway.edgeTerminatedClasses), so the Gateway has no listener http"
-	}
 	var out []string
 	for _, ci := range slices.SortedFunc(slices.Values(issuers), func(a, b cmv1.ClusterIssuer) int { return strings.Compare(a.Name, b.Name) }) {
 		if ci.Spec.ACME == nil {
@@ -130,23 +125,35 @@ func issuerDrift(issuers []cmv1.ClusterIssuer, p Platform) []string {
 				if !namesGateway(ref, p.IngressName) {
 					continue
 				}
-				at := fmt.Sprintf("ClusterIssuer %s (spec.acme.solvers[%d])", ci.Name, i)
-				pin := ""
-				if ref.SectionName != nil {
-					pin = string(*ref.SectionName)
-				}
-				switch {
-				case edge && pin != "":
-					out = append(out, fmt.Sprintf("%s pins its HTTP-01 challenges to listener %q of Gateway %s/%s, as Cozystack renders for a gateway.className that is not edge-terminated, but gateway.className %q here is %s: every HTTP-01 certificate it issues stops; set gateway.className to one class in both", at, pin, p.IngressName, TenantGateway, p.ClassName, mode))
-				case !edge && pin == "":
-					out = append(out, fmt.Sprintf("%s names Gateway %s/%s without a listener, as Cozystack renders for an edge-terminated gateway.className, but gateway.className %q here is %s: its challenge routes attach to every listener that admits them; set gateway.className to one class in both", at, p.IngressName, TenantGateway, p.ClassName, mode))
-				case !edge && pin != listenerHTTP:
-					out = append(out, fmt.Sprintf("%s pins its HTTP-01 challenges to listener %q of Gateway %s/%s, but only listener %q serves port 80 there (gateway.className %q is %s): every HTTP-01 certificate it issues stops; pin %q", at, pin, p.IngressName, TenantGateway, listenerHTTP, p.ClassName, mode, listenerHTTP))
+				if d, ok := solverDrift(fmt.Sprintf("ClusterIssuer %s (spec.acme.solvers[%d])", ci.Name, i), ref.SectionName, p); ok {
+					out = append(out, d)
 				}
 			}
 		}
 	}
 	return out
+}
+
+// solverDrift says how the listener a solver pins (sectionName, nil for
+// none) disagrees with gateway.className's edge-ness, naming the solver
+// (at), both values and what to change; false when it agrees.
+func solverDrift(at string, sectionName *gwapiv1.SectionName, p Platform) (string, bool) {
+	edge := slices.Contains(p.EdgeTerminatedClasses, p.ClassName)
+	mode := "not edge-terminated, so the Gateway has a listener http"
+	if edge {
+		mode = "edge-terminated (gateway.edgeTerminatedClasses), so the Gateway has no listener http"
+	}
+	gw := p.IngressName + "/" + TenantGateway
+	switch {
+	case sectionName == nil && edge, sectionName != nil && !edge && *sectionName == listenerHTTP:
+		return "", false
+	case sectionName == nil:
+		return fmt.Sprintf("%s names Gateway %s without a listener, as Cozystack renders for an edge-terminated gateway.className, but gateway.className %q here is %s: its challenge routes attach to every listener that admits them; set gateway.className to one class in both", at, gw, p.ClassName, mode), true
+	case edge:
+		return fmt.Sprintf("%s pins its HTTP-01 challenges to listener %q of Gateway %s, as Cozystack renders for a gateway.className that is not edge-terminated, but gateway.className %q here is %s: every HTTP-01 certificate it issues stops; set gateway.className to one class in both", at, *sectionName, gw, p.ClassName, mode), true
+	default:
+		return fmt.Sprintf("%s pins its HTTP-01 challenges to listener %q of Gateway %s, but only listener %q serves port 80 there (gateway.className %q is %s): every HTTP-01 certificate it issues stops; pin %q", at, *sectionName, gw, listenerHTTP, p.ClassName, mode, listenerHTTP), true
+	}
 }
 
 // namesGateway reports whether a solver's parentRef names the publishing
