@@ -121,11 +121,21 @@ func issuerDrift(issuers []cmv1.ClusterIssuer, p Platform) []string {
 			if s.HTTP01 == nil || s.HTTP01.GatewayHTTPRoute == nil {
 				continue
 			}
+			at := fmt.Sprintf("ClusterIssuer %s (spec.acme.solvers[%d])", ci.Name, i)
 			for _, ref := range s.HTTP01.GatewayHTTPRoute.ParentRefs {
-				if !namesGateway(ref, p.IngressName) {
+				ns, ok := namesTenantGateway(ref)
+				if !ok {
 					continue
 				}
-				if d, ok := solverDrift(fmt.Sprintf("ClusterIssuer %s (spec.acme.solvers[%d])", ci.Name, i), ref.SectionName, p); ok {
+				if ns != p.IngressName {
+					// Cozystack points the solver at its publishing tenant's
+					// Gateway: another namespace there is another
+					// publishing.ingressName, and the edge refusal then
+					// guards a tenant the solver does not use.
+					out = append(out, fmt.Sprintf("%s names Gateway %s/%s, the Gateway of Cozystack's publishing tenant, but publishing.ingressName here is %q: the refusal that keeps the publishing tenant's class as edge-terminated as gateway.className guards %s, not %s; set publishing.ingressName to one namespace in both", at, ns, TenantGateway, p.IngressName, p.IngressName, ns))
+					continue
+				}
+				if d, ok := solverDrift(at, ref.SectionName, p); ok {
 					out = append(out, d)
 				}
 			}
@@ -156,14 +166,17 @@ func solverDrift(at string, sectionName *gwapiv1.SectionName, p Platform) (strin
 	}
 }
 
-// namesGateway reports whether a solver's parentRef names the publishing
-// tenant's Gateway: kind Gateway of Gateway API (the defaults), its name,
-// and its namespace spelt out (a parentRef without one names a Gateway in
-// each challenge's own namespace).
-func namesGateway(ref gwapiv1.ParentReference, ns string) bool {
-	return (ref.Group == nil || string(*ref.Group) == gwapiv1.GroupName) &&
-		(ref.Kind == nil || string(*ref.Kind) == kindGateway) &&
-		string(ref.Name) == TenantGateway && ref.Namespace != nil && string(*ref.Namespace) == ns
+// namesTenantGateway is the namespace of the Gateway a solver's parentRef
+// names when that is a TenantGateway's (every one is named cozystack):
+// kind Gateway of Gateway API (the defaults) and its namespace spelt out (a
+// parentRef without one names a Gateway in each challenge's own
+// namespace).
+func namesTenantGateway(ref gwapiv1.ParentReference) (string, bool) {
+	if (ref.Group != nil && string(*ref.Group) != gwapiv1.GroupName) || (ref.Kind != nil && string(*ref.Kind) != kindGateway) ||
+		string(ref.Name) != TenantGateway || ref.Namespace == nil {
+		return "", false
+	}
+	return string(*ref.Namespace), true
 }
 
 // kindGateway is the kind of Gateway API's Gateway.

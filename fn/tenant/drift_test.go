@@ -112,6 +112,7 @@ func TestCozystackValuesAgree(t *testing.T) {
 		return &Condition{Type: ConditionCozystackValuesAgree, Reason: ReasonValuesDiffer, Message: prefix + m}
 	}
 	unpinned := `ClusterIssuer letsencrypt-prod (spec.acme.solvers[1]) names Gateway tenant-root/cozystack without a listener, as Cozystack renders for an edge-terminated gateway.className, but gateway.className "cilium" here is not edge-terminated, so the Gateway has a listener http: its challenge routes attach to every listener that admits them; set gateway.className to one class in both`
+	ingress := `ClusterIssuer letsencrypt-prod (spec.acme.solvers[1]) names Gateway tenant-bob/cozystack, the Gateway of Cozystack's publishing tenant, but publishing.ingressName here is "tenant-root": the refusal that keeps the publishing tenant's class as edge-terminated as gateway.className guards tenant-root, not tenant-bob; set publishing.ingressName to one namespace in both`
 	cases := map[string]struct {
 		reason   string
 		in       Input
@@ -132,10 +133,14 @@ func TestCozystackValuesAgree(t *testing.T) {
 			in:   root(platform(), nil, nil),
 			want: agreeing,
 		},
+		"OtherIngressName": {
+			reason: "a solver on the Gateway cozystack of another namespace: Cozystack's publishing.ingressName differs, and the edge refusal guards the wrong tenant",
+			in:     root(platform(), []cmv1.ClusterIssuer{clusterIssuer("letsencrypt-prod", "", gwapiv1.ParentReference{Name: "cozystack", Namespace: kptr.To(gwapiv1.Namespace("tenant-bob")), SectionName: kptr.To(gwapiv1.SectionName("http"))})}, nil),
+			want:   differ(ingress), warnings: []string{prefix + ingress},
+		},
 		"OtherGateways": {
-			reason: "solvers that name another Gateway, a Gateway of another namespace, or none (a Gateway in each challenge's namespace) judge nothing here",
+			reason: "solvers that name another Gateway, or none in a namespace (a Gateway in each challenge's namespace), or another kind, judge nothing here",
 			in: root(edge, []cmv1.ClusterIssuer{clusterIssuer("other", "", gwapiv1.ParentReference{Name: "edge", Namespace: kptr.To(gwapiv1.Namespace("tenant-root")), SectionName: kptr.To(gwapiv1.SectionName("http"))},
-				gwapiv1.ParentReference{Name: "cozystack", Namespace: kptr.To(gwapiv1.Namespace("tenant-bob")), SectionName: kptr.To(gwapiv1.SectionName("http"))},
 				gwapiv1.ParentReference{Name: "cozystack", SectionName: kptr.To(gwapiv1.SectionName("http"))},
 				gwapiv1.ParentReference{Name: "cozystack", Namespace: kptr.To(gwapiv1.Namespace("tenant-root")), Kind: kptr.To(gwapiv1.Kind("Service")), SectionName: kptr.To(gwapiv1.SectionName("http"))})}, nil),
 			want: agreeing,
