@@ -211,7 +211,7 @@ func checkDerived(in Input, root bool, ns string, labels map[string]string) erro
 // children, whatever the admission policies do: it is another tenant's.
 // Where the publishing namespace's host label names another zone than
 // publishing.host (Cozystack's values and the platform settings disagree),
-// a name in either zone is refused, naming both (platformZones).
+// a name in either zone is refused, naming both (labelZone).
 func checkNestedHost(in Input, root bool) error {
 	if root || in.Spec.Host == "" || in.Parent == in.Platform.IngressName {
 		return nil
@@ -225,12 +225,11 @@ func checkNestedHost(in Input, root bool) error {
 	if !owning {
 		return refuse("spec.host %q must equal or be under the parent tenant's host %q (namespace %s): a nested tenant is delegated only part of its parent's zone; only a tenant with its own Gateway (spec.gateway) may be given an apex of its own outside the platform's zone %q", h, p, in.Parent, apex)
 	}
-	zones := platformZones(in)
 	if apex == "" || inZone(h, apex) {
 		return refuse("spec.host %q must equal or be under the parent tenant's host %q (namespace %s), or, for a tenant with its own Gateway, be an apex of its own outside the platform's zone %q: a nested tenant is delegated only part of its parent's zone", h, p, in.Parent, apex)
 	}
-	if len(zones) > 1 && inZone(h, zones[1]) {
-		return refuse("spec.host %q must equal or be under the parent tenant's host %q (namespace %s): it is outside publishing.host %q but inside %q, the host label of the publishing tenant's namespace %s, so the platform settings and Cozystack's values disagree on the platform's zone, and a name in it may be another tenant's; set publishing.host to one apex in both", h, p, in.Parent, apex, zones[1], in.Platform.IngressName)
+	if z := labelZone(in); z != "" && inZone(h, z) {
+		return refuse("spec.host %q must equal or be under the parent tenant's host %q (namespace %s): it is outside publishing.host %q but inside %q, the host label of the publishing tenant's namespace %s, so the platform settings and Cozystack's values disagree on the platform's zone, and a name in it may be another tenant's; set publishing.host to one apex in both", h, p, in.Parent, apex, z, in.Platform.IngressName)
 	}
 	return nil
 }

@@ -64,17 +64,17 @@ func NeedsPublishingNamespace(name, parent, host string, owning bool, parentLabe
 	return ph == "" || !inZone(host, ph)
 }
 
-// platformZones are the zones the refusal of a nested tenant's own apex
-// counts as the platform's: publishing.host, and the publishing
-// namespace's host label when it says otherwise (the two disagree when
+// labelZone is the zone the publishing namespace's host label names when
+// it is not publishing.host, "" otherwise: the two disagree when
 // Cozystack's values give that label another apex than the platform
-// settings do, and a host in either zone may be another tenant's).
-func platformZones(in Input) []string {
-	zones := []string{in.Platform.Host}
-	if l := in.PublishingLabels[gateway.LabelNamespaceHost]; l != "" && l != in.Platform.Host {
-		zones = append(zones, l)
+// settings do, and every tenant's zone derives from the label, so the
+// refusal of a nested tenant's own apex counts a name in it as the
+// platform's too (checkNestedHost).
+func labelZone(in Input) string {
+	if l := in.PublishingLabels[gateway.LabelNamespaceHost]; l != in.Platform.Host {
+		return l
 	}
-	return zones
+	return ""
 }
 
 // valuesAgree is CozystackValuesAgree for the publishing tenant, and the
