@@ -311,14 +311,17 @@ func TestCozystackValuesDrift(t *testing.T) {
 		}
 		_ = applyDocs(ctx, k8s, readFile("examples", "cluster", "platform.yaml"))
 	})
-	p := readFile("examples", "cluster", "platform.yaml")
-	for old, new := range map[string]string{"ingressName: tenant-root": "ingressName: drift-root", "host: example.org": "host: drift.example"} {
-		if !strings.Contains(p, old) {
-			t.Fatalf("examples/cluster/platform.yaml has no %q", old)
-		}
-		p = strings.ReplaceAll(p, old, new)
-	}
-	if err := applyDocs(t.Context(), k8s, p); err != nil {
+	// Settings of their own, publishing from drift-root, with no attached
+	// namespace: the drift-root Gateway must not take the platform
+	// namespaces' gateway label from the other tests' publishing tenant.
+	if err := applyDocs(t.Context(), k8s, `
+apiVersion: apiextensions.crossplane.io/v1beta1
+kind: EnvironmentConfig
+metadata: {name: tenant-gateway-platform}
+data:
+  publishing: {host: drift.example, ingressName: drift-root}
+  gateway: {enabled: true, className: cilium, attachedNamespaces: [], tlsPassthroughServices: []}
+`); err != nil {
 		t.Fatal(err)
 	}
 	namespace(t, "drift-root", map[string]string{"namespace.cozystack.io/host": "drift.example"})
