@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -33,6 +34,16 @@ const reqGatewayClasses = "gatewayclasses"
 // kindGatewayClass is the kind of Gateway API's GatewayClass.
 const kindGatewayClass = "GatewayClass"
 
+// reqClusterIssuers lists every ClusterIssuer, for the publishing tenant's
+// check that their HTTP-01 solvers agree with gateway.className
+// (tenant.ChecksClusterIssuers).
+const reqClusterIssuers = "clusterissuers"
+
+// reqPublishingNamespace is the publishing tenant's namespace, whose host
+// label a nested tenant's own apex is judged against besides
+// publishing.host (tenant.NeedsPublishingNamespace).
+const reqPublishingNamespace = "publishing-namespace"
+
 // Labels Crossplane puts on the XR of a claim.
 const (
 	labelClaimName      = "crossplane.io/claim-name"
@@ -52,19 +63,17 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 		return
 	}
 
-	platform, ok := requireTenant(log, req, rsp, settings, name, parent)
+	platform, ok := requireTenant(log, req, rsp, settings, name, parent, x.Spec)
 	if !ok {
 		return
 	}
-	var parentLabels map[string]string
-	if items := req.GetRequiredResources()[reqParentNamespace].GetItems(); len(items) > 0 {
-		parentLabels = stringMap(field(items[0].GetResource(), "metadata", "labels"))
-	}
+	parentLabels := requiredLabels(req, reqParentNamespace)
 
 	out, err := tenant.Derive(tenant.Input{
 		Name: name, Parent: parent, Spec: x.Spec, ParentLabels: parentLabels, Platform: platform,
 		WildcardSecret: observedReplica(req), Observed: observeComposed(req), GatewayConditions: observedGatewayConditions(req),
-		GatewayClasses: observedClassNames(req), Conditions: conditionList(field(req.GetObserved().GetComposite().GetResource(), "status", "conditions")),
+		GatewayClasses: observedClassNames(req), ClusterIssuers: observedClusterIssuers(log, req),
+		PublishingLabels: requiredLabels(req, reqPublishingNamespace), Conditions: conditionList(field(req.GetObserved().GetComposite().GetResource(), "status", "conditions")),
 	})
 	if c, ok := tenant.Acceptance(name, parent, err); ok {
 		setTenantCondition(rsp, c)
@@ -94,9 +103,12 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 
 // requireTenant asks Crossplane for what a Tenant run reads: the platform
 // settings and the parent namespace, then, for the publishing tenant, the
-// GatewayClasses (tenant.ChecksClasses), and reads the settings; false
-// while a requirement is unanswered or after a Fatal result.
-func requireTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, settings fnv1beta1.Input, name, parent string) (tenant.Platform, bool) {
+// GatewayClasses (tenant.ChecksClasses) and the ClusterIssuers
+// (tenant.ChecksClusterIssuers), and for a nested tenant given an apex of
+// its own the publishing namespace (tenant.NeedsPublishingNamespace), and
+// reads the settings; false while a requirement is unanswered or after a
+// Fatal result.
+func requireTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, settings fnv1beta1.Input, name, parent string, spec appsv1alpha1.TenantSpec) (tenant.Platform, bool) {
 	if rsp.Requirements == nil {
 		rsp.Requirements = &fnv1.Requirements{}
 	}
@@ -109,15 +121,37 @@ func requireTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.R
 		return tenant.Platform{}, false
 	}
 	platform, ok := platformSettings(req, rsp, settings)
-	if !ok || !tenant.ChecksClasses(name, parent, platform) {
-		return platform, ok
+	if !ok {
+		return platform, false
 	}
-	rsp.Requirements.Resources[reqGatewayClasses] = all(gwapiv1.GroupVersion.String(), kindGatewayClass, nil)
-	if !resolved(req, rsp) {
-		log.Debug("waiting for the GatewayClasses")
+	owning := spec.Gateway != nil && *spec.Gateway
+	more := false
+	if tenant.ChecksClasses(name, parent, platform) {
+		rsp.Requirements.Resources[reqGatewayClasses] = all(gwapiv1.GroupVersion.String(), kindGatewayClass, nil)
+		more = true
+	}
+	if tenant.ChecksClusterIssuers(name, parent, owning, platform) {
+		rsp.Requirements.Resources[reqClusterIssuers] = all(cmv1.SchemeGroupVersion.String(), cmv1.ClusterIssuerKind, nil)
+		more = true
+	}
+	if tenant.NeedsPublishingNamespace(name, parent, spec.Host, owning, requiredLabels(req, reqParentNamespace), platform) {
+		rsp.Requirements.Resources[reqPublishingNamespace] = byName("v1", "Namespace", platform.IngressName)
+		more = true
+	}
+	if more && !resolved(req, rsp) {
+		log.Debug("waiting for the GatewayClasses, ClusterIssuers or publishing namespace")
 		return platform, false
 	}
 	return platform, true
+}
+
+// requiredLabels are the labels of the object a run required under key
+// (nil when it does not exist or was not required).
+func requiredLabels(req *fnv1.RunFunctionRequest, key string) map[string]string {
+	if items := req.GetRequiredResources()[key].GetItems(); len(items) > 0 {
+		return stringMap(field(items[0].GetResource(), "metadata", "labels"))
+	}
+	return nil
 }
 
 // platformSettings reads the platform EnvironmentConfig, or the defaults
@@ -181,6 +215,22 @@ func observedClassNames(req *fnv1.RunFunctionRequest) []string {
 		if n := str(it.GetResource(), keyMetadata, "name"); n != "" {
 			out = append(out, n)
 		}
+	}
+	return out
+}
+
+// observedClusterIssuers are the ClusterIssuers the run listed, each
+// decoded with cert-manager's types; one that does not decode is left out
+// and logged (its solvers judge nothing the function composes).
+func observedClusterIssuers(log logging.Logger, req *fnv1.RunFunctionRequest) []cmv1.ClusterIssuer {
+	var out []cmv1.ClusterIssuer
+	for _, it := range req.GetRequiredResources()[reqClusterIssuers].GetItems() {
+		var ci cmv1.ClusterIssuer
+		if err := jsonobj.Decode(it.GetResource().AsMap(), &ci); err != nil {
+			log.Info("cannot decode a ClusterIssuer; its solvers are not compared with gateway.className", "cluster-issuer", str(it.GetResource(), keyMetadata, "name"), "error", err)
+			continue
+		}
+		out = append(out, ci)
 	}
 	return out
 }

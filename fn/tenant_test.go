@@ -387,8 +387,93 @@ func TestTenantWaitsForGatewayClasses(t *testing.T) {
 		}
 		req.RequiredResources, _ = cl.Resolve(rsp.GetRequirements())
 	}
-	want := [][]string{{"parent-namespace", "platform"}, {"gatewayclasses", "parent-namespace", "platform"}, {"gatewayclasses", "parent-namespace", "platform"}}
+	want := [][]string{{"parent-namespace", "platform"}, {"clusterissuers", "gatewayclasses", "parent-namespace", "platform"}, {"clusterissuers", "gatewayclasses", "parent-namespace", "platform"}}
 	if diff := cmp.Diff(want, asked); diff != "" {
 		t.Errorf("requirements by call: -want, +got:\n%s", diff)
+	}
+}
+
+// TestTenantCozystackValues: the publishing tenant's run, when it owns a
+// Gateway, lists the cluster's ClusterIssuers and its claim says which
+// HTTP-01 solver disagrees with gateway.className; a nested tenant given an
+// apex of its own reads the publishing namespace and is refused a host in
+// the zone its host label names though publishing.host does not; no other
+// tenant asks for either.
+func TestTenantCozystackValues(t *testing.T) {
+	const (
+		claimRoot = `{"crossplane.io/claim-name":"root","crossplane.io/claim-namespace":"tenant-root"}`
+		claimShop = `{"crossplane.io/claim-name":"shop","crossplane.io/claim-namespace":"tenant-alice-x"}`
+		// What Cozystack's platform chart renders for gateway.className cilium.
+		pinned = `{"apiVersion":"cert-manager.io/v1","kind":"ClusterIssuer","metadata":{"name":"letsencrypt-prod"},"spec":{"acme":{"server":"https://acme-v02.api.letsencrypt.org/directory","privateKeySecretRef":{"name":"letsencrypt-prod"},` +
+			`"solvers":[{"http01":{"gatewayHTTPRoute":{"parentRefs":[{"kind":"Gateway","name":"cozystack","namespace":"tenant-root","sectionName":"http"}]}}}]}}}`
+		// This project's settings moved to the edge class alone.
+		edgePlatform = `{"apiVersion":"apiextensions.crossplane.io/v1beta1","kind":"EnvironmentConfig","metadata":{"name":"tenant-gateway-platform"},"data":{"publishing":{"host":"example.org"},"gateway":{"className":"edge-tunnel","edgeTerminatedClasses":["edge-tunnel"]}}}`
+		edgeClass    = `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"GatewayClass","metadata":{"name":"edge-tunnel"},"spec":{"controllerName":"example.com/tunnel"}}`
+		// The publishing namespace as Cozystack's charts labelled it, from their publishing.host.
+		cozystackRoot = `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-root","labels":{"namespace.cozystack.io/gateway":"tenant-root","namespace.cozystack.io/host":"example.com"}}}`
+		parentX       = `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-alice-x","labels":{"namespace.cozystack.io/gateway":"tenant-alice","namespace.cozystack.io/host":"x.alice.example.com"}}}`
+		differ        = `CozystackValuesAgree False ValuesDiffer (CompositeAndClaim): The platform settings and Cozystack's platform values disagree: ClusterIssuer letsencrypt-prod (spec.acme.solvers[0]) pins its HTTP-01 challenges to listener "http" of Gateway tenant-root/cozystack, as Cozystack renders for a gateway.className that is not edge-terminated, but gateway.className "edge-tunnel" here is edge-terminated (gateway.edgeTerminatedClasses), so the Gateway has no listener http: every HTTP-01 certificate it issues stops; set gateway.className to one class in both`
+		refused       = `Accepted False Refused (CompositeAndClaim): spec.host "shop.bob.example.com" must equal or be under the parent tenant's host "x.alice.example.com" (namespace tenant-alice-x): it is outside publishing.host "example.org" but inside "example.com", the host label of the publishing tenant's namespace tenant-root, so the platform settings and Cozystack's values disagree on the platform's zone, and a name in it may be another tenant's; set publishing.host to one apex in both`
+	)
+	type want struct {
+		Requirements []string
+		Conditions   []string
+	}
+	cases := map[string]struct {
+		reason  string
+		labels  string
+		spec    string
+		cluster []string
+		want    want
+	}{
+		"PublishingOnEdgeAlone": {
+			reason:  "gateway.className moved to the edge class in these settings only: the ClusterIssuer still pins http, and the claim says so",
+			labels:  claimRoot,
+			spec:    `{"gateway":true}`,
+			cluster: []string{edgePlatform, rootNamespace, edgeClass, pinned},
+			want:    want{Requirements: []string{"clusterissuers", "gatewayclasses", "parent-namespace", "platform"}, Conditions: []string{"Accepted True Derived (CompositeAndClaim)", differ}},
+		},
+		"PublishingAgrees": {
+			labels:  claimRoot,
+			spec:    `{"gateway":true}`,
+			cluster: []string{platformConfig, rootNamespace, pinned},
+			want:    want{Requirements: []string{"clusterissuers", "parent-namespace", "platform"}, Conditions: []string{"Accepted True Derived (CompositeAndClaim)", "CozystackValuesAgree True Agree (CompositeAndClaim)"}},
+		},
+		"NestedApexInTheLabelsZone": {
+			reason:  "alice's nested tenant given a host in bob's zone under example.com, the publishing namespace's host label, while publishing.host says example.org",
+			labels:  claimShop,
+			spec:    `{"gateway":true,"host":"shop.bob.example.com"}`,
+			cluster: []string{platformConfig, cozystackRoot, parentX},
+			want:    want{Requirements: []string{"parent-namespace", "platform", "publishing-namespace"}, Conditions: []string{refused}},
+		},
+		"OtherTenant": {
+			labels:  claimBob,
+			spec:    `{"gateway":true}`,
+			cluster: []string{platformConfig, rootNamespace, pinned},
+			want:    want{Requirements: []string{"parent-namespace", "platform"}, Conditions: []string{"Accepted True Derived (CompositeAndClaim)"}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp, _ := fakeCluster{objects: tc.cluster}.run(t, NewFunction(), tenantRequest(t, tc.labels, tc.spec))
+			var got want
+			for k := range rsp.GetRequirements().GetResources() {
+				got.Requirements = append(got.Requirements, k)
+			}
+			sort.Strings(got.Requirements)
+			for _, c := range rsp.GetConditions() {
+				if c.GetType() != "Accepted" && c.GetType() != "CozystackValuesAgree" {
+					continue
+				}
+				line := c.GetType() + " " + map[fnv1.Status]string{fnv1.Status_STATUS_CONDITION_TRUE: "True", fnv1.Status_STATUS_CONDITION_FALSE: "False"}[c.GetStatus()] + " " + c.GetReason() + target(c.GetTarget())
+				if c.GetStatus() == fnv1.Status_STATUS_CONDITION_FALSE {
+					line += ": " + c.GetMessage()
+				}
+				got.Conditions = append(got.Conditions, line)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
 	}
 }

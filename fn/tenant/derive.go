@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -65,6 +66,13 @@ type Input struct {
 	// GatewayClasses are the names of the cluster's GatewayClasses, read
 	// only when ChecksClasses says so.
 	GatewayClasses []string
+	// ClusterIssuers are the cluster's ClusterIssuers, read only when
+	// ChecksClusterIssuers says so.
+	ClusterIssuers []cmv1.ClusterIssuer
+	// PublishingLabels are the publishing tenant's namespace's labels,
+	// read only when NeedsPublishingNamespace says so (nil: not read, or
+	// not found).
+	PublishingLabels map[string]string
 	// Conditions are the Tenant's own conditions as last written: what it
 	// already shows, so that a warning is raised only on change.
 	Conditions []xpv2.Condition
@@ -201,6 +209,9 @@ func checkDerived(in Input, root bool, ns string, labels map[string]string) erro
 // tenant-host-policy trusts can set. A name inside the platform's zone but
 // outside the parent's stays refused at any depth below the direct
 // children, whatever the admission policies do: it is another tenant's.
+// Where the publishing namespace's host label names another zone than
+// publishing.host (Cozystack's values and the platform settings disagree),
+// a name in either zone is refused, naming both (labelZone).
 func checkNestedHost(in Input, root bool) error {
 	if root || in.Spec.Host == "" || in.Parent == in.Platform.IngressName {
 		return nil
@@ -211,13 +222,16 @@ func checkNestedHost(in Input, root bool) error {
 	}
 	owning := in.Spec.Gateway != nil && *in.Spec.Gateway
 	apex := in.Platform.Host
-	if owning && apex != "" && !inZone(h, apex) {
-		return nil
+	if !owning {
+		return refuse("spec.host %q must equal or be under the parent tenant's host %q (namespace %s): a nested tenant is delegated only part of its parent's zone; only a tenant with its own Gateway (spec.gateway) may be given an apex of its own outside the platform's zone %q", h, p, in.Parent, apex)
 	}
-	if owning {
+	if apex == "" || inZone(h, apex) {
 		return refuse("spec.host %q must equal or be under the parent tenant's host %q (namespace %s), or, for a tenant with its own Gateway, be an apex of its own outside the platform's zone %q: a nested tenant is delegated only part of its parent's zone", h, p, in.Parent, apex)
 	}
-	return refuse("spec.host %q must equal or be under the parent tenant's host %q (namespace %s): a nested tenant is delegated only part of its parent's zone; only a tenant with its own Gateway (spec.gateway) may be given an apex of its own outside the platform's zone %q", h, p, in.Parent, apex)
+	if z := labelZone(in); z != "" && inZone(h, z) {
+		return refuse("spec.host %q must equal or be under the parent tenant's host %q (namespace %s): it is outside publishing.host %q but inside %q, the host label of the publishing tenant's namespace %s, so the platform settings and Cozystack's values disagree on the platform's zone, and a name in it may be another tenant's; set publishing.host to one apex in both", h, p, in.Parent, apex, z, in.Platform.IngressName)
+	}
+	return nil
 }
 
 // inZone says whether h is zone or a name under it.
@@ -295,7 +309,7 @@ func namespaceOf(in Input, root bool) string {
 	case root:
 		return in.Parent
 	case in.Parent == in.Platform.IngressName:
-		return "tenant-" + in.Name
+		return tenantNamespacePrefix + in.Name
 	default:
 		return in.Parent + "-" + in.Name
 	}

@@ -233,8 +233,21 @@ func CertManagerNamespace(data map[string]any, def string) (string, error) {
 	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
 		return "", fmt.Errorf("platform setting %s %q is not a namespace name: %s", strings.Join(PathCertManagerNamespace, "."), ns, strings.Join(errs, "; "))
 	}
+	// Every Gateway's port-80 listener admits this namespace's routes,
+	// whatever hostnames they name and before the redirect: a tenant
+	// namespace there would serve its names in plain HTTP on every
+	// Gateway, which the port-80 rule of route-hostname-policy keeps off
+	// the owner's (see Scope in docs/design.md).
+	if strings.HasPrefix(ns, tenantNamespacePrefix) {
+		return "", fmt.Errorf("platform setting %s %q names a tenant namespace (%s*): every Gateway's port-80 listener would serve that tenant's routes in plain HTTP; name the namespace cert-manager runs in (cozy-cert-manager on Cozystack)", strings.Join(PathCertManagerNamespace, "."), ns, tenantNamespacePrefix)
+	}
 	return ns, nil
 }
+
+// tenantNamespacePrefix begins the name of every tenant namespace the
+// Tenant derivation composes, and of every namespace the admission policies
+// treat as a tenant's.
+const tenantNamespacePrefix = "tenant-"
 
 // PathCertManagerNamespace is where the platform settings hold the
 // cert-manager namespace.

@@ -38,6 +38,11 @@ func TestCertManagerNamespace(t *testing.T) {
 			data:   map[string]any{"gateway": map[string]any{"certManagerNamespace": "cert.manager"}},
 			want:   want{err: `platform setting gateway.certManagerNamespace "cert.manager" is not a namespace name: must not contain dots`},
 		},
+		"TenantNamespace": {
+			reason: "As alice, whose namespace the settings name after a drift from Cozystack's cozy-cert-manager: every Gateway's port-80 listener would serve her routes in plain HTTP, so it is refused, naming the setting",
+			data:   map[string]any{"gateway": map[string]any{"certManagerNamespace": "tenant-alice"}},
+			want:   want{err: `platform setting gateway.certManagerNamespace "tenant-alice" names a tenant namespace (tenant-*): every Gateway's port-80 listener would serve that tenant's routes in plain HTTP; name the namespace cert-manager runs in (cozy-cert-manager on Cozystack)`},
+		},
 		"NotAString": {
 			reason: "A value of the wrong type is refused, naming the setting",
 			data:   map[string]any{"gateway": map[string]any{"certManagerNamespace": true}},

@@ -17,6 +17,12 @@ func report(in Input, out *Output) {
 			out.Warnings = append(out.Warnings, warning)
 		}
 	}
+	if c, warning, ok := valuesAgree(in, in.Spec.Gateway != nil && *in.Spec.Gateway); ok {
+		out.Conditions = append(out.Conditions, c)
+		if warning != "" {
+			out.Warnings = append(out.Warnings, warning)
+		}
+	}
 }
 
 // readiness maps each resource the tenant composes to whether it is ready,

@@ -284,3 +284,82 @@ spec: {}
 		return s == "True" && r == "Found", show(c)
 	})
 }
+
+// TestCozystackValuesDrift: the ClusterIssuers Cozystack's platform chart
+// renders pin their HTTP-01 solver to the publishing Gateway's http
+// listener exactly when Cozystack's gateway.className is not
+// edge-terminated. A ClusterIssuer that names the publishing Gateway
+// without a listener (what the chart renders for an edge class) while this
+// project's gateway.className is cilium is named on the publishing
+// tenant's claim, CozystackValuesAgree=False ValuesDiffer, with both
+// values, from the ClusterIssuers the function listed through Crossplane
+// (with the shipped RBAC); pinned to http, the claim says True Agree. Not
+// parallel: it changes the platform settings, as
+// TestTenantGatewayClassesFound does, and puts them back once its claim
+// is gone.
+func TestCozystackValuesDrift(t *testing.T) {
+	t.Cleanup(func() {
+		ctx := context.Background()
+		deadline := time.Now().Add(2 * time.Minute)
+		for time.Now().Before(deadline) {
+			l := &unstructured.UnstructuredList{}
+			l.SetGroupVersionKind(gvkXTenant)
+			if err := k8s.List(ctx, l, client.MatchingLabels{"crossplane.io/claim-namespace": "drift-root"}); err == nil && len(l.Items) == 0 {
+				break
+			}
+			time.Sleep(time.Second)
+		}
+		_ = applyDocs(ctx, k8s, readFile("examples", "cluster", "platform.yaml"))
+	})
+	// Settings of their own, publishing from drift-root, with no attached
+	// namespace: the drift-root Gateway must not take the platform
+	// namespaces' gateway label from the other tests' publishing tenant.
+	if err := applyDocs(t.Context(), k8s, `
+apiVersion: apiextensions.crossplane.io/v1beta1
+kind: EnvironmentConfig
+metadata: {name: tenant-gateway-platform}
+data:
+  publishing: {host: drift.example, ingressName: drift-root}
+  gateway: {enabled: true, className: cilium, attachedNamespaces: [], tlsPassthroughServices: []}
+`); err != nil {
+		t.Fatal(err)
+	}
+	namespace(t, "drift-root", map[string]string{"namespace.cozystack.io/host": "drift.example"})
+	// The server is never reached: only the solver's shape is compared.
+	issuer := func(sectionName string) string {
+		return `
+apiVersion: cert-manager.io/v1
+kind: ClusterIssuer
+metadata: {name: drift-cozystack}
+spec:
+  acme:
+    server: https://acme.invalid/directory
+    privateKeySecretRef: {name: drift-cozystack}
+    solvers:
+    - http01:
+        gatewayHTTPRoute:
+          parentRefs: [{kind: Gateway, name: cozystack, namespace: drift-root` + sectionName + `}]
+`
+	}
+	apply(t, issuer(""))
+	apply(t, `
+apiVersion: apps.cozystack.io/v1alpha1
+kind: Tenant
+metadata: {name: root, namespace: drift-root}
+spec: {gateway: true}
+`)
+	const want = `ClusterIssuer drift-cozystack (spec.acme.solvers[0]) names Gateway drift-root/cozystack without a listener, as Cozystack renders for an edge-terminated gateway.className, but gateway.className "cilium" here is not edge-terminated`
+	eventually(t, oneTTL+settle, "the publishing tenant's claim says CozystackValuesAgree=False ValuesDiffer naming "+want, func() (bool, string) {
+		c, _ := get(t, gvkTenant, "drift-root", "root")
+		s, r, m := condition(c, "CozystackValuesAgree")
+		return s == "False" && r == "ValuesDiffer" && strings.Contains(m, want), show(c)
+	})
+	if err := applyDocs(t.Context(), k8s, issuer(", sectionName: http")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, oneTTL+settle, "the claim says CozystackValuesAgree=True Agree once the ClusterIssuer pins http", func() (bool, string) {
+		c, _ := get(t, gvkTenant, "drift-root", "root")
+		s, r, _ := condition(c, "CozystackValuesAgree")
+		return s == "True" && r == "Agree", show(c)
+	})
+}
