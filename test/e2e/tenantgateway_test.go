@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
 // tenantNamespaces creates a TenantGateway's namespace and its children, each
@@ -238,6 +240,25 @@ spec:
 		is, cs := list(t, gvkIssuer, "tenant-edge"), list(t, gvkCertificate, "tenant-edge")
 		_, rd := get(t, gvkHTTPRoute, "tenant-edge", "cozystack-http-redirect")
 		return len(is) == 0 && len(cs) == 0 && !rd, fmt.Sprintf("%d issuers, %d certificates, redirect %v", len(is), len(cs), rd)
+	})
+	// alice's zone guard (docs/design.md, Zone guards): written by
+	// provider-kubernetes into her namespace under its RBAC and the
+	// route policy, attached to her listener alone.
+	guardObject := gateway.ZoneGuardObjectName("cozystack", "tenant-edge-alice")
+	eventually(t, settle, "alice's zone guard written and its Object ready", func() (bool, string) {
+		o, ok := get(t, gvkNSObject, "tenant-edge", guardObject)
+		if !ok {
+			return false, "no Object " + guardObject
+		}
+		if st, reason, msg := condition(o, "Ready"); st != "True" {
+			return false, fmt.Sprintf("Object %s Ready=%s %s %s", guardObject, st, reason, msg)
+		}
+		r, ok := get(t, gvkHTTPRoute, "tenant-edge-alice", "cozystack-zone-guard")
+		if !ok {
+			return false, "no HTTPRoute tenant-edge-alice/cozystack-zone-guard"
+		}
+		spec := fmt.Sprint(r.Object["spec"])
+		return strings.Contains(spec, "*.alice.example.org") && strings.Contains(spec, "sectionName:edge-child-alice-cf290f3a"), spec
 	})
 }
 
