@@ -175,12 +175,12 @@ func (w *servedWatch) check(t *testing.T) {
 
 // issued is what cert-manager issued before the switch.
 type issued struct {
-	serial     *big.Int
-	secretUID  string
-	secretRV   string
-	revision   int64
-	requests   []string
-	notAfter   time.Time
+	serial    *big.Int
+	secretUID string
+	secretRV  string
+	revision  int64
+	requests  []string
+	notAfter  time.Time
 }
 
 // waitIssued waits until cert-manager has issued mig-dns's wildcard
