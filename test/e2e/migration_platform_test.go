@@ -333,8 +333,11 @@ func upgradeOldRelease(t *testing.T) {
 	operator(t, "kubectl", "annotate", "crd", crdTenantGateways, "helm.sh/resource-policy=keep", "--overwrite")
 	operator(t, "kubectl", "-n", controllerNamespace, "patch", "helmrelease", controllerRelease, "--type=merge", "-p", `{"spec":{"suspend":false}}`)
 	// What helm-controller runs for the resumed HelmRelease with the new
-	// values; Flux does not run here.
-	operator(t, "helm", "upgrade", controllerRelease, chart, "-n", controllerNamespace,
+	// values; Flux does not run here. Forcing conflicts: step 3's scale
+	// owns the Deployment's spec.replicas (kubectl's scale subresource
+	// update), which the chart's replicas: 1 takes back, now that the
+	// TenantGateway reconciler is off.
+	operator(t, "helm", "upgrade", controllerRelease, chart, "-n", controllerNamespace, "--force-conflicts",
 		"--set", "tenantGateway.crd=false", "--set", "tenantGateway.reconciler.enabled=false")
 	if m := operator(t, "helm", "get", "manifest", controllerRelease, "-n", controllerNamespace); strings.Contains(m, crdTenantGateways) {
 		t.Errorf("the upgraded release still renders the CRD:\n%s", m)
