@@ -181,6 +181,35 @@ func TestPreflightReport(t *testing.T) {
 				`BLOCKER controller: HelmRelease cozy-system/cozystack-controller is not suspended: Flux's next reconcile restores replicas: 1 and the chart's CRD; suspend it first (docs/migration.md)`,
 			},
 		},
+		"Proposals": {
+			reason: "Cozystack's proposals shipped (docs/migration.md, step 10): the release upgraded to a chart without the CRD, the controller running without the TenantGateway reconciler, its HelmRelease resumed",
+			edit: func(objs []unstructured.Unstructured) []unstructured.Unstructured {
+				var out []unstructured.Unstructured
+				for _, u := range resolve(objs) {
+					switch u.GetKind() {
+					case "TenantGateway", "HTTPRoute", "Namespace":
+						continue
+					case "Deployment":
+						_ = unstructured.SetNestedField(u.Object, int64(1), "spec", "replicas")
+						_ = unstructured.SetNestedField(u.Object, int64(1), "status", "replicas")
+						_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"name": "manager", "image": "cozystack-controller",
+							"args": []any{"--leader-elect", "--disable-controllers=workload,tenantgateway"}}}, "spec", "template", "spec", "containers")
+					case "HelmRelease":
+						_ = unstructured.SetNestedField(u.Object, false, "spec", "suspend")
+					}
+					out = append(out, u)
+				}
+				return out
+			},
+			upgraded: true,
+			want: []string{
+				`OK identity: no TenantGateway is in a tenant-* namespace: tenantgateway-writer-policy judges none of the takeover's writes`,
+				`OK CRD ownership: CRD tenantgateways.gateway.cozystack.io belongs to Helm release cozy-system/cozystack-controller and carries helm.sh/resource-policy=keep`,
+				`OK CRD ownership: Helm release cozy-system/cozystack-controller (revision 8) no longer renders CRD tenantgateways.gateway.cozystack.io`,
+				`OK controller: Deployment cozy-system/cozystack-controller runs without the TenantGateway reconciler (--disable-controllers=tenantgateway)`,
+				`OK controller: HelmRelease cozy-system/cozystack-controller is not suspended, and its release no longer renders the CRD and runs without the TenantGateway reconciler`,
+			},
+		},
 		"Resolved": {
 			reason:   "each blocker resolved as docs/migration.md says: nothing stops the takeover",
 			edit:     resolve,

@@ -146,8 +146,14 @@ func TestMigration(t *testing.T) {
 	// to a chart without the CRD, after the takeover.
 	upgradeOldRelease(t)
 	report = migrate(t, "preflight")
-	if want := "OK      CRD ownership: Helm release cozy-system/cozystack-controller (revision 2) no longer renders CRD tenantgateways.gateway.cozystack.io"; !strings.Contains(report, want) {
-		t.Errorf("the pre-flight does not report %q", want)
+	for _, want := range []string{
+		"OK      CRD ownership: Helm release cozy-system/cozystack-controller (revision 2) no longer renders CRD tenantgateways.gateway.cozystack.io",
+		"OK      controller: Deployment cozy-system/cozystack-controller runs without the TenantGateway reconciler (--disable-controllers=tenantgateway)",
+		"OK      controller: HelmRelease cozy-system/cozystack-controller is not suspended, and its release no longer renders the CRD and runs without the TenantGateway reconciler",
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the pre-flight does not report %q", want)
+		}
 	}
 	for ns, ls := range want {
 		waitGateway(t, ns, "cozystack", fmt.Sprintf("the function's listeners %v", ls), func(got []string, _ *unstructured.Unstructured) bool { return slices.Equal(got, ls) })
