@@ -351,8 +351,8 @@ func upgradeOldRelease(t *testing.T) {
 		}
 	}
 	startProc(t, "crossplane")
-	waitHTTP(t, "http://127.0.0.1:18081/readyz", settle)
-	eventually(t, settle, "Crossplane's XRD controller controlling the CRD again, with its schema and without keep", func() (bool, string) {
+	waitHTTP(t, "http://127.0.0.1:18081/readyz", 2*settle)
+	eventually(t, 2*settle, "Crossplane's XRD controller controlling the CRD again, with its schema and without keep", func() (bool, string) {
 		u := crd(t)
 		ref := metav1.GetControllerOfNoCopy(u)
 		return ref != nil && ref.Kind == "CompositeResourceDefinition" && crossplaneSchema(u) && u.GetAnnotations()["helm.sh/resource-policy"] == "",
