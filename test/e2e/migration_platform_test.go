@@ -41,12 +41,11 @@ var gvkCRD = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1
 // migrateExit runs a step of hack/migrate-from-cozystack.sh that must exit
 // with code want (3: the pre-flight reported a blocker), and returns what
 // it printed.
-func migrateExit(t *testing.T, want int, env []string, args ...string) string {
+func migrateExit(t *testing.T, want int, args ...string) string {
 	t.Helper()
 	bin := preflightBinary(t)
 	cmd := exec.CommandContext(t.Context(), "bash", append([]string{filepath.Join("..", "..", "hack", "migrate-from-cozystack.sh")}, args...)...)
 	cmd.Env = append(os.Environ(), "PATH="+filepath.Join(os.Getenv("E2E_DIR"), "run", "bin")+string(os.PathListSeparator)+os.Getenv("PATH"), "MIGRATE_PREFLIGHT="+bin)
-	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	t.Logf("migrate %s (want exit %d):\n%s", strings.Join(args, " "), want, out)
 	var ee *exec.ExitError

@@ -86,7 +86,7 @@ func TestMigration(t *testing.T) {
 	// labelled for mig-dns, so mig-http's takeover would stop serving its
 	// route; the takeover refuses to start.
 	shared := `BLOCKER attached namespaces: TenantGateway mig-http/cozystack attaches namespace mig-http-dash, whose label namespace.cozystack.io/gateway=mig-dns (cozystack.io/gateway-attached-by="mig-dns") names another owner: at the takeover of mig-http the function does not admit it, so its 1 routes (HTTPRoute/mig-http-dash/dash) on this Gateway stop being served`
-	report := migrateExit(t, 3, nil, "preflight", "mig-http/cozystack")
+	report := migrateExit(t, 3, "preflight", "mig-http/cozystack")
 	for _, want := range []string{
 		shared,
 		"WARNING attached namespaces: namespace mig-http-dash is attached by 2 TenantGateways (mig-dns/cozystack, mig-http/cozystack)",
@@ -99,7 +99,7 @@ func TestMigration(t *testing.T) {
 			t.Errorf("the pre-flight does not report %q", want)
 		}
 	}
-	if out := migrateExit(t, 1, nil, "takeover", "mig-http"); !strings.Contains(out, shared) {
+	if out := migrateExit(t, 1, "takeover", "mig-http"); !strings.Contains(out, shared) {
 		t.Errorf("the takeover did not refuse on the pre-flight's blocker")
 	}
 	if x := tgw(t, "mig-http", "cozystack"); x.GetAnnotations()["crossplane.io/paused"] != "true" {
