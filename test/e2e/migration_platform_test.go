@@ -302,8 +302,8 @@ func crd(t *testing.T) *unstructured.Unstructured {
 	return u
 }
 
-// crossplaneSchema: the CRD's stored version has the fields only our XRD's
-// schema defines (spec.crossplane, spec.acme's email).
+// crossplaneSchema: a version of the CRD has spec.crossplane, which only
+// the schema Crossplane renders for our XRD defines.
 func crossplaneSchema(u *unstructured.Unstructured) bool {
 	for _, v := range slice(u, "spec", "versions") {
 		m, _ := v.(map[string]any)
