@@ -138,10 +138,14 @@ hand_over(){
 # gateway label and attached-by annotation goes; provider-kubernetes' Object
 # (which applied both with the same values) stays their only owner, so the
 # label is never absent and leaves when the function releases the namespace.
+# The controller's claim is the Update entry that owns the annotation, which
+# only it writes: it owns the label too unless someone had written the same
+# value before it (an update owns only the fields it changed), as a tenant
+# chart does on the owner's namespace; that writer keeps its label.
 release_namespace(){
   local ns=$1 object=$2 patch
   patch=$(kubectl get ns "$ns" -o json --show-managed-fields | jq -c --arg l "f:$LABEL_GATEWAY" --arg a "f:$ANNOTATION_ATTACHED_BY" --arg t "provider-kubernetes/$object" '
-    def owns: (.fieldsV1["f:metadata"]["f:labels"][$l] != null) and (.fieldsV1["f:metadata"]["f:annotations"][$a] != null);
+    def owns: .fieldsV1["f:metadata"]["f:annotations"][$a] != null;
     .metadata.managedFields as $mf
     | if any($mf[]; .operation == "Update" and owns) | not then empty
       else {metadata: {resourceVersion: .metadata.resourceVersion, managedFields: [$mf[]

@@ -44,8 +44,18 @@ func checkAttached(s *snapshot, t *v1alpha1.TenantGateway, a string, r *report) 
 	label, by := n.Labels[gateway.LabelNamespaceGateway], n.Annotations[gateway.AnnotationAttachedBy]
 	switch {
 	case label != "" && label != t.Namespace:
+		// Without a route of that namespace on this Gateway nothing stops
+		// being served: the takeover may go on (a second gateway-owning
+		// tenant of Cozystack carries the platform's attached namespaces
+		// too, and no route of theirs names its Gateway).
+		routes, count := routesOf(s, t, a)
+		if count == 0 {
+			r.add(warning, topicNamespaces, "TenantGateway %s/%s attaches namespace %s, whose label %s=%s (%s=%q) names another owner: once %s is taken over, the function does not admit it on this Gateway; no route of it names this Gateway today",
+				t.Namespace, t.Name, a, gateway.LabelNamespaceGateway, label, gateway.AnnotationAttachedBy, by, t.Namespace)
+			return
+		}
 		r.add(blocker, topicNamespaces, "TenantGateway %s/%s attaches namespace %s, whose label %s=%s (%s=%q) names another owner: at the takeover of %s the function does not admit it, so %s on this Gateway stop being served",
-			t.Namespace, t.Name, a, gateway.LabelNamespaceGateway, label, gateway.AnnotationAttachedBy, by, t.Namespace, routesOf(s, t, a))
+			t.Namespace, t.Name, a, gateway.LabelNamespaceGateway, label, gateway.AnnotationAttachedBy, by, t.Namespace, routes)
 	case by != "" && by != t.Namespace:
 		r.add(warning, topicNamespaces, "TenantGateway %s/%s attaches namespace %s, labelled for it but annotated %s=%s: the controller of %s would strip the label when it drops the namespace",
 			t.Namespace, t.Name, a, gateway.AnnotationAttachedBy, by, by)
@@ -64,8 +74,9 @@ func attached(t *v1alpha1.TenantGateway) []string {
 	return out
 }
 
-// routesOf describes the routes of ns that name the TenantGateway's Gateway.
-func routesOf(s *snapshot, t *v1alpha1.TenantGateway, ns string) string {
+// routesOf describes the routes of ns that name the TenantGateway's
+// Gateway, and counts them.
+func routesOf(s *snapshot, t *v1alpha1.TenantGateway, ns string) (string, int) {
 	var ids []string
 	for _, rt := range s.Routes {
 		if rt.Namespace == ns && attachesTo(rt, t) {
@@ -73,9 +84,9 @@ func routesOf(s *snapshot, t *v1alpha1.TenantGateway, ns string) string {
 		}
 	}
 	if len(ids) == 0 {
-		return "its routes (none today)"
+		return "its routes (none today)", 0
 	}
-	return fmt.Sprintf("its %d routes (%s)", len(ids), gateway.BoundedList("", ids, ", ", ""))
+	return fmt.Sprintf("its %d routes (%s)", len(ids), gateway.BoundedList("", ids, ", ", "")), len(ids)
 }
 
 // attachesTo is the Cozystack controller's attachment test: a parentRef of

@@ -165,7 +165,7 @@ func TestPreflightReport(t *testing.T) {
 			reason: "shared attached namespaces, a winner that changes, a refused spec, an untrusted identity, Helm's CRD, the controller running",
 			want: []string{
 				`BLOCKER attached namespaces: TenantGateway tenant-root/cozystack attaches namespace cozy-dashboard, whose label namespace.cozystack.io/gateway=tenant-x (cozystack.io/gateway-attached-by="tenant-x") names another owner: at the takeover of tenant-root the function does not admit it, so its 1 routes (HTTPRoute/cozy-dashboard/dashboard) on this Gateway stop being served`,
-				`BLOCKER attached namespaces: TenantGateway tenant-root/cozystack attaches namespace default, whose label namespace.cozystack.io/gateway=tenant-x (cozystack.io/gateway-attached-by="tenant-x") names another owner: at the takeover of tenant-root the function does not admit it, so its routes (none today) on this Gateway stop being served`,
+				`WARNING attached namespaces: TenantGateway tenant-root/cozystack attaches namespace default, whose label namespace.cozystack.io/gateway=tenant-x (cozystack.io/gateway-attached-by="tenant-x") names another owner: once tenant-root is taken over, the function does not admit it on this Gateway; no route of it names this Gateway today`,
 				`WARNING attached namespaces: namespace cozy-dashboard is attached by 2 TenantGateways (tenant-root/cozystack, tenant-x/cozystack): only the owner its gateway label names admits it once the function runs; attach it to one of them (the platform's gateway.attachedNamespaces value goes to every gateway-owning tenant)`,
 				`WARNING attached namespaces: namespace default is attached by 2 TenantGateways (tenant-root/cozystack, tenant-x/cozystack): only the owner its gateway label names admits it once the function runs; attach it to one of them (the platform's gateway.attachedNamespaces value goes to every gateway-owning tenant)`,
 				`BLOCKER hostname winners: TenantGateway tenant-root/cozystack, app.alice.example.org: the controller serves HTTPRoute/cozy-monitoring/grafana (it ranks cozy-* namespaces first, then by name); the function serves HTTPRoute/tenant-alice/app (it ranks the namespace delegated the most specific domain first): the backend changes at the takeover`,
@@ -179,6 +179,35 @@ func TestPreflightReport(t *testing.T) {
 				"BLOCKER CRD ownership: Helm release cozy-system/cozystack-controller (revision 7) still renders CRD tenantgateways.gateway.cozystack.io without helm.sh/resource-policy=keep in its manifest: `helm uninstall` deletes it with every TenantGateway, and each upgrade adopts it again and writes the chart's schema over the XRD's; upgrade the release to a chart without the CRD first (docs/migration.md)",
 				`BLOCKER controller: Deployment cozy-system/cozystack-controller runs (1 replicas wanted, 1 present): its TenantGateway reconciler rewrites every Gateway Crossplane applies (its ownership check compares the uid only); stop it first (docs/migration.md, step 3)`,
 				`BLOCKER controller: HelmRelease cozy-system/cozystack-controller is not suspended: Flux's next reconcile restores replicas: 1 and the chart's CRD; suspend it first (docs/migration.md)`,
+			},
+		},
+		"Proposals": {
+			reason: "Cozystack's proposals shipped (docs/migration.md, step 10): the release upgraded to a chart without the CRD, the controller running without the TenantGateway reconciler, its HelmRelease resumed",
+			edit: func(objs []unstructured.Unstructured) []unstructured.Unstructured {
+				var out []unstructured.Unstructured
+				for _, u := range resolve(objs) {
+					switch u.GetKind() {
+					case "TenantGateway", "HTTPRoute", "Namespace":
+						continue
+					case "Deployment":
+						_ = unstructured.SetNestedField(u.Object, int64(1), "spec", "replicas")
+						_ = unstructured.SetNestedField(u.Object, int64(1), "status", "replicas")
+						_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"name": "manager", "image": "cozystack-controller",
+							"args": []any{"--leader-elect", "--disable-controllers=workload,tenantgateway"}}}, "spec", "template", "spec", "containers")
+					case "HelmRelease":
+						_ = unstructured.SetNestedField(u.Object, false, "spec", "suspend")
+					}
+					out = append(out, u)
+				}
+				return out
+			},
+			upgraded: true,
+			want: []string{
+				`OK identity: no TenantGateway is in a tenant-* namespace: tenantgateway-writer-policy judges none of the takeover's writes`,
+				`OK CRD ownership: CRD tenantgateways.gateway.cozystack.io belongs to Helm release cozy-system/cozystack-controller and carries helm.sh/resource-policy=keep`,
+				`OK CRD ownership: Helm release cozy-system/cozystack-controller (revision 8) no longer renders CRD tenantgateways.gateway.cozystack.io`,
+				`OK controller: Deployment cozy-system/cozystack-controller runs without the TenantGateway reconciler (--disable-controllers=tenantgateway)`,
+				`OK controller: HelmRelease cozy-system/cozystack-controller is not suspended, and its release no longer renders the CRD and runs without the TenantGateway reconciler`,
 			},
 		},
 		"Resolved": {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -30,31 +31,41 @@ const (
 	annotationAttach  = "cozystack.io/gateway-attached-by"
 )
 
-// TestMigration runs the procedure of docs/migration.md on a cluster seeded
-// as the Cozystack controller leaves it (test/e2e/hack/reference-seed.sh,
-// which up.sh ran before installing our Configuration, followed by the
-// procedure's steps before the install; up.sh's install is step 6) and
-// checks what a platform would notice: no object deleted or re-created,
-// listeners and Certificates as they were wherever the design keeps them
-// (every difference is listed here and in docs/migration.md), namespace
-// marks never absent, and the function in charge afterwards.
+// TestMigration runs the procedure of docs/migration.md on a platform
+// shaped like Cozystack's (test/e2e/hack/reference-seed.sh, which up.sh ran
+// before installing our Configuration: Helm v4 releases of a
+// cozystack-controller chart rendering the TenantGateway CRD and of two
+// gateway-owning tenants sharing an attached namespace, what the controller
+// composed, a Certificate issued for real; then the procedure's steps
+// before the install; up.sh's install is step 6) and checks what a platform
+// would notice: no object deleted or re-created, no listener of a served
+// hostname ever missing from a Gateway, no certificate re-issued, listeners
+// and Certificates as they were wherever the design keeps them (every
+// difference is listed here and in docs/migration.md), namespace marks
+// never absent, the CRD surviving the old release's upgrade, and the
+// function in charge afterwards.
 func TestMigration(t *testing.T) {
 	t.Parallel()
+	start := time.Now()
 	before := referenceState(t)
-	marks := watchMarks(t, before, map[string]string{"mig-http": "mig-http", "mig-http-dash": "mig-http", "mig-dns": "mig-dns"})
+	// mig-http-dash is attached by both tenants and carries the marks of
+	// mig-dns (reconciled last) until step 1's resolution gives it to the
+	// publishing tenant.
+	marks := watchMarks(t, before, map[string][]string{"mig-http": {"mig-http"}, "mig-http-dash": {"mig-dns", "mig-http"}, "mig-dns": {"mig-dns"}})
+	served := watchServed(t, map[string][]string{
+		"mig-http/cozystack": {"HTTP//", "HTTPS/app.alice.mig-http.example/cozystack-app-32a1e6c7-tls", "HTTPS/dash.mig-http.example/cozystack-dash-3696db18-tls",
+			"HTTPS/www.mig-http.example/cozystack-www-a2f1ec61-tls", "TLS/api.mig-http.example/"},
+		"mig-dns/cozystack": {"HTTP//", "HTTPS/*.mig-dns.example/" + migIssuedCert, "HTTPS/mig-dns.example/" + migIssuedCert,
+			"HTTPS/*.bob.mig-dns.example/" + migIssuedCert},
+	})
 
 	// Step 6 happened in up.sh: the XRD adopted the controller's CRD, and the
 	// TenantGateways kept their uid and spec.
 	migrate(t, "check-crd")
-	crd := &unstructured.Unstructured{}
-	crd.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"})
-	if err := k8s.Get(t.Context(), client.ObjectKey{Name: "tenantgateways.gateway.cozystack.io"}, crd); err != nil {
-		t.Fatal(err)
-	}
-	if uid := before.get(t, gvkTenantGateway, "mig-http", "cozystack").GetUID(); crd.GetUID() == "" || uid == "" {
+	if uid := before.get(t, gvkTenantGateway, "mig-http", "cozystack").GetUID(); crd(t).GetUID() == "" || uid == "" {
 		t.Fatalf("no CRD or no seeded TenantGateway")
 	}
-	if a := crd.GetAnnotations(); a["meta.helm.sh/release-name"] != "" {
+	if a := crd(t).GetAnnotations(); a["meta.helm.sh/release-name"] != "" {
 		t.Errorf("the adopted CRD still carries Helm's release annotation: %v", a)
 	}
 	for _, ns := range []string{"mig-http", "mig-dns"} {
@@ -67,13 +78,42 @@ func TestMigration(t *testing.T) {
 		}
 	}
 
-	// The pre-flight of the first takeover (docs/migration.md): no blocker
-	// on this seed, and the one route the takeover stops serving named.
-	report := migrate(t, "preflight", "mig-http/cozystack")
+	// The certificate cert-manager issued under the controller, before the
+	// switch (the seed created its Certificate before the install).
+	cert := waitIssued(t, start)
+
+	// Step 1, the pre-flight of the first takeover: the shared namespace is
+	// labelled for mig-dns, so mig-http's takeover would stop serving its
+	// route; the takeover refuses to start.
+	shared := `BLOCKER attached namespaces: TenantGateway mig-http/cozystack attaches namespace mig-http-dash, whose label namespace.cozystack.io/gateway=mig-dns (cozystack.io/gateway-attached-by="mig-dns") names another owner: at the takeover of mig-http the function does not admit it, so its 1 routes (HTTPRoute/mig-http-dash/dash) on this Gateway stop being served`
+	report := migrateExit(t, 3, "preflight", "mig-http/cozystack")
+	for _, want := range []string{
+		shared,
+		"WARNING attached namespaces: namespace mig-http-dash is attached by 2 TenantGateways (mig-dns/cozystack, mig-http/cozystack)",
+		"OK      CRD ownership: CRD tenantgateways.gateway.cozystack.io is controlled by the XRD tenantgateways.gateway.cozystack.io",
+		"WARNING CRD ownership: Helm release cozy-system/cozystack-controller (revision 1) still renders CRD tenantgateways.gateway.cozystack.io without helm.sh/resource-policy=keep in its manifest, and its HelmRelease is suspended",
+		"OK      controller: Deployment cozy-system/cozystack-controller is scaled to 0",
+		"WARNING controller: HelmRelease cozy-system/cozystack-controller is suspended",
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the pre-flight does not report %q", want)
+		}
+	}
+	if out := migrateExit(t, 1, "takeover", "mig-http"); !strings.Contains(out, shared) {
+		t.Errorf("the takeover did not refuse on the pre-flight's blocker")
+	}
+	if x := tgw(t, "mig-http", "cozystack"); x.GetAnnotations()["crossplane.io/paused"] != "true" {
+		t.Errorf("a refused takeover resumed TenantGateway mig-http/cozystack: %v", x.GetAnnotations())
+	}
+	// Its resolution, as docs/migration.md says: the shared namespace given
+	// to the publishing tenant, in one patch under the controller's field
+	// manager (so the takeover hands the marks over).
+	operator(t, "kubectl", "patch", "namespace", "mig-http-dash", "--type=merge", "--field-manager="+refManager, "-p",
+		`{"metadata":{"labels":{"namespace.cozystack.io/gateway":"mig-http"},"annotations":{"cozystack.io/gateway-attached-by":"mig-http"}}}`)
+	report = migrate(t, "preflight", "mig-http/cozystack")
 	for _, want := range []string{
 		"WARNING hostname winners: TenantGateway mig-http/cozystack, www.mig-http.example: HTTPRoute/mig-http-alice/steal, admitted by the controller's listener (a lost conflict is only reported), is not served by the function (NotDelegated",
 		"OK      hostname winners: TenantGateway mig-http/cozystack: every hostname keeps the route that serves it (4 claimed)",
-		"OK      CRD ownership: CRD tenantgateways.gateway.cozystack.io is controlled by the XRD tenantgateways.gateway.cozystack.io",
 		"preflight: no blocker: the takeover may start",
 	} {
 		if !strings.Contains(report, want) {
@@ -83,7 +123,12 @@ func TestMigration(t *testing.T) {
 
 	migrate(t, "clear-route-status")
 	migrate(t, "takeover", "mig-http")
-	migrate(t, "takeover", "mig-dns")
+	// mig-dns still attaches mig-http-dash, now labelled for mig-http, with
+	// no route of it on mig-dns's Gateway: a warning, not a blocker.
+	out := migrate(t, "takeover", "mig-dns")
+	if want := "WARNING attached namespaces: TenantGateway mig-dns/cozystack attaches namespace mig-http-dash, whose label namespace.cozystack.io/gateway=mig-http"; !strings.Contains(out, want) {
+		t.Errorf("the takeover's pre-flight of mig-dns does not report %q", want)
+	}
 
 	// Crossplane's next apply after the hand-over removes what only the
 	// controller composed: the HTTPS listener of the passthrough hostname.
@@ -95,14 +140,34 @@ func TestMigration(t *testing.T) {
 	for ns, ls := range want {
 		waitGateway(t, ns, "cozystack", fmt.Sprintf("the function's listeners %v", ls), func(got []string, _ *unstructured.Unstructured) bool { return slices.Equal(got, ls) })
 	}
+	t.Logf("migrated both tenants %s after the test started", time.Since(start).Round(time.Second))
+
+	// Step 10 with Cozystack's proposals shipped: the old release upgraded
+	// to a chart without the CRD, after the takeover.
+	upgradeOldRelease(t)
+	report = migrate(t, "preflight")
+	for _, want := range []string{
+		"OK      CRD ownership: Helm release cozy-system/cozystack-controller (revision 2) no longer renders CRD tenantgateways.gateway.cozystack.io",
+		"OK      controller: Deployment cozy-system/cozystack-controller runs without the TenantGateway reconciler (--disable-controllers=tenantgateway)",
+		"OK      controller: HelmRelease cozy-system/cozystack-controller is not suspended, and its release no longer renders the CRD and runs without the TenantGateway reconciler",
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the pre-flight does not report %q", want)
+		}
+	}
+	for ns, ls := range want {
+		waitGateway(t, ns, "cozystack", fmt.Sprintf("the function's listeners %v", ls), func(got []string, _ *unstructured.Unstructured) bool { return slices.Equal(got, ls) })
+	}
 
 	t.Run("nothing re-created", func(t *testing.T) { sameObjects(t, before) })
 	t.Run("listeners", func(t *testing.T) { sameListeners(t, before) })
 	t.Run("certificates and issuers", func(t *testing.T) { sameCertificates(t, before) })
+	t.Run("no certificate re-issued", func(t *testing.T) { cert.notReissued(t) })
+	t.Run("served listeners never missing", func(t *testing.T) { served.check(t) })
 	t.Run("ownership", func(t *testing.T) { takenOver(t) })
 	t.Run("route status", func(t *testing.T) { routeStatusCleared(t) })
 	t.Run("a lost conflict is no longer served", func(t *testing.T) { lostConflict(t) })
-	t.Run("namespace marks never absent", func(t *testing.T) { marks.check(t) })
+	t.Run("namespace marks never absent", func(t *testing.T) { marks.check(t, map[string]string{"mig-http-dash": "mig-http"}) })
 	t.Run("a new route becomes a listener", func(t *testing.T) { newRoute(t) })
 }
 
@@ -186,13 +251,15 @@ type marksWatch struct {
 	mu     sync.Mutex
 	events int
 	bad    []string
+	// last is each namespace's label in the last version seen.
+	last map[string]string
 }
 
 // watchMarks first checks that nothing wrote the namespaces since the seed
 // (so the marks were there all along, through the Configuration's install),
 // then watches them: a watch sees every version of an object, where a poll
 // could miss a short absence.
-func watchMarks(t *testing.T, before snapshot, want map[string]string) *marksWatch {
+func watchMarks(t *testing.T, before snapshot, want map[string][]string) *marksWatch {
 	t.Helper()
 	for ns := range want {
 		now, _ := get(t, gvkNamespace, "", ns)
@@ -209,17 +276,18 @@ func watchMarks(t *testing.T, before snapshot, want map[string]string) *marksWat
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &marksWatch{stop: w.Stop, done: make(chan struct{})}
+	m := &marksWatch{stop: w.Stop, done: make(chan struct{}), last: map[string]string{}}
 	go func() {
 		defer close(m.done)
 		for ev := range w.ResultChan() {
 			ns, ok := ev.Object.(*corev1.Namespace)
-			if !ok || want[ns.Name] == "" {
+			if !ok || want[ns.Name] == nil {
 				continue
 			}
 			m.mu.Lock()
 			m.events++
-			if ev.Type == watch.Deleted || ns.Labels[labelNSGateway] != want[ns.Name] || ns.Annotations[annotationAttach] != want[ns.Name] {
+			m.last[ns.Name] = ns.Labels[labelNSGateway]
+			if l := ns.Labels[labelNSGateway]; ev.Type == watch.Deleted || !slices.Contains(want[ns.Name], l) || ns.Annotations[annotationAttach] != l {
 				m.bad = append(m.bad, fmt.Sprintf("%s %s at resourceVersion %s: label %q, annotation %q", ev.Type, ns.Name, ns.ResourceVersion, ns.Labels[labelNSGateway], ns.Annotations[annotationAttach]))
 			}
 			m.mu.Unlock()
@@ -229,11 +297,18 @@ func watchMarks(t *testing.T, before snapshot, want map[string]string) *marksWat
 	return m
 }
 
-func (m *marksWatch) check(t *testing.T) {
+// check reports the versions that lost a mark, and a namespace whose last
+// label is not the one final names.
+func (m *marksWatch) check(t *testing.T, final map[string]string) {
 	m.stop()
 	<-m.done
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	for ns, want := range final {
+		if m.last[ns] != want {
+			t.Errorf("namespace %s: last label seen %q, want %q", ns, m.last[ns], want)
+		}
+	}
 	// The takeover writes each namespace: provider-kubernetes' apply, then
 	// the release of the controller's claim.
 	if m.events < 3 {
@@ -381,7 +456,10 @@ func takenOver(t *testing.T) {
 		n, _ := get(t, gvkNamespace, "", ns)
 		for _, f := range n.GetManagedFields() {
 			raw := f.FieldsV1.GetRawString()
-			if f.Manager != "" && !strings.HasPrefix(f.Manager, "provider-kubernetes/") &&
+			// The tenant chart writes the owner namespace's label: Helm
+			// keeps it, and the function never releases its own namespace.
+			helmLabel := f.Manager == "helm" && ns != "mig-http-dash" && !strings.Contains(raw, "f:"+annotationAttach)
+			if f.Manager != "" && !strings.HasPrefix(f.Manager, "provider-kubernetes/") && !helmLabel &&
 				(strings.Contains(raw, "f:"+labelNSGateway) || strings.Contains(raw, "f:"+annotationAttach)) {
 				t.Errorf("namespace %s: %s still owns a mark: %s", ns, f.Manager, raw)
 			}

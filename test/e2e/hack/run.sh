@@ -39,7 +39,9 @@ case $run in TestMigration|'^TestMigration$') ;; *)
 esac
 if [ -n "$seed" ] && echo TestMigration | grep -Eq -- "$run"; then
   bash "$ROOT/test/e2e/hack/down.sh" --wipe >/dev/null
-  E2E_BEFORE_INSTALL=$seed bash "$ROOT/test/e2e/hack/up.sh" || exit 1
+  # The real issuer serves the seed's dns01 tenant: BIND authoritative for
+  # its apex, cert-manager watching its namespace (tls.sh).
+  E2E_TLS_ZONE=mig-dns.example E2E_TLS_NAMESPACE=mig-dns E2E_BEFORE_INSTALL=$seed bash "$ROOT/test/e2e/hack/up.sh" || exit 1
   echo "migration: control plane up in $((SECONDS - start))s"
   gotest -run '^TestMigration$' || exit 1
   echo "migration: passed in $((SECONDS - start))s"

@@ -6,7 +6,8 @@
 # kubectl on PATH, KUBECONFIG).
 #
 # - BIND 9 (Debian's named) on 127.0.0.1:8053, authoritative for the test
-#   zone tls.example, taking RFC 2136 updates signed with the TSIG key
+#   zone tls.example (E2E_TLS_ZONE: the migration pass's is
+#   mig-dns.example), taking RFC 2136 updates signed with the TSIG key
 #   e2e-tsig (hmac-sha256, made fresh each run; its secret in
 #   run/tls/tsig.secret for the tests). No recursion: it is the only
 #   nameserver Pebble and cert-manager's DNS-01 self-check ask.
@@ -17,8 +18,9 @@
 #   sleeps) and reuses no authorization, so every order is validated. Its
 #   own issuing root, new each run, is served on 127.0.0.1:15000/roots/0.
 # - cert-manager's ACME controllers (test/e2e/tools/cert-manager), as the
-#   admin, watching only the namespace tenant-tls: the other tests play
-#   cert-manager in their own namespaces and must not meet the real one.
+#   admin, watching only the namespace tenant-tls (E2E_TLS_NAMESPACE: the
+#   migration pass's is mig-dns): the other tests play cert-manager in their
+#   own namespaces and must not meet the real one.
 #   Each Certificate owns its Secret (--enable-certificate-owner-ref, as
 #   docs/design.md asks of a platform), so a Secret goes with its
 #   Certificate.
@@ -33,7 +35,7 @@ for port in 8053 14000 15000 5001 5002; do
   if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then fail "port $port is in use: is another control plane up? (make e2e-down)"; fi
 done
 mkdir -p "$D/bind"
-ZONE=tls.example
+ZONE=${E2E_TLS_ZONE:-tls.example}
 
 # --- BIND: the zone, its TSIG key and named's configuration ---
 tsig-keygen -a hmac-sha256 e2e-tsig > "$D/bind/e2e-tsig.key"
@@ -85,6 +87,6 @@ waitfor 30 curl -sf --cacert "$P/pebble-ca.crt" https://127.0.0.1:14000/dir || f
 waitfor 30 curl -sf --cacert "$P/pebble-ca.crt" -o "$D/pebble-root.pem" https://127.0.0.1:15000/roots/0 || fail "Pebble does not serve its root (see pebble.log)"
 
 # --- cert-manager's controllers ---
-bg cert-manager "$CERT_MANAGER" --kubeconfig="$KUBECONFIG" --namespace=tenant-tls \
+bg cert-manager "$CERT_MANAGER" --kubeconfig="$KUBECONFIG" --namespace="${E2E_TLS_NAMESPACE:-tenant-tls}" \
   --dns01-recursive-nameservers=127.0.0.1:8053 --dns01-check-retry-period=2s --enable-certificate-owner-ref -v=2
 waitfor 30 grep -q "controllers started" "$L/cert-manager.log" || fail "cert-manager's controllers did not start (see cert-manager.log)"
