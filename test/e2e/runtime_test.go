@@ -47,16 +47,24 @@ func TestFunctionUnderDeploymentRuntime(t *testing.T) {
 		t.Errorf("FunctionRevision %s RuntimeHealthy %s %s: %s", rev.GetName(), s, r, m)
 	}
 
-	// The Service and the endpoint Crossplane wrote for it.
-	var svc corev1.Service
+	// The Service Crossplane made for the revision, and the endpoint it
+	// wrote for it.
+	owned := func(refs []metav1.OwnerReference) bool {
+		return slices.ContainsFunc(refs, func(o metav1.OwnerReference) bool { return o.Name == rev.GetName() })
+	}
 	svcs := &corev1.ServiceList{}
-	if err := k8s.List(t.Context(), svcs, client.InNamespace("crossplane-system"), client.MatchingLabels{"pkg.crossplane.io/function": "cozystack-function-tenant-gateway"}); err != nil {
+	if err := k8s.List(t.Context(), svcs, client.InNamespace("crossplane-system")); err != nil {
 		t.Fatal(err)
 	}
-	if len(svcs.Items) != 1 {
-		t.Fatalf("want one Service of the function, got %d", len(svcs.Items))
+	var svc *corev1.Service
+	for i := range svcs.Items {
+		if owned(svcs.Items[i].OwnerReferences) {
+			svc = &svcs.Items[i]
+		}
 	}
-	svc = svcs.Items[0]
+	if svc == nil {
+		t.Fatalf("no Service is owned by FunctionRevision %s", rev.GetName())
+	}
 	host := svc.Name + ".crossplane-system"
 	if got, want := str(rev, "status", "endpoint"), "dns:///"+host+":9443"; got != want {
 		t.Errorf("FunctionRevision %s endpoint %q, want %q (its Service's, as Crossplane's Deployment runtime writes it)", rev.GetName(), got, want)
@@ -71,7 +79,7 @@ func TestFunctionUnderDeploymentRuntime(t *testing.T) {
 	if err := k8s.Get(t.Context(), client.ObjectKey{Namespace: "crossplane-system", Name: secretName}, secret); err != nil {
 		t.Fatalf("FunctionRevision %s names TLS server Secret %q: %v", rev.GetName(), secretName, err)
 	}
-	if !slices.ContainsFunc(secret.OwnerReferences, func(o metav1.OwnerReference) bool { return o.Name == rev.GetName() }) {
+	if !owned(secret.OwnerReferences) {
 		t.Errorf("TLS server Secret %s is not owned by FunctionRevision %s (owners %v): Crossplane did not generate it", secretName, rev.GetName(), secret.OwnerReferences)
 	}
 
@@ -82,7 +90,7 @@ func TestFunctionUnderDeploymentRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range deps.Items {
-		if slices.ContainsFunc(deps.Items[i].OwnerReferences, func(o metav1.OwnerReference) bool { return o.Name == rev.GetName() }) {
+		if owned(deps.Items[i].OwnerReferences) {
 			dep = &deps.Items[i]
 		}
 	}

@@ -3,10 +3,10 @@
 # PIDs down.sh uses to stop them (after shared/notes/real-cluster.md):
 #   etcd (Debian etcd-server), kube-apiserver and kube-controller-manager
 #   v1.35.8, a loopback OCI registry, Crossplane core v2.4.0 out of cluster
-#   (Deployment package runtime for providers, External for functions), the
-#   function over mTLS and provider-kubernetes out of cluster, and Envoy
-#   Gateway's controller (envoy-gateway.sh), and a real issuer: BIND 9,
-#   Pebble and cert-manager's ACME controllers (tls.sh).
+#   (its default Deployment package runtime, for providers and functions),
+#   the function and provider-kubernetes from the Deployments Crossplane
+#   creates, and Envoy Gateway's controller (envoy-gateway.sh), and a real
+#   issuer: BIND 9, Pebble and cert-manager's ACME controllers (tls.sh).
 # Then it installs what a platform installs: the Gateway API (standard) and
 # cert-manager CRDs from the Go module cache, and our packages the way a user
 # does: `crossplane xpkg push` to the registry, the manifests of
@@ -16,15 +16,17 @@
 # resolves the Function and provider-kubernetes as dependencies for real.
 #
 # What the harness does that a cluster would do itself, since no kubelet runs
-# here: it plays the External runtime of the function (sets the
-# FunctionRevision's endpoint and TLS secret, runs the process), and the
-# kubelet of the provider's Deployment, which Crossplane creates: it runs the
-# provider binary with that Deployment's service account (a token requested
-# for it, in a mount namespace of its own), arguments and environment, and
-# reports the Deployment available. Crossplane runs with a token of its
-# service account and the role of its Helm chart plus
-# examples/cluster/crossplane-rbac.yaml, so RBAC and the admission policies
-# see the identities they see in a cluster.
+# here: it plays the kubelet of the two Deployments Crossplane creates. The
+# provider's: its binary with that Deployment's service account (a token
+# requested for it, in a mount namespace of its own), arguments and
+# environment. The function's: the image the Deployment names, pulled from
+# the registry and unpacked, its entrypoint with the Deployment's arguments
+# and environment and the TLS Secret Crossplane generated mounted where the
+# Deployment says, in a pod network namespace of its own; and the DNS of the
+# function's Service, which Crossplane dials (run/hosts). It reports each
+# pod ready. Crossplane runs with a token of its service account and the
+# role of its Helm chart plus examples/cluster/crossplane-rbac.yaml, so RBAC
+# and the admission policies see the identities they see in a cluster.
 #
 # Run through `make e2e` or `make e2e-up`, which build the binaries and set
 # the variables below.
@@ -479,7 +481,7 @@ if [ ${#fn_cmd[@]} -eq 0 ]; then
 fi
 [ ${#fn_cmd[@]} -gt 0 ] || fail "Deployment $FN_DEPLOY and its image $FN_IMAGE give no command"
 # The environment: the image's, then the Deployment's (which wins).
-fn_env=(HOSTNAME="$FN_DEPLOY")
+fn_env=()
 mapfile -t -O ${#fn_env[@]} fn_env < <(jq -r '.config.Env[]?' "$S/function-image-config.json")
 vars=$(deploy_vars "$S/function-deployment.json") || fail "cannot read the function's environment from Deployment $FN_DEPLOY"
 [ -n "$vars" ] && mapfile -t -O ${#fn_env[@]} fn_env <<< "$vars"
