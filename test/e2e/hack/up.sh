@@ -437,10 +437,10 @@ waitfor 60 kubectl -n crossplane-system wait deploy "$DEPLOY" --for=condition=Av
 #     and arguments, its environment, each secret volume (the TLS Secret
 #     Crossplane generated) mounted at its mountPath in the root
 #     filesystem, chrooted there as the pod's user;
-#   - the report: the pod running and ready with its IP, from which the
-#     EndpointSlice controller publishes the Service's endpoints, which the
-#     harness serves for the Service's name in Crossplane's /etc/hosts
-#     (run/hosts) as CoreDNS serves a headless Service's.
+#   - the report: the pod running and ready with its IP; the IPs of the
+#     ready pods the Service selects are served for the Service's name in
+#     Crossplane's /etc/hosts (run/hosts), as CoreDNS serves a headless
+#     Service's.
 FN_POD_IP=10.244.0.2 FN_HOST_IP=10.244.0.1 FN_LINK=e2e-fn0
 fn_deploy(){ deploy_of "$REV"; }
 has_fn_deploy(){ [ -n "$(fn_deploy)" ]; }
@@ -518,10 +518,15 @@ for pod in $(pods_of "$S/function-deployment.json"); do report_ready "$pod" "$FN
 FN_ENDPOINT=$(kubectl get functionrevision "$REV" -o jsonpath='{.status.endpoint}')
 FN_HOST=${FN_ENDPOINT#dns:///}; FN_HOST=${FN_HOST%:*}; FN_SVC=${FN_HOST%%.*}
 [[ $FN_ENDPOINT == dns:///*.crossplane-system:9443 ]] || fail "FunctionRevision $REV's endpoint is $FN_ENDPOINT, not its Service's"
-slice_ips(){ kubectl -n crossplane-system get endpointslices -l "kubernetes.io/service-name=$FN_SVC" -o json | jq -r '[.items[].endpoints[]? | select(.conditions.ready != false) | .addresses[]] | unique | .[]'; }
-waitfor 60 sh -c "kubectl -n crossplane-system get endpointslices -l kubernetes.io/service-name=$FN_SVC -o jsonpath='{.items[*].endpoints[*].addresses[*]}' | grep -qw $FN_POD_IP" \
-  || fail "the EndpointSlice of Service $FN_SVC does not list the pod's $FN_POD_IP"
-{ cat /etc/hosts; for ip in $(slice_ips); do echo "$ip $FN_HOST"; done; } > "$S/hosts"
+# The Service's endpoints: the ready pods its selector picks, as the
+# EndpointSlice controller lists them for CoreDNS. That controller lists no
+# pod here, since it skips pods of no registered Node and no kubelet
+# registers one, so the harness reads the pods itself.
+svc_ips(){ kubectl -n crossplane-system get pods -l "$(kubectl -n crossplane-system get service "$FN_SVC" -o json | jq -r '.spec.selector | to_entries | map("\(.key)=\(.value)") | join(",")')" -o json \
+  | jq -r '[.items[] | select(any(.status.conditions[]?; .type == "Ready" and .status == "True")) | .status.podIP // empty] | unique | .[]'; }
+has_svc_ip(){ svc_ips | grep -qx "$FN_POD_IP"; }
+waitfor 60 has_svc_ip || fail "Service $FN_SVC selects no ready pod at $FN_POD_IP"
+{ cat /etc/hosts; for ip in $(svc_ips); do echo "$ip $FN_HOST"; done; } > "$S/hosts"
 waitfor 60 kubectl -n crossplane-system wait deploy "$FN_DEPLOY" --for=condition=Available --timeout=5s || fail "Deployment $FN_DEPLOY did not become available"
 ts "function: Deployment $FN_DEPLOY, pod $FN_POD_IP, $FN_ENDPOINT"
 for k in configurations providers functions; do
