@@ -26,8 +26,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// functionMetrics is the function's metrics endpoint (up.sh).
-const functionMetrics = "http://127.0.0.1:18083/metrics"
+// The function's pod: up.sh runs the Deployment Crossplane creates for it
+// in a network namespace of its own with this IP (FN_POD_IP), and the
+// function listens where that Deployment says: gRPC on 9443, metrics on
+// 8080.
+const (
+	functionPodIP   = "10.244.0.2"
+	functionGRPC    = functionPodIP + ":9443"
+	functionMetrics = "http://" + functionPodIP + ":8080/metrics"
+)
 
 // Bounds of what one route change may cost, on average over 20, the
 // TenantGateway whose routes changed, in calls and in reconciles (see Calls
@@ -156,7 +163,7 @@ func TestCallsPerRouteChange(t *testing.T) {
 
 	all := readFrom(t, fnLog.path, fnLog.start)
 	callsB := callTimes(all, b)
-	t.Logf("function --ttl=%s; %d HTTPRoutes in %s, one change at a time", ttl, routes, apps)
+	t.Logf("function --ttl=%s, %s; %d HTTPRoutes in %s, one change at a time", ttl, crossplaneSettings(), routes, apps)
 	for _, p := range phases {
 		fn := readRange(t, fnLog.path, p.fn, p.fnEnd)
 		xp := readRange(t, xpLog.path, p.xp, p.xpEnd)
@@ -166,7 +173,16 @@ func TestCallsPerRouteChange(t *testing.T) {
 		what, tokens := evs.during(p.start, p.end)
 		t.Logf("%s: %d calls of %s/cozystack (%.2f per change; %s), %d reconciles (%.2f per change), %d calls of %s/cozystack, in %s; events of what it composes or requires: %s; %.1f circuit breaker tokens per change",
 			p.name, calls, a, perCall, outcomes, reconciles, perRec, len(callTimes(fn, b)), b, p.end.Sub(p.start).Round(time.Second), what, float64(tokens)/routes)
-		if open := countBreakerOpen(xp, a); open > 0 {
+		open := countBreakerOpen(xp, a)
+		if crossplaneDefaults() {
+			// Crossplane at its defaults (make e2e's third pass): the
+			// breaker is expected to open, so what is measured is what it
+			// costs, not held to the per-change bounds; each change still
+			// reached its Gateway within the wait above.
+			t.Logf("%s: Crossplane's circuit breaker (its defaults) dropped events of %s/cozystack %d times", p.name, a, open)
+			continue
+		}
+		if open > 0 {
 			t.Errorf("%s: Crossplane's circuit breaker dropped events of %s/cozystack %d times: changes waited for the TTL and the counts are not per change", p.name, a, open)
 		}
 		if limit := maxPerChange[p.name]; perCall > limit || perRec > limit {
@@ -205,6 +221,19 @@ func TestCallsPerRouteChange(t *testing.T) {
 		}
 		prev = c
 	}
+}
+
+// crossplaneDefaults is whether the harness runs Crossplane at its own
+// defaults (up.sh's CROSSPLANE_SETTINGS=default, make e2e's third pass)
+// rather than with its short poll and raised circuit breaker.
+func crossplaneDefaults() bool { return os.Getenv("CROSSPLANE_SETTINGS") == "default" }
+
+// crossplaneSettings names the settings for the logs of measurements.
+func crossplaneSettings() string {
+	if crossplaneDefaults() {
+		return "Crossplane at its defaults"
+	}
+	return "Crossplane at the harness' settings (poll 15s, circuit breaker 2000/20)"
 }
 
 // functionTTL is the --ttl the harness runs the function with.

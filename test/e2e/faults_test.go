@@ -739,7 +739,7 @@ func (w *faultWorld) killFunctionMidCall(t *testing.T, _ int) time.Time {
 	t0 := time.Now()
 	stopProc(t, "function", syscall.SIGKILL)
 	startProc(t, "function")
-	waitTCP(t, "127.0.0.1:9444", time.Minute)
+	waitTCP(t, functionGRPC, time.Minute)
 	return t0
 }
 
@@ -751,7 +751,7 @@ func (w *faultWorld) functionOutage(t *testing.T, d time.Duration) time.Time {
 	t.Logf("after %s without the function, the TenantGateways say:\n%s", d, w.xrConditions(t))
 	t0 := time.Now()
 	startProc(t, "function")
-	waitTCP(t, "127.0.0.1:9444", time.Minute)
+	waitTCP(t, functionGRPC, time.Minute)
 	return t0
 }
 

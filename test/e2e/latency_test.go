@@ -71,8 +71,8 @@ func TestRouteAcceptedLatency(t *testing.T) {
 	for name, d := range latency {
 		egPart[name] = d - listed[name]
 	}
-	t.Logf("%d HTTPRoutes, function --ttl=%s: created -> Accepted by Envoy Gateway on its listener %s; created -> listener in the Gateway %s; listener -> Accepted %s",
-		routes, ttl, quantiles(latency), quantiles(listed), quantiles(egPart))
+	t.Logf("%d HTTPRoutes, function --ttl=%s, %s: created -> Accepted by Envoy Gateway on its listener %s; created -> listener in the Gateway %s; listener -> Accepted %s",
+		routes, ttl, crossplaneSettings(), quantiles(latency), quantiles(listed), quantiles(egPart))
 }
 
 // quantiles is "p50 …, max … (sorted: …)" of durations, to 100 ms.

@@ -3,10 +3,10 @@
 # PIDs down.sh uses to stop them (after shared/notes/real-cluster.md):
 #   etcd (Debian etcd-server), kube-apiserver and kube-controller-manager
 #   v1.35.8, a loopback OCI registry, Crossplane core v2.4.0 out of cluster
-#   (Deployment package runtime for providers, External for functions), the
-#   function over mTLS and provider-kubernetes out of cluster, and Envoy
-#   Gateway's controller (envoy-gateway.sh), and a real issuer: BIND 9,
-#   Pebble and cert-manager's ACME controllers (tls.sh).
+#   (its default Deployment package runtime, for providers and functions),
+#   the function and provider-kubernetes from the Deployments Crossplane
+#   creates, and Envoy Gateway's controller (envoy-gateway.sh), and a real
+#   issuer: BIND 9, Pebble and cert-manager's ACME controllers (tls.sh).
 # Then it installs what a platform installs: the Gateway API (standard) and
 # cert-manager CRDs from the Go module cache, and our packages the way a user
 # does: `crossplane xpkg push` to the registry, the manifests of
@@ -16,15 +16,17 @@
 # resolves the Function and provider-kubernetes as dependencies for real.
 #
 # What the harness does that a cluster would do itself, since no kubelet runs
-# here: it plays the External runtime of the function (sets the
-# FunctionRevision's endpoint and TLS secret, runs the process), and the
-# kubelet of the provider's Deployment, which Crossplane creates: it runs the
-# provider binary with that Deployment's service account (a token requested
-# for it, in a mount namespace of its own), arguments and environment, and
-# reports the Deployment available. Crossplane runs with a token of its
-# service account and the role of its Helm chart plus
-# examples/cluster/crossplane-rbac.yaml, so RBAC and the admission policies
-# see the identities they see in a cluster.
+# here: it plays the kubelet of the two Deployments Crossplane creates. The
+# provider's: its binary with that Deployment's service account (a token
+# requested for it, in a mount namespace of its own), arguments and
+# environment. The function's: the image the Deployment names, pulled from
+# the registry and unpacked, its entrypoint with the Deployment's arguments
+# and environment and the TLS Secret Crossplane generated mounted where the
+# Deployment says, in a pod network namespace of its own; and the DNS of the
+# function's Service, which Crossplane dials (run/hosts). It reports each
+# pod ready. Crossplane runs with a token of its service account and the
+# role of its Helm chart plus examples/cluster/crossplane-rbac.yaml, so RBAC
+# and the admission policies see the identities they see in a cluster.
 #
 # Run through `make e2e` or `make e2e-up`, which build the binaries and set
 # the variables below.
@@ -32,7 +34,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 R=${E2E_DIR:?}
 : "${KUBE_APISERVER:?}" "${KUBE_CONTROLLER_MANAGER:?}" "${KUBECTL:?}" "${CROSSPLANE_CORE:?}" "${CROSSPLANE:?}" "${REGISTRY:?}"
-: "${PROVIDER_KUBERNETES:?}" "${ENVOY_GATEWAY:?}" "${CERT_MANAGER:?}" "${PEBBLE:?}" "${FUNCTION_BIN:?}" "${XPKG_DIR:?}" "${VERSION:?}" "${XPKG_ARCHS:?}" "${XPKG_INDEX:?}"
+: "${PROVIDER_KUBERNETES:?}" "${ENVOY_GATEWAY:?}" "${CERT_MANAGER:?}" "${PEBBLE:?}" "${XPKG_DIR:?}" "${VERSION:?}" "${XPKG_ARCHS:?}" "${XPKG_INDEX:?}"
 P=$R/pki; S=$R/run; L=$R/logs
 export KUBECONFIG=$P/kubeconfig
 mkdir -p "$S/bin" "$L"
@@ -49,8 +51,8 @@ bg(){
 }
 waitfor(){ local n=$1; shift; for _ in $(seq 1 "$n"); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done; echo "timeout after ${n}s: $*" >&2; return 1; }
 fail(){ echo "e2e-up: $*" >&2; echo "logs: $L" >&2; exit 1; }
-for t in etcd etcdctl openssl curl jq unshare; do command -v $t >/dev/null || fail "$t is missing (apt-get install etcd-server etcd-client openssl curl jq util-linux)"; done
-for port in 2379 2380 2381 6443 10257 5000 8080 9443 9444 18080 18081 18082 18083; do
+for t in etcd etcdctl openssl curl jq unshare nsenter chroot ip; do command -v $t >/dev/null || fail "$t is missing (apt-get install etcd-server etcd-client openssl curl jq util-linux coreutils iproute2)"; done
+for port in 2379 2380 2381 6443 10257 5000 8080 9443 18080 18081 18082; do
   if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then fail "port $port is in use: is another control plane up? (make e2e-down)"; fi
 done
 
@@ -216,26 +218,34 @@ for i in 1 2 3 4 5; do # the first run can race the Lock CRD into the RESTMapper
   [ "$i" = 5 ] && fail "crossplane core init failed (see crossplane-init.log)"
   sleep 2
 done; ts "crossplane init"
-mkdir -p "$S/xp-client-certs" "$S/fn-certs" "$S/provider-certs" "$S/xpkg-cache"
+mkdir -p "$S/xp-client-certs" "$S/provider-certs" "$S/xpkg-cache"
 for k in ca.crt tls.crt tls.key; do kubectl -n crossplane-system get secret crossplane-tls-client -o jsonpath="{.data.${k//./\\.}}" | base64 -d > "$S/xp-client-certs/$k"; done
-kubectl -n crossplane-system get secret crossplane-root-ca -o jsonpath='{.data.tls\.crt}' | base64 -d > "$S/fn-certs/ca.crt"
-kubectl -n crossplane-system get secret crossplane-root-ca -o jsonpath='{.data.tls\.key}' | base64 -d > "$S/root-ca.key"
-printf 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n' > "$S/fn.ext"
-openssl req -newkey rsa:2048 -nodes -keyout "$S/fn-certs/tls.key" -out "$S/fn.csr" -subj "/O=Crossplane/CN=function-tenant-gateway" 2>/dev/null
-openssl x509 -req -in "$S/fn.csr" -CA "$S/fn-certs/ca.crt" -CAkey "$S/root-ca.key" -CAcreateserial -out "$S/fn-certs/tls.crt" -days 365 -extfile "$S/fn.ext" 2>/dev/null
 for k in crt key; do cp "$P/provider.$k" "$S/provider-certs/tls.$k"; done
-kubectl -n crossplane-system create secret generic function-tls-server --from-file=tls.crt="$S/fn-certs/tls.crt" --from-file=tls.key="$S/fn-certs/tls.key" \
-  --from-file=ca.crt="$S/fn-certs/ca.crt" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
 kubectl -n crossplane-system create secret generic provider-kubernetes-tls-server --from-file=tls.crt="$P/provider.crt" --from-file=tls.key="$P/provider.key" \
   --from-file=ca.crt="$P/ca.crt" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
 # make scale varies what the steady state costs (docs/scale.md):
 # CROSSPLANE_POLL, CROSSPLANE_FLAGS (more flags), FUNCTION_TTL, PROVIDER_POLL,
 # PROVIDER_SYNC, and E2E_DEBUG (empty: no --debug for Crossplane and the
-# function, as in production).
+# function, as in production). CROSSPLANE_SETTINGS=default runs Crossplane
+# at its own defaults (poll 1m, circuit breaker 100 tokens refilled at 1/s),
+# as a cluster that follows none of our advice does (make e2e's third pass).
+case ${CROSSPLANE_SETTINGS:=harness} in
+  harness) xp_settings=(--poll-interval="${CROSSPLANE_POLL:-15s}" --circuit-breaker-burst=2000 --circuit-breaker-refill-rate=20);;
+  default) xp_settings=();;
+  *) fail "CROSSPLANE_SETTINGS=$CROSSPLANE_SETTINGS: allowed values are harness and default";;
+esac
+# Crossplane dials a function at the endpoint its Deployment runtime writes
+# in the FunctionRevision, dns:///<Service>.<namespace>:9443 (the function's
+# headless Service), resolved by gRPC's DNS resolver through the host's
+# resolver. In a cluster CoreDNS answers with the Ready pods' IPs; here
+# Crossplane runs in a mount namespace of its own whose /etc/hosts is
+# run/hosts, to which the harness adds the addresses of the Service's
+# EndpointSlice (below), as CoreDNS would serve them.
+cp /etc/hosts "$S/hosts"
 KUBECONFIG="$S/crossplane.kubeconfig" POD_NAMESPACE=crossplane-system TLS_CLIENT_CERTS_DIR="$S/xp-client-certs" \
-  bg crossplane "$CROSSPLANE_CORE" core start ${E2E_DEBUG---debug} --package-runtime='Provider=Deployment;Function=External' --enable-webhooks=false --cache-dir="$S/xpkg-cache" \
-  --metrics-port=18080 --health-probe-port=18081 --poll-interval="${CROSSPLANE_POLL:-15s}" --circuit-breaker-burst=2000 --circuit-breaker-refill-rate=20 \
-  ${CROSSPLANE_FLAGS-}
+  bg crossplane unshare -m --propagation private sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' "$S/hosts" \
+  "$CROSSPLANE_CORE" core start ${E2E_DEBUG---debug} --enable-webhooks=false --cache-dir="$S/xpkg-cache" \
+  --metrics-port=18080 --health-probe-port=18081 "${xp_settings[@]}" ${CROSSPLANE_FLAGS-}
 waitfor 60 curl -sf http://127.0.0.1:18081/readyz || fail "crossplane did not become ready"; ts "crossplane"
 
 # The RBAC manager writes the ClusterRoles that let Crossplane manage the XRs
@@ -245,11 +255,6 @@ waitfor 60 curl -sf http://127.0.0.1:18081/readyz || fail "crossplane did not be
 # (below): it and provider-kubernetes both bind metrics to :8080, with no
 # flag to move either.
 KUBECONFIG="$P/super-admin.kubeconfig" POD_NAMESPACE=crossplane-system bg rbac-manager "$CROSSPLANE_CORE" rbac start
-
-# --- the function: a local process that Crossplane reaches over mTLS; its
-# metrics on 18083 (8080, its default, is provider-kubernetes'), which
-# TestCallsPerRouteChange reads ---
-bg function "$FUNCTION_BIN" --address=127.0.0.1:9444 --tls-server-certs-dir="$S/fn-certs" ${E2E_DEBUG---debug} --metrics-address=127.0.0.1:18083 --ttl="${FUNCTION_TTL:-10s}"
 
 # --- optional, before our packages: E2E_BEFORE_INSTALL (the Makefile's is
 # reference-seed.sh, which leaves the cluster as the Cozystack controller
@@ -268,6 +273,37 @@ kubectl apply -f "$ROOT/test/e2e/testdata/platform-runtime.yaml" >/dev/null || f
 kubectl apply -f "$ROOT/examples/cluster/provider-kubernetes-runtime.yaml" >/dev/null || fail "cannot apply examples/cluster/provider-kubernetes-runtime.yaml"
 sed 's#registry.example.internal/#127.0.0.1:5000/#' "$ROOT/examples/cluster/mirror/image-configs.yaml" | kubectl apply -f - >/dev/null \
   || fail "cannot apply examples/cluster/mirror/image-configs.yaml"
+# The function's flags, as docs/configuration.md tells a platform to set
+# them: a DeploymentRuntimeConfig, here given to the dependency-installed
+# Function by a runtime ImageConfig of its (mirrored) source. The tests read
+# its debug log (calls per XR) and wait in units of its TTL.
+fn_flags=(${E2E_DEBUG---debug} --ttl="${FUNCTION_TTL:-10s}")
+kubectl apply -f - >/dev/null <<YAML || fail "cannot apply the function's runtime config"
+apiVersion: pkg.crossplane.io/v1beta1
+kind: DeploymentRuntimeConfig
+metadata:
+  name: e2e-function-tenant-gateway
+spec:
+  deploymentTemplate:
+    spec:
+      selector: {}
+      template:
+        spec:
+          containers:
+          - name: package-runtime
+            args: $(printf '%s\n' "${fn_flags[@]}" | jq -R . | jq -sc .)
+---
+apiVersion: pkg.crossplane.io/v1beta1
+kind: ImageConfig
+metadata:
+  name: e2e-function-tenant-gateway-runtime
+spec:
+  matchImages:
+  - {type: Prefix, prefix: "127.0.0.1:5000/cozystack/function-tenant-gateway:"}
+  - {type: Prefix, prefix: "127.0.0.1:5000/cozystack/function-tenant-gateway@"}
+  runtime:
+    configRef: {name: e2e-function-tenant-gateway}
+YAML
 # The one install command of a platform without Cozystack: the Tenant API.
 # Crossplane resolves the TenantGateway API's Configuration, the Function
 # and provider-kubernetes as dependencies and names each after its
@@ -280,10 +316,7 @@ deps(){ kubectl get configuration cozystack-configuration-tenant-gateway -o json
 waitfor 120 sh -c "kubectl get functionrevisions -l pkg.crossplane.io/package=cozystack-function-tenant-gateway -o name | grep -q ." \
   || fail "the Function dependency was not installed as cozystack-function-tenant-gateway: $(deps); $(kubectl get functions.pkg.crossplane.io)"
 REV=$(revision functionrevisions cozystack-function-tenant-gateway)
-# The function's External runtime: its endpoint and serving certificate.
-kubectl patch functionrevision "$REV" --subresource=status --type=merge -p '{"status":{"endpoint":"127.0.0.1:9444","tlsServerSecretName":"function-tls-server"}}' >/dev/null
-kubectl wait functionrevision "$REV" --for=condition=RevisionHealthy --timeout=60s >/dev/null || fail "FunctionRevision $REV is not healthy"
-ts "function $REV at 127.0.0.1:9444"
+ts "function revision $REV"
 waitfor 120 sh -c "kubectl get providerrevisions -l pkg.crossplane.io/package=cozystack-tenant-gateway-provider-kubernetes -o name | grep -q ." \
   || fail "the provider-kubernetes dependency was not installed: $(deps)"
 PREV=$(revision providerrevisions cozystack-tenant-gateway-provider-kubernetes)
@@ -340,15 +373,15 @@ while IFS=$'\t' read -r vol secret path; do
 done < <(jq -r '.spec.template.spec as $s | $s.containers[0].volumeMounts[]? | .name as $n | ($s.volumes[] | select(.name == $n) | .secret.secretName) as $sec | "\($n)\t\($sec)\t\(.mountPath)"' "$S/provider-deployment.json")
 # The environment as the kubelet resolves it: the namespace and labels the
 # pod would have for field references, $(VAR) for earlier variables.
-provider_vars(){ jq -r '.metadata.namespace as $ns | .spec.template.metadata.labels as $lbl
+deploy_vars(){ jq -r '.metadata.namespace as $ns | .spec.template.metadata.labels as $lbl
   | reduce (.spec.template.spec.containers[0].env[]?) as $e ({}; . as $env | . + {($e.name): (
       if $e.valueFrom then ($e.valueFrom.fieldRef.fieldPath // "") as $f
         | if $f == "metadata.namespace" then $ns
           elif ($f | test("^metadata\\.labels\\[\u0027[^\u0027]+\u0027\\]$")) then $lbl[$f | capture("\\[\u0027(?<k>[^\u0027]+)\u0027\\]").k]
           else error("env \($e.name) reads \($e.valueFrom), which the harness does not provide") end
       else ($e.value // "") | gsub("\\$\\((?<n>[A-Za-z_][A-Za-z0-9_]*)\\)"; $env[.n] // "$(\(.n))") end)})
-  | to_entries[] | "\(.key)=\(.value)"' "$S/provider-deployment.json"; }
-vars=$(provider_vars) || fail "cannot read the provider's environment from Deployment $DEPLOY"
+  | to_entries[] | "\(.key)=\(.value)"' "$1"; }
+vars=$(deploy_vars "$S/provider-deployment.json") || fail "cannot read the provider's environment from Deployment $DEPLOY"
 while IFS= read -r kv; do
   name=${kv%%=*} value=${kv#*=}
   # Only paths change: a mounted volume lives under the run folder, not at
@@ -372,21 +405,130 @@ waitfor 60 curl -sf http://127.0.0.1:18082/readyz || fail "provider-kubernetes d
 # made from Crossplane's Deployment is running and ready (its process is the
 # one above). The ReplicaSet and Deployment controllers then count it
 # available, and Crossplane's runtime marks the revision healthy.
-provider_pods(){ kubectl -n crossplane-system get pods -l "$(jq -r '.spec.selector.matchLabels | to_entries | map("\(.key)=\(.value)") | join(",")' "$S/provider-deployment.json")" -o name; }
-has_provider_pod(){ [ -n "$(provider_pods)" ]; }
-waitfor 60 has_provider_pod || fail "the ReplicaSet controller made no pod for Deployment $DEPLOY"
-now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-for pod in $(provider_pods); do
-  kubectl -n crossplane-system patch "$pod" --subresource=status --type=merge -p "{\"status\":{\"phase\":\"Running\",\"startTime\":\"$now\",\"conditions\":[{\"type\":\"Initialized\",\"status\":\"True\",\"lastTransitionTime\":\"$now\"},{\"type\":\"ContainersReady\",\"status\":\"True\",\"lastTransitionTime\":\"$now\"},{\"type\":\"Ready\",\"status\":\"True\",\"lastTransitionTime\":\"$now\"}]}}" >/dev/null \
-    || fail "cannot report $pod ready"
-done
-waitfor 60 kubectl -n crossplane-system wait deploy "$DEPLOY" --for=condition=Available --timeout=5s || fail "Deployment $DEPLOY did not become available"
-# What a Deployment runtime reports once the function's pod is up: without it
-# the Function stays HEALTHY=False ("Package runtime health is Unknown").
-runtime_healthy(){
-  kubectl patch "$1" "$2" --subresource=status --type=json -p "[{\"op\":\"add\",\"path\":\"/status/conditions/-\",\"value\":{\"type\":\"RuntimeHealthy\",\"status\":\"True\",\"reason\":\"HealthyPackageRevision\",\"lastTransitionTime\":\"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"}}]" >/dev/null
+pods_of(){ kubectl -n crossplane-system get pods -l "$(jq -r '.spec.selector.matchLabels | to_entries | map("\(.key)=\(.value)") | join(",")' "$1")" -o name; }
+has_pod(){ [ -n "$(pods_of "$1")" ]; }
+# report_ready POD [IP]: the pod is running and ready, with its IP if it has
+# a network of its own.
+report_ready(){
+  local now ip=""; now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  [ -n "${2:-}" ] && ip=",\"podIP\":\"$2\",\"podIPs\":[{\"ip\":\"$2\"}]"
+  kubectl -n crossplane-system patch "$1" --subresource=status --type=merge -p "{\"status\":{\"phase\":\"Running\",\"startTime\":\"$now\"$ip,\"conditions\":[{\"type\":\"Initialized\",\"status\":\"True\",\"lastTransitionTime\":\"$now\"},{\"type\":\"ContainersReady\",\"status\":\"True\",\"lastTransitionTime\":\"$now\"},{\"type\":\"Ready\",\"status\":\"True\",\"lastTransitionTime\":\"$now\"}]}}" >/dev/null
 }
-runtime_healthy functionrevision "$REV"
+waitfor 60 has_pod "$S/provider-deployment.json" || fail "the ReplicaSet controller made no pod for Deployment $DEPLOY"
+for pod in $(pods_of "$S/provider-deployment.json"); do report_ready "$pod" || fail "cannot report $pod ready"; done
+waitfor 60 kubectl -n crossplane-system wait deploy "$DEPLOY" --for=condition=Available --timeout=5s || fail "Deployment $DEPLOY did not become available"
+# --- the function: the Deployment Crossplane creates, run as a kubelet would ---
+# Crossplane v2.4's Deployment runtime (its default, for functions as for
+# providers) gives the FunctionRevision a headless Service, a TLS server
+# Secret its root CA signs for that Service's names, and a Deployment, sets
+# the revision's endpoint to dns:///<Service>.<namespace>:9443 and reports
+# the revision healthy once the Deployment is available. The harness plays
+# the kubelet for that Deployment's pod:
+#   - the image: the one the Deployment names (the loopback registry's,
+#     through the mirror ImageConfig), this node's platform out of its
+#     index, every layer unpacked into a root filesystem, so what runs is
+#     the /function the pushed package carries;
+#   - the pod's network: a network namespace of its own, held by a pause
+#     process as a pod sandbox is and joined to the control plane's by a
+#     veth pair, with the pod IP FN_POD_IP, so the function listens where
+#     the Deployment says (gRPC :9443, metrics :8080) beside
+#     provider-kubernetes' webhook on the host's :9443;
+#   - the container: the image's entrypoint with the Deployment's command
+#     and arguments, its environment, each secret volume (the TLS Secret
+#     Crossplane generated) mounted at its mountPath in the root
+#     filesystem, chrooted there as the pod's user;
+#   - the report: the pod running and ready with its IP; the IPs of the
+#     ready pods the Service selects are served for the Service's name in
+#     Crossplane's /etc/hosts (run/hosts), as CoreDNS serves a headless
+#     Service's.
+FN_POD_IP=10.244.0.2 FN_HOST_IP=10.244.0.1 FN_LINK=e2e-fn0
+fn_deploy(){ deploy_of "$REV"; }
+has_fn_deploy(){ [ -n "$(fn_deploy)" ]; }
+waitfor 120 has_fn_deploy || fail "Crossplane created no Deployment for $REV: $(kubectl get functionrevision "$REV" -o jsonpath='{.status.conditions}')"
+FN_DEPLOY=$(fn_deploy)
+kubectl -n crossplane-system get deploy "$FN_DEPLOY" -o json > "$S/function-deployment.json"
+FN_IMAGE=$(jq -r '.spec.template.spec.containers[0].image' "$S/function-deployment.json")
+# The image, as a container runtime pulls it from a registry that speaks
+# plain HTTP (the loopback one).
+pull_image(){ # reference, root filesystem folder -> the image config in $S/function-image-config.json
+  local ref=$1 root=$2 host rest repo tag arch accept digest layer media
+  host=${ref%%/*} rest=${ref#*/}
+  if [[ $rest == *@* ]]; then repo=${rest%%@*} tag=${rest#*@}; elif [[ $rest == *:* ]]; then repo=${rest%:*} tag=${rest##*:}; else repo=$rest tag=latest; fi
+  case $(uname -m) in x86_64) arch=amd64;; aarch64) arch=arm64;; *) arch=$(uname -m);; esac
+  accept=application/vnd.oci.image.index.v1+json,application/vnd.docker.distribution.manifest.list.v2+json,application/vnd.oci.image.manifest.v1+json,application/vnd.docker.distribution.manifest.v2+json
+  curl -sf -H "Accept: $accept" "http://$host/v2/$repo/manifests/$tag" > "$S/function-manifest.json" || return 1
+  if jq -e '.manifests' "$S/function-manifest.json" >/dev/null; then
+    digest=$(jq -r --arg a "$arch" '[.manifests[] | select(.platform.os == "linux" and .platform.architecture == $a)][0].digest // empty' "$S/function-manifest.json")
+    [ -n "$digest" ] || { echo "$ref has no linux/$arch image" >&2; return 1; }
+    curl -sf -H "Accept: $accept" "http://$host/v2/$repo/manifests/$digest" > "$S/function-manifest.json" || return 1
+  fi
+  curl -sf "http://$host/v2/$repo/blobs/$(jq -r .config.digest "$S/function-manifest.json")" > "$S/function-image-config.json" || return 1
+  rm -rf "$root" && mkdir -p "$root"
+  while IFS=$'\t' read -r layer media; do
+    case $media in *gzip) curl -sf "http://$host/v2/$repo/blobs/$layer" | tar -xz -C "$root";;
+                   *) curl -sf "http://$host/v2/$repo/blobs/$layer" | tar -x -C "$root";; esac || return 1
+  done < <(jq -r '.layers[] | "\(.digest)\t\(.mediaType)"' "$S/function-manifest.json")
+}
+FN_ROOT=$S/function-rootfs
+pull_image "$FN_IMAGE" "$FN_ROOT" || fail "cannot pull $FN_IMAGE, the image of Deployment $FN_DEPLOY"
+# The command line, as the kubelet builds it: the container's command
+# replaces the image's entrypoint, its args the image's cmd.
+mapfile -t fn_cmd < <(jq -r '.spec.template.spec.containers[0] | if .command then .command[] else empty end' "$S/function-deployment.json")
+mapfile -t fn_args < <(jq -r '.spec.template.spec.containers[0] | if .args then .args[] else empty end' "$S/function-deployment.json")
+if [ ${#fn_cmd[@]} -eq 0 ]; then
+  mapfile -t fn_cmd < <(jq -r '.config.Entrypoint[]?' "$S/function-image-config.json")
+  [ ${#fn_args[@]} -eq 0 ] && mapfile -t fn_args < <(jq -r '.config.Cmd[]?' "$S/function-image-config.json")
+fi
+[ ${#fn_cmd[@]} -gt 0 ] || fail "Deployment $FN_DEPLOY and its image $FN_IMAGE give no command"
+# The environment: the image's, then the Deployment's (which wins).
+fn_env=()
+mapfile -t -O ${#fn_env[@]} fn_env < <(jq -r '.config.Env[]?' "$S/function-image-config.json")
+vars=$(deploy_vars "$S/function-deployment.json") || fail "cannot read the function's environment from Deployment $FN_DEPLOY"
+[ -n "$vars" ] && mapfile -t -O ${#fn_env[@]} fn_env <<< "$vars"
+# The volumes: each secret's keys (or its items) in a folder, bind-mounted
+# at the mount path inside the root filesystem.
+mkdir -p "$S/function-volumes"
+{ echo 'set -e'
+  while IFS=$'\t' read -r vol secret path; do
+    [ -n "$secret" ] || fail "volume $vol of Deployment $FN_DEPLOY is not a secret, which the harness does not provide"
+    mkdir -p "$S/function-volumes/$vol" "$FN_ROOT$path"
+    kubectl -n crossplane-system get secret "$secret" -o json \
+      | jq -r --argjson v "$(jq --arg n "$vol" '.spec.template.spec.volumes[] | select(.name == $n) | .secret' "$S/function-deployment.json")" \
+        '.data as $d | if $v.items then $v.items[] | "\(.path)\t\($d[.key])" else $d | to_entries[] | "\(.key)\t\(.value)" end' \
+      | while IFS=$'\t' read -r k v; do printf %s "$v" | base64 -d > "$S/function-volumes/$vol/$k"; done
+    printf 'mount --bind %q %q\n' "$S/function-volumes/$vol" "$FN_ROOT$path"
+  done < <(jq -r '.spec.template.spec as $s | $s.containers[0].volumeMounts[]? | .name as $n | ($s.volumes[] | select(.name == $n) | .secret.secretName // "") as $sec | "\($n)\t\($sec)\t\(.mountPath)"' "$S/function-deployment.json")
+  user=$(jq -r '.spec.template.spec | (.containers[0].securityContext.runAsUser // .securityContext.runAsUser // 0 | tostring) + ":" + (.containers[0].securityContext.runAsGroup // .securityContext.runAsGroup // 0 | tostring)' "$S/function-deployment.json")
+  printf 'exec chroot --userspec=%q %q' "$user" "$FN_ROOT"; printf ' %q' "${fn_cmd[@]}" "${fn_args[@]}"; echo
+} > "$S/function-container.sh"
+# The pod sandbox and its network.
+bg function-pod unshare -n sleep infinity
+FN_POD_PID=$(cat "$S/function-pod.pid")
+waitfor 10 sh -c "[ \"\$(readlink /proc/$FN_POD_PID/ns/net)\" != \"\$(readlink /proc/self/ns/net)\" ]" || fail "the function's pod has no network namespace of its own"
+ip link add "$FN_LINK" type veth peer name eth0 netns "$FN_POD_PID" || fail "cannot create the veth pair $FN_LINK (is a control plane up in this network namespace?)"
+ip addr add "$FN_HOST_IP/30" dev "$FN_LINK" && ip link set "$FN_LINK" up || fail "cannot address $FN_LINK"
+nsenter -t "$FN_POD_PID" -n sh -c "ip link set lo up && ip addr add $FN_POD_IP/30 dev eth0 && ip link set eth0 up && ip route add default via $FN_HOST_IP" \
+  || fail "cannot set up the function pod's network"
+echo "function: $FN_IMAGE as $user; $(cat "$S/function-container.sh" | tail -n 1); env ${fn_env[*]}" > "$L/function-runtime.log"
+bg function nsenter -t "$FN_POD_PID" -n -- env -i "${fn_env[@]}" unshare -m --propagation private sh "$S/function-container.sh"
+waitfor 60 bash -c "exec 3<>/dev/tcp/$FN_POD_IP/9443" || fail "the function is not serving on $FN_POD_IP:9443"
+waitfor 60 has_pod "$S/function-deployment.json" || fail "the ReplicaSet controller made no pod for Deployment $FN_DEPLOY"
+for pod in $(pods_of "$S/function-deployment.json"); do report_ready "$pod" "$FN_POD_IP" || fail "cannot report $pod ready"; done
+# What Crossplane dials, and the Service's endpoints as DNS would serve them.
+FN_ENDPOINT=$(kubectl get functionrevision "$REV" -o jsonpath='{.status.endpoint}')
+FN_HOST=${FN_ENDPOINT#dns:///}; FN_HOST=${FN_HOST%:*}; FN_SVC=${FN_HOST%%.*}
+[[ $FN_ENDPOINT == dns:///*.crossplane-system:9443 ]] || fail "FunctionRevision $REV's endpoint is $FN_ENDPOINT, not its Service's"
+# The Service's endpoints: the ready pods its selector picks, as the
+# EndpointSlice controller lists them for CoreDNS. That controller lists no
+# pod here, since it skips pods of no registered Node and no kubelet
+# registers one, so the harness reads the pods itself.
+svc_ips(){ kubectl -n crossplane-system get pods -l "$(kubectl -n crossplane-system get service "$FN_SVC" -o json | jq -r '.spec.selector | to_entries | map("\(.key)=\(.value)") | join(",")')" -o json \
+  | jq -r '[.items[] | select(any(.status.conditions[]?; .type == "Ready" and .status == "True")) | .status.podIP // empty] | unique | .[]'; }
+has_svc_ip(){ svc_ips | grep -qx "$FN_POD_IP"; }
+waitfor 60 has_svc_ip || fail "Service $FN_SVC selects no ready pod at $FN_POD_IP"
+{ cat /etc/hosts; for ip in $(svc_ips); do echo "$ip $FN_HOST"; done; } > "$S/hosts"
+waitfor 60 kubectl -n crossplane-system wait deploy "$FN_DEPLOY" --for=condition=Available --timeout=5s || fail "Deployment $FN_DEPLOY did not become available"
+ts "function: Deployment $FN_DEPLOY, pod $FN_POD_IP, $FN_ENDPOINT"
 for k in configurations providers functions; do
   kubectl wait "$k.pkg.crossplane.io" --all --for=condition=Healthy --timeout=120s >/dev/null || fail "$k not healthy: $(kubectl get "$k.pkg.crossplane.io" -o wide)"
 done
