@@ -2,7 +2,7 @@
 # Stops what up.sh started, by recorded PID, and waits for each to exit (the
 # API server takes seconds to release its port). --wipe removes the state.
 R=${E2E_DIR:?}
-for n in cert-manager pebble named envoy-gateway provider-kubernetes rbac-manager function crossplane registry kube-controller-manager kube-apiserver etcd; do
+for n in cert-manager cert-manager-web pebble named envoy-gateway provider-kubernetes rbac-manager function crossplane registry kube-controller-manager kube-apiserver etcd; do
   f=$R/run/$n.pid; [ -f "$f" ] || continue
   p=$(cat "$f"); kill "$p" 2>/dev/null || continue
   for _ in $(seq 1 60); do kill -0 "$p" 2>/dev/null || break; sleep 0.5; done
