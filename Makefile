@@ -218,7 +218,7 @@ $(HELM):
 	cd $(HELM_MOD) && go build -trimpath -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$(HELM_VERSION)" -o $@.tmp helm.sh/helm/v4/cmd/helm
 	mv $@.tmp $@
 
-e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) $(PROVIDER_KUBERNETES) $(REGISTRY) $(XPKG_INDEX) $(ENVOY_GATEWAY) $(CERT_MANAGER) $(PEBBLE) $(HELM)
+e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) $(PROVIDER_KUBERNETES) $(REGISTRY) $(XPKG_INDEX) $(ENVOY_GATEWAY) $(EGCTL) $(CERT_MANAGER) $(PEBBLE) $(HELM)
 
 # The end-to-end tests (test/e2e, build tag e2e) against a loopback control
 # plane: etcd, kube-apiserver, kube-controller-manager, a registry, Crossplane,
@@ -231,7 +231,7 @@ e2e-tools: tools $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) $(PROVI
 E2E_ENV = E2E_DIR=$(E2E_DIR) KUBE_APISERVER=$(KUBE_APISERVER) KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER) KUBECTL=$(KUBECTL) \
 	CROSSPLANE_CORE=$(abspath $(CROSSPLANE_CORE)) CROSSPLANE=$(abspath $(CROSSPLANE)) REGISTRY=$(REGISTRY) \
 	PROVIDER_KUBERNETES=$(PROVIDER_KUBERNETES) FUNCTION_BIN=$(abspath $(FUNCTION_BIN)) \
-	XPKG_DIR=$(abspath $(OUT))/xpkg VERSION=$(VERSION) XPKG_ARCHS='$(XPKG_ARCHS)' XPKG_INDEX=$(XPKG_INDEX) ENVOY_GATEWAY=$(ENVOY_GATEWAY) CERT_MANAGER=$(CERT_MANAGER) PEBBLE=$(PEBBLE) HELM=$(HELM) \
+	XPKG_DIR=$(abspath $(OUT))/xpkg VERSION=$(VERSION) XPKG_ARCHS='$(XPKG_ARCHS)' XPKG_INDEX=$(XPKG_INDEX) ENVOY_GATEWAY=$(ENVOY_GATEWAY) EGCTL=$(EGCTL) CERT_MANAGER=$(CERT_MANAGER) PEBBLE=$(PEBBLE) HELM=$(HELM) \
 	E2E_BEFORE_INSTALL=$(E2E_BEFORE_INSTALL)
 E2E_RUN ?= .
 # Run by up.sh before our packages are installed in the migration pass

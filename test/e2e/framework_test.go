@@ -127,6 +127,10 @@ func setup() error {
 		return fmt.Errorf("cannot apply the GatewayClasses: %w", err)
 	}
 	go playKubelet(context.Background(), k8s, os.Stderr)
+	// cert-manager's HTTP-01 solver Pods and the data plane in front of
+	// them, for the http01 tests (solver_test.go).
+	go playSolvers(context.Background(), k8s, os.Stderr)
+	go playGateway(context.Background(), k8s, os.Stderr)
 	return envoyGatewayUp()
 }
 

@@ -184,7 +184,7 @@ func trustedOn(t *testing.T, name string, names ...string) int64 {
 		for _, n := range slice(c, "spec", "dnsNames") {
 			got = append(got, n.(string))
 		}
-		return s == "True" && slices.Equal(got, names) && c.GetGeneration() == observed(c), show(c) + "\n" + challenges(t)
+		return s == "True" && slices.Equal(got, names) && c.GetGeneration() == observed(c), show(c) + "\n" + challenges(t, tlsNamespace)
 	})
 	eventually(t, settle, fmt.Sprintf("Secret %s verifying against Pebble's root for %v", name, names), func() (bool, string) {
 		s := &corev1.Secret{}
@@ -256,15 +256,16 @@ func verifies(s *corev1.Secret, roots *x509.CertPool, names []string) error {
 	return nil
 }
 
-// challenges says where each ACME challenge in tlsNamespace stands, for
-// failure messages: cert-manager's reason names what went wrong (a TSIG key
-// BIND refuses, a record Pebble cannot see).
-func challenges(t *testing.T) string {
+// challenges says where each ACME challenge in ns stands, for failure
+// messages: cert-manager's reason names what went wrong (a TSIG key BIND
+// refuses, a record Pebble cannot see, a self-check that cannot reach the
+// solver).
+func challenges(t *testing.T, ns string) string {
 	t.Helper()
 	l := &unstructured.UnstructuredList{}
 	l.SetAPIVersion("acme.cert-manager.io/v1")
 	l.SetKind("ChallengeList")
-	if err := k8s.List(t.Context(), l, client.InNamespace(tlsNamespace)); err != nil {
+	if err := k8s.List(t.Context(), l, client.InNamespace(ns)); err != nil {
 		return "challenges: " + err.Error()
 	}
 	var out []string

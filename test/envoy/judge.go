@@ -233,6 +233,21 @@ func (r *Result) Backends(gatewayPort int32, host string) ([]string, error) {
 
 // route is the route a request for host/ on a Gateway port takes.
 func (r *Result) route(gatewayPort int32, host string) (Route, error) {
+	return r.routeFor(gatewayPort, host, "/")
+}
+
+// RouteFor is the route a request for path on host takes on a Gateway port,
+// in the virtual host Envoy picks, and the Services ("<namespace>/<name>:
+// <port>") behind its clusters (none when it redirects or answers itself).
+func (r *Result) RouteFor(gatewayPort int32, host, path string) (Route, []string, error) {
+	rt, err := r.routeFor(gatewayPort, host, path)
+	if err != nil {
+		return Route{}, nil, err
+	}
+	return rt, r.backendsOf(rt.Clusters), nil
+}
+
+func (r *Result) routeFor(gatewayPort int32, host, path string) (Route, error) {
 	s, err := r.XDS.Serve(gatewayPort, host)
 	if err != nil {
 		return Route{}, err
@@ -240,9 +255,9 @@ func (r *Result) route(gatewayPort int32, host string) (Route, error) {
 	if s.VirtualHost == nil {
 		return Route{}, fmt.Errorf("port %d, filter chain %s: no virtual host for %q (404)", gatewayPort, s.FilterChain.Name, host)
 	}
-	rt, ok := s.VirtualHost.RouteFor("/")
+	rt, ok := s.VirtualHost.RouteFor(path)
 	if !ok {
-		return Route{}, fmt.Errorf("port %d, virtual host %s: no route for %q/ (404)", gatewayPort, s.VirtualHost.Name, host)
+		return Route{}, fmt.Errorf("port %d, virtual host %s: no route for %q%s (404)", gatewayPort, s.VirtualHost.Name, host, path)
 	}
 	return rt, nil
 }

@@ -4,7 +4,7 @@
 # function-replica-* are TestFunctionReplicas' processes, stopped by the test
 # itself unless it died first.
 R=${E2E_DIR:?}
-for n in cert-manager pebble named envoy-gateway provider-kubernetes rbac-manager function-replica-1 function-replica-2 function function-pod crossplane registry kube-controller-manager kube-apiserver etcd; do
+for n in cert-manager cert-manager-web pebble named envoy-gateway provider-kubernetes rbac-manager function-replica-1 function-replica-2 function function-pod crossplane registry kube-controller-manager kube-apiserver etcd; do
   f=$R/run/$n.pid; [ -f "$f" ] || continue
   p=$(cat "$f"); kill "$p" 2>/dev/null || continue
   for _ in $(seq 1 60); do kill -0 "$p" 2>/dev/null || break; sleep 0.5; done

@@ -10,20 +10,27 @@
 #   mig-dns.example), taking RFC 2136 updates signed with the TSIG key
 #   e2e-tsig (hmac-sha256, made fresh each run; its secret in
 #   run/tls/tsig.secret for the tests). No recursion: it is the only
-#   nameserver Pebble and cert-manager's DNS-01 self-check ask.
+#   nameserver Pebble and cert-manager's DNS-01 self-check ask. It also
+#   serves the zone web.example of the http01 tests, every name of which
+#   resolves to 127.0.80.80: the address of the Gateway's data plane, which
+#   the tests play there (test/e2e/solver_test.go), as a platform's DNS
+#   points its tenants' names at its Gateway.
 # - Pebble, the ACME test server, at https://127.0.0.1:14000/dir with a
 #   serving certificate of a CA made here (pki/pebble-ca.crt, which the
 #   tests give the TenantGateway as spec.acme.caBundle); it resolves through
 #   named, validates for real (PEBBLE_VA_NOSLEEP only drops its random
 #   sleeps) and reuses no authorization, so every order is validated. Its
 #   own issuing root, new each run, is served on 127.0.0.1:15000/roots/0.
+#   It validates HTTP-01 on port 80, as a public ACME server does.
 # - cert-manager's ACME controllers (test/e2e/tools/cert-manager), as the
 #   admin, watching only the namespace tenant-tls (E2E_TLS_NAMESPACE: the
 #   migration pass's is mig-dns): the other tests play cert-manager in their
 #   own namespaces and must not meet the real one.
 #   Each Certificate owns its Secret (--enable-certificate-owner-ref, as
 #   docs/design.md asks of a platform), so a Secret goes with its
-#   Certificate.
+#   Certificate. A second process watches only tenant-web, the namespace of
+#   the http01 tests (cert-manager watches one namespace or all); its
+#   HTTP-01 self-check resolves through named, as Pebble does.
 set -euo pipefail
 R=${E2E_DIR:?}; : "${CERT_MANAGER:?}" "${PEBBLE:?}" "${KUBECONFIG:?}"
 P=$R/pki; S=$R/run; L=$R/logs; D=$S/tls
@@ -31,11 +38,11 @@ fail(){ echo "tls: $*" >&2; echo "logs: $L" >&2; exit 1; }
 bg(){ local name=$1; shift; setsid nohup "$@" > "$L/$name.log" 2>&1 & echo $! > "$S/$name.pid"; }
 waitfor(){ local n=$1; shift; for _ in $(seq 1 "$n"); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done; echo "timeout after ${n}s: $*" >&2; return 1; }
 for t in named tsig-keygen dig; do command -v $t >/dev/null || fail "$t is missing (apt-get install bind9 bind9-utils bind9-dnsutils)"; done
-for port in 8053 14000 15000 5001 5002; do
+for port in 8053 14000 15000 5001; do
   if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then fail "port $port is in use: is another control plane up? (make e2e-down)"; fi
 done
 mkdir -p "$D/bind"
-ZONE=${E2E_TLS_ZONE:-tls.example}
+ZONE=${E2E_TLS_ZONE:-tls.example} WEB=web.example
 
 # --- BIND: the zone, its TSIG key and named's configuration ---
 tsig-keygen -a hmac-sha256 e2e-tsig > "$D/bind/e2e-tsig.key"
@@ -46,6 +53,15 @@ cat > "$D/bind/$ZONE.zone" <<Z
 @   IN SOA ns.$ZONE. hostmaster.$ZONE. 1 60 60 600 60
 @   IN NS  ns.$ZONE.
 ns  IN A   127.0.0.1
+Z
+cat > "$D/bind/$WEB.zone" <<Z
+\$TTL 60
+@   IN SOA ns.$ZONE. hostmaster.$ZONE. 1 60 60 600 60
+@   IN NS  ns.$ZONE.
+@   IN A   127.0.80.80
+*   IN A   127.0.80.80
+; a name that leads away from the Gateway: nothing answers there
+astray IN A 127.0.80.81
 Z
 cat > "$D/bind/named.conf" <<C
 options {
@@ -61,10 +77,12 @@ options {
 controls { };
 include "$D/bind/e2e-tsig.key";
 zone "$ZONE" { type primary; file "$D/bind/$ZONE.zone"; allow-update { key "e2e-tsig"; }; };
+zone "$WEB" { type primary; file "$D/bind/$WEB.zone"; };
 C
 named-checkconf "$D/bind/named.conf" || fail "named.conf is refused"
 bg named named -g -n 1 -c "$D/bind/named.conf"
 waitfor 30 sh -c "dig +short +time=1 +tries=1 -p 8053 @127.0.0.1 SOA $ZONE | grep -q ns.$ZONE" || fail "named does not answer for $ZONE (see named.log)"
+waitfor 30 sh -c "dig +short +time=1 +tries=1 -p 8053 @127.0.0.1 A www.$WEB | grep -qx 127.0.80.80" || fail "named does not answer for $WEB (see named.log)"
 
 # --- Pebble: its serving certificate and configuration ---
 if [ ! -f "$P/pebble-ca.crt" ]; then
@@ -77,7 +95,7 @@ cat > "$D/pebble.json" <<J
 {"pebble": {
   "listenAddress": "127.0.0.1:14000", "managementListenAddress": "127.0.0.1:15000",
   "certificate": "$P/pebble.crt", "privateKey": "$P/pebble.key",
-  "httpPort": 5002, "tlsPort": 5001, "ocspResponderURL": "", "externalAccountBindingRequired": false,
+  "httpPort": 80, "tlsPort": 5001, "ocspResponderURL": "", "externalAccountBindingRequired": false,
   "retryAfter": {"authz": 1, "order": 1},
   "profiles": {"default": {"description": "e2e", "validityPeriod": 7776000}}
 }}
@@ -89,4 +107,8 @@ waitfor 30 curl -sf --cacert "$P/pebble-ca.crt" -o "$D/pebble-root.pem" https://
 # --- cert-manager's controllers ---
 bg cert-manager "$CERT_MANAGER" --kubeconfig="$KUBECONFIG" --namespace="${E2E_TLS_NAMESPACE:-tenant-tls}" \
   --dns01-recursive-nameservers=127.0.0.1:8053 --dns01-check-retry-period=2s --enable-certificate-owner-ref -v=2
-waitfor 30 grep -q "controllers started" "$L/cert-manager.log" || fail "cert-manager's controllers did not start (see cert-manager.log)"
+bg cert-manager-web "$CERT_MANAGER" --kubeconfig="$KUBECONFIG" --namespace=tenant-web \
+  --acme-http01-solver-nameservers=127.0.0.1:8053 --enable-certificate-owner-ref -v=2
+for n in cert-manager cert-manager-web; do
+  waitfor 30 grep -q "controllers started" "$L/$n.log" || fail "cert-manager's controllers did not start (see $n.log)"
+done
