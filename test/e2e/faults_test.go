@@ -94,6 +94,7 @@ func TestFaults(t *testing.T) {
 		{"provider-kubernetes restarted", rounds, w.restart("provider-kubernetes", syscall.SIGTERM, func(t *testing.T) { waitHTTP(t, "http://127.0.0.1:18082/readyz", time.Minute) }), "", nil},
 		{"kube-apiserver restarted", rounds, w.restart("kube-apiserver", syscall.SIGTERM, func(t *testing.T) {
 			waitAPIServer(t, 2*time.Minute)
+			w.waitServes(t)
 			livenessProbe(t, "envoy-gateway", "http://127.0.0.1:8081/healthz")
 		}), "", nil},
 		{"XR status emptied", rounds, w.emptyStatus, "", nil},
@@ -684,6 +685,9 @@ func (w *faultWorld) converged(t *testing.T, tn *faultTenant) (bool, string) {
 		}
 	}
 	xr := tgw(t, tn.ns, "cozystack")
+	if xr == nil {
+		return false, "no TenantGateway " + tn.ns + "/cozystack"
+	}
 	if rev := w.newestRevision(t); str(xr, "spec", "crossplane", "compositionRevisionRef", "name") != rev.GetName() {
 		return false, fmt.Sprintf("TenantGateway %s on CompositionRevision %q, the newest is %s", tn.ns, str(xr, "spec", "crossplane", "compositionRevisionRef", "name"), rev.GetName())
 	}
@@ -756,6 +760,23 @@ func (w *faultWorld) restartExited(t *testing.T, fault string) {
 		t.Logf("%s: %s exited (see its log); started again, as a kubelet would", fault, name)
 		startProc(t, name)
 	}
+}
+
+// waitServes waits until the API server serves every kind the test reads:
+// a restarted one answers for its built-in kinds first and for those of
+// CRDs (NotFound until then) once its CRD informer has synced.
+func (w *faultWorld) waitServes(t *testing.T) {
+	t.Helper()
+	eventually(t, time.Minute, "kube-apiserver serving the kinds of CRDs", func() (bool, string) {
+		for _, gvk := range []schema.GroupVersionKind{gvkTenantGateway, gvkGateway, gvkHTTPRoute, gvkCertificate, gvkCompositionRevision, gvkConfiguration, gvkConfigurationRev} {
+			l := &unstructured.UnstructuredList{}
+			l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+			if err := k8s.List(t.Context(), l, client.Limit(1)); err != nil {
+				return false, fmt.Sprintf("%s: %v", gvk.Kind, err)
+			}
+		}
+		return true, ""
+	})
 }
 
 // livenessProbe plays a kubelet's liveness probe on a controller: Envoy
@@ -931,10 +952,10 @@ func httpAdmits(gw *unstructured.Unstructured) []string {
 func (w *faultWorld) newestRevision(t *testing.T) *unstructured.Unstructured {
 	t.Helper()
 	var newest *unstructured.Unstructured
-	var max int64
+	var top int64
 	for _, r := range list(t, gvkCompositionRevision, "", client.MatchingLabels{"crossplane.io/composition-name": "tenantgateway"}) {
-		if n, _, _ := unstructured.NestedInt64(r.Object, "spec", "revision"); newest == nil || n > max {
-			newest, max = r.DeepCopy(), n
+		if n, _, _ := unstructured.NestedInt64(r.Object, "spec", "revision"); newest == nil || n > top {
+			newest, top = r.DeepCopy(), n
 		}
 	}
 	if newest == nil {
@@ -998,9 +1019,10 @@ func (w *faultWorld) prepareUpgrade(t *testing.T) {
 		t.Fatalf("no Configuration %s", upgradeConfiguration)
 	}
 	installed := str(cfg, "spec", "package")
-	repo, tag, ok := strings.Cut(installed, ":")
+	i := strings.LastIndex(installed, ":")
+	repo, tag := installed[:max(i, 0)], installed[i+1:]
 	next, err := nextPatch(tag)
-	if !ok || err != nil {
+	if i < 0 || err != nil {
 		t.Fatalf("Configuration %s: package %q has no version tag vX.Y.Z (%v)", upgradeConfiguration, installed, err)
 	}
 	dir := t.TempDir()
