@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -22,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 )
 
 // TestFaults (issue #27): the components around the function fail while
@@ -37,8 +40,11 @@ import (
 // by default); after each, the test waits for convergence (each Gateway's
 // listeners are exactly those of the routes, each XR Synced with its status
 // of the current generation, Envoy Gateway's status of the current
-// Gateway) and records how long it took. The test runs alone (not
-// parallel): it restarts what every other test relies on.
+// Gateway) and records how long it took. Last, the TenantGateway API's
+// Configuration is upgraded to a release whose Composition composes
+// differently and rolled back, three times. The test runs alone (not
+// parallel, after the other tests of make e2e): it restarts what every
+// other test relies on.
 func TestFaults(t *testing.T) {
 	if os.Getenv("E2E_FAULTS") != "1" {
 		t.Skip("E2E_FAULTS is not 1: `make faults` runs this test on a control plane of its own")
@@ -58,7 +64,13 @@ func TestFaults(t *testing.T) {
 		}
 		rounds = n
 	}
-	outage := 60 * time.Second
+	// Shorter than Crossplane's two-minute reconcile timeout: a call to the
+	// function waits for it (gRPC waitForReady) until then, so every outage
+	// below two minutes is this one to Crossplane, three rounds of it cost
+	// two minutes of CI, and a longer one (E2E_FAULT_OUTAGE=150s) adds only
+	// the XRs' Synced turning False when their calls time out
+	// (docs/operations.md, Faults).
+	outage := 40 * time.Second
 	if s := os.Getenv("E2E_FAULT_OUTAGE"); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil {
@@ -71,32 +83,36 @@ func TestFaults(t *testing.T) {
 		name   string
 		rounds int
 		inject func(t *testing.T, round int) time.Time
+		// undo, when set, is injected after each round's convergence and
+		// measured as a fault of its own (a rollback after an upgrade).
+		undoName string
+		undo     func(t *testing.T, round int) time.Time
 	}{
-		{"function killed mid-call", rounds, w.killFunctionMidCall},
-		{fmt.Sprintf("function down %s", outage), 1, func(t *testing.T, _ int) time.Time { return w.functionOutage(t, outage) }},
-		{"Crossplane restarted", rounds, w.restart("crossplane", syscall.SIGTERM, func(t *testing.T) { waitHTTP(t, "http://127.0.0.1:18081/readyz", time.Minute) })},
-		{"provider-kubernetes restarted", rounds, w.restart("provider-kubernetes", syscall.SIGTERM, func(t *testing.T) { waitHTTP(t, "http://127.0.0.1:18082/readyz", time.Minute) })},
+		{"function killed mid-call", rounds, w.killFunctionMidCall, "", nil},
+		{fmt.Sprintf("function down %s", outage), rounds, func(t *testing.T, _ int) time.Time { return w.functionOutage(t, outage) }, "", nil},
+		{"Crossplane restarted", rounds, w.restart("crossplane", syscall.SIGTERM, func(t *testing.T) { waitHTTP(t, "http://127.0.0.1:18081/readyz", time.Minute) }), "", nil},
+		{"provider-kubernetes restarted", rounds, w.restart("provider-kubernetes", syscall.SIGTERM, func(t *testing.T) { waitHTTP(t, "http://127.0.0.1:18082/readyz", time.Minute) }), "", nil},
 		{"kube-apiserver restarted", rounds, w.restart("kube-apiserver", syscall.SIGTERM, func(t *testing.T) {
 			waitAPIServer(t, 2*time.Minute)
+			w.waitServes(t)
 			livenessProbe(t, "envoy-gateway", "http://127.0.0.1:8081/healthz")
-		})},
-		{"XR status emptied", rounds, w.emptyStatus},
-		{"Gateway deleted", rounds, w.deleteGateway},
-		{"Envoy Gateway down while routes change", rounds, w.envoyGatewayDown},
+		}), "", nil},
+		{"XR status emptied", rounds, w.emptyStatus, "", nil},
+		{"Gateway deleted", rounds, w.deleteGateway, "", nil},
+		{"Envoy Gateway down while routes change", rounds, w.envoyGatewayDown, "", nil},
+		{"Configuration upgraded (its Composition composes differently)", rounds, w.upgrade, "Configuration rolled back", w.rollback},
 	} {
-		var took []time.Duration
+		var took, undone []time.Duration
 		for r := range f.rounds {
-			w.settleChurn(t)
-			v := w.violationCount()
-			t0 := f.inject(t, r)
-			w.restartExited(t, f.name)
-			d := w.converge(t, f.name, t0)
-			took = append(took, d)
-			if got := w.violationsSince(v); len(got) > 0 {
-				t.Errorf("%s (round %d): %d samples lost something served:\n%s", f.name, r+1, len(got), strings.Join(got, "\n"))
+			took = append(took, w.inject(t, f.name, r, f.inject))
+			if f.undo != nil {
+				undone = append(undone, w.inject(t, f.undoName, r, f.undo))
 			}
 		}
 		w.report(f.name, took)
+		if f.undo != nil {
+			w.report(f.undoName, undone)
+		}
 	}
 	cancel()
 	w.wg.Wait()
@@ -151,6 +167,16 @@ type faultWorld struct {
 	changes    int
 	table      []string
 	wg         sync.WaitGroup
+	// What the installed Composition makes, which convergence checks: the
+	// namespace every port-80 listener admits besides its owner's, whether
+	// the newest CompositionRevision of tenantgateway passes the function
+	// an input, and the package the Configuration must run ("": the one
+	// installed). The upgrade fault changes them.
+	certManagerNS string
+	withInput     bool
+	configRef     string
+	upgradeRef    string
+	installedRef  string
 }
 
 const (
@@ -176,7 +202,26 @@ func newFaultWorld(t *testing.T) *faultWorld {
 		dnsNames:  map[string][]string{},
 		marks:     map[string]map[string]string{},
 		suspended: map[string]types.UID{},
+		// The platform settings' (examples/cluster/platform.yaml), which
+		// win over the function's input.
+		certManagerNS: "cozy-cert-manager",
 	}
+}
+
+// inject injects a fault once, between a few route changes before it and
+// convergence after it, fails the test on any sample that lost something
+// served meanwhile, and returns how long convergence took.
+func (w *faultWorld) inject(t *testing.T, name string, round int, fault func(t *testing.T, round int) time.Time) time.Duration {
+	t.Helper()
+	w.settleChurn(t)
+	v := w.violationCount()
+	t0 := fault(t, round)
+	w.restartExited(t, name)
+	d := w.converge(t, name, t0)
+	if got := w.violationsSince(v); len(got) > 0 {
+		t.Errorf("%s (round %d): %d samples lost something served:\n%s", name, round+1, len(got), strings.Join(got, "\n"))
+	}
+	return d
 }
 
 // baseline creates the three TenantGateways and their steady routes, waits
@@ -590,6 +635,9 @@ func (w *faultWorld) converge(t *testing.T, fault string, t0 time.Time) time.Dur
 	}()
 	w.finishDeletes(t)
 	eventually(t, faultConverge, fault+": converged", func() (bool, string) {
+		if ok, saw := w.compositionAgreed(t); !ok {
+			return false, saw
+		}
 		for _, tn := range w.tenants {
 			if ok, saw := w.converged(t, tn); !ok {
 				return false, saw
@@ -628,7 +676,21 @@ func (w *faultWorld) converged(t *testing.T, tn *faultTenant) (bool, string) {
 	if len(want) > 0 && len(have) != len(want)+len(hosts) {
 		return false, fmt.Sprintf("Gateway %s: %d listeners, want %d (steady %v, churned %v): %v", tn.ns, len(have), len(want)+len(hosts), want, hosts, have)
 	}
+	w.mu.Lock()
+	certManager := w.certManagerNS
+	w.mu.Unlock()
+	if slices.Contains(want, "http=") {
+		if got := httpAdmits(gw); !slices.Contains(got, certManager) {
+			return false, fmt.Sprintf("Gateway %s: its http listener admits routes from %v, not from %s", tn.ns, got, certManager)
+		}
+	}
 	xr := tgw(t, tn.ns, "cozystack")
+	if xr == nil {
+		return false, "no TenantGateway " + tn.ns + "/cozystack"
+	}
+	if rev := w.newestRevision(t); str(xr, "spec", "crossplane", "compositionRevisionRef", "name") != rev.GetName() {
+		return false, fmt.Sprintf("TenantGateway %s on CompositionRevision %q, the newest is %s", tn.ns, str(xr, "spec", "crossplane", "compositionRevisionRef", "name"), rev.GetName())
+	}
 	if s, r, m := condition(xr, "Synced"); s != "True" {
 		return false, fmt.Sprintf("TenantGateway %s Synced %s %s: %s", tn.ns, s, r, m)
 	}
@@ -698,6 +760,23 @@ func (w *faultWorld) restartExited(t *testing.T, fault string) {
 		t.Logf("%s: %s exited (see its log); started again, as a kubelet would", fault, name)
 		startProc(t, name)
 	}
+}
+
+// waitServes waits until the API server serves every kind the test reads:
+// a restarted one answers for its built-in kinds first and for those of
+// CRDs (NotFound until then) once its CRD informer has synced.
+func (w *faultWorld) waitServes(t *testing.T) {
+	t.Helper()
+	eventually(t, time.Minute, "kube-apiserver serving the kinds of CRDs", func() (bool, string) {
+		for _, gvk := range []schema.GroupVersionKind{gvkTenantGateway, gvkGateway, gvkHTTPRoute, gvkCertificate, gvkCompositionRevision, gvkConfiguration, gvkConfigurationRev} {
+			l := &unstructured.UnstructuredList{}
+			l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+			if err := k8s.List(t.Context(), l, client.Limit(1)); err != nil {
+				return false, fmt.Sprintf("%s: %v", gvk.Kind, err)
+			}
+		}
+		return true, ""
+	})
 }
 
 // livenessProbe plays a kubelet's liveness probe on a controller: Envoy
@@ -831,5 +910,213 @@ func (w *faultWorld) envoyGatewayDown(t *testing.T, _ int) time.Time {
 	t.Logf("Envoy Gateway down, tenant-fp's GatewayReady: GatewayStatusStale: %s", m)
 	t0 := time.Now()
 	startProc(t, "envoy-gateway")
+	return t0
+}
+
+// --- the upgrade: a release whose Composition composes differently ---
+
+const (
+	// upgradeConfiguration is the Configuration the upgrade updates, as
+	// Crossplane named it when it installed it as a dependency.
+	upgradeConfiguration = "cozystack-configuration-tenant-gateway"
+	// upgradeCertManagerNS is the namespace the upgraded Composition's input
+	// names for cert-manager's challenge routes.
+	upgradeCertManagerNS = "fault-acme"
+)
+
+var gvkCompositionRevision = schema.GroupVersionKind{Group: "apiextensions.crossplane.io", Version: "v1", Kind: "CompositionRevision"}
+
+// httpAdmits lists the namespaces a Gateway's http listener admits routes
+// from (its namespace selector's In values).
+func httpAdmits(gw *unstructured.Unstructured) []string {
+	for _, l := range slice(gw, "spec", "listeners") {
+		m, _ := l.(map[string]any)
+		if m["name"] != "http" {
+			continue
+		}
+		exprs, _, _ := unstructured.NestedSlice(m, "allowedRoutes", "namespaces", "selector", "matchExpressions")
+		var out []string
+		for _, e := range exprs {
+			em, _ := e.(map[string]any)
+			vs, _, _ := unstructured.NestedStringSlice(em, "values")
+			out = append(out, vs...)
+		}
+		return out
+	}
+	return nil
+}
+
+// newestRevision is the CompositionRevision of the Composition tenantgateway
+// with the highest revision number: the one TenantGateways (their update
+// policy Automatic) must run.
+func (w *faultWorld) newestRevision(t *testing.T) *unstructured.Unstructured {
+	t.Helper()
+	var newest *unstructured.Unstructured
+	var top int64
+	for _, r := range list(t, gvkCompositionRevision, "", client.MatchingLabels{"crossplane.io/composition-name": "tenantgateway"}) {
+		if n, _, _ := unstructured.NestedInt64(r.Object, "spec", "revision"); newest == nil || n > top {
+			newest, top = r.DeepCopy(), n
+		}
+	}
+	if newest == nil {
+		t.Fatal("no CompositionRevision of the Composition tenantgateway")
+	}
+	return newest
+}
+
+// compositionAgreed: the Configuration runs the package the test last
+// updated it to (its active revision of that package, Healthy), and the
+// newest CompositionRevision of tenantgateway passes the function an input
+// exactly when that package's Composition does.
+func (w *faultWorld) compositionAgreed(t *testing.T) (bool, string) {
+	w.mu.Lock()
+	ref, withInput := w.configRef, w.withInput
+	w.mu.Unlock()
+	if ref != "" {
+		cfg, _ := get(t, gvkConfiguration, "", upgradeConfiguration)
+		if s, r, m := condition(cfg, "Healthy"); s != "True" {
+			return false, fmt.Sprintf("Configuration %s Healthy %s %s: %s", upgradeConfiguration, s, r, m)
+		}
+		var active []string
+		for _, r := range list(t, gvkConfigurationRev, "", client.MatchingLabels{"pkg.crossplane.io/package": upgradeConfiguration}) {
+			if str(&r, "spec", "desiredState") == "Active" {
+				active = append(active, str(&r, "spec", "image"))
+				if s, _, m := condition(&r, "Healthy"); s != "True" {
+					return false, fmt.Sprintf("ConfigurationRevision %s (%s) Healthy %s: %s", r.GetName(), str(&r, "spec", "image"), s, m)
+				}
+			}
+		}
+		if len(active) != 1 || active[0] != ref {
+			return false, fmt.Sprintf("Configuration %s: active revisions of %v, want one of %s", upgradeConfiguration, active, ref)
+		}
+	}
+	rev := w.newestRevision(t)
+	steps := slice(rev, "spec", "pipeline")
+	if len(steps) == 0 {
+		return false, "CompositionRevision " + rev.GetName() + " has no pipeline"
+	}
+	step, _ := steps[0].(map[string]any)
+	if _, has := step["input"]; has != withInput {
+		return false, fmt.Sprintf("the newest CompositionRevision %s passes an input: %t, want %t", rev.GetName(), has, withInput)
+	}
+	return true, ""
+}
+
+// prepareUpgrade builds and pushes, once, the next patch release of the
+// TenantGateway API's Configuration: the package of package/configuration
+// whose Composition passes the function an input (cert-manager's
+// namespace fault-acme, read from platform settings of a name no
+// EnvironmentConfig has, so the input is what counts). Every Gateway's
+// port-80 listener then admits routes from fault-acme instead of
+// cozy-cert-manager, and the function requires other resources.
+func (w *faultWorld) prepareUpgrade(t *testing.T) {
+	t.Helper()
+	if w.upgradeRef != "" {
+		return
+	}
+	cfg, found := get(t, gvkConfiguration, "", upgradeConfiguration)
+	if !found {
+		t.Fatalf("no Configuration %s", upgradeConfiguration)
+	}
+	installed := str(cfg, "spec", "package")
+	i := strings.LastIndex(installed, ":")
+	repo, tag := installed[:max(i, 0)], installed[i+1:]
+	next, err := nextPatch(tag)
+	if i < 0 || err != nil {
+		t.Fatalf("Configuration %s: package %q has no version tag vX.Y.Z (%v)", upgradeConfiguration, installed, err)
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "package", "configuration"))); err != nil {
+		t.Fatalf("cannot copy package/configuration: %v", err)
+	}
+	compFile := filepath.Join(dir, "tenantgateway", "composition.yaml")
+	objs, err := decode(readFile("package", "configuration", "tenantgateway", "composition.yaml"))
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("cannot decode the Composition: %v", err)
+	}
+	comp := objs[0]
+	steps := slice(comp, "spec", "pipeline")
+	step, _ := steps[0].(map[string]any)
+	step["input"] = map[string]any{
+		"apiVersion":           "fn.gateway.cozystack.io/v1beta1",
+		"kind":                 "Input",
+		"platformConfigName":   "tenant-gateway-platform-absent",
+		"certManagerNamespace": upgradeCertManagerNS,
+	}
+	if err := unstructured.SetNestedSlice(comp.Object, steps, "spec", "pipeline"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := yaml.Marshal(comp.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(compFile, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	xp := os.Getenv("CROSSPLANE")
+	if xp == "" {
+		t.Fatal("CROSSPLANE (the crossplane CLI) is not set: run through make e2e")
+	}
+	pkg := filepath.Join(dir, "next.xpkg")
+	run(t, xp, "xpkg", "build", "--package-root="+dir, "--examples-root="+filepath.Join(dir, "examples"), "--package-file="+pkg)
+	// The loopback registry is the mirror the ImageConfigs of
+	// examples/cluster/mirror/ point ghcr.io/cozystack at.
+	run(t, xp, "xpkg", "push", "-f", pkg, strings.Replace(repo, "ghcr.io/", "127.0.0.1:5000/", 1)+":"+next)
+	w.installedRef, w.upgradeRef = installed, repo+":"+next
+	t.Cleanup(func() {
+		// Leave the control plane on the installed release, whatever
+		// happened (t.Context() is done by now).
+		c := &unstructured.Unstructured{}
+		c.SetGroupVersionKind(gvkConfiguration)
+		if err := k8s.Get(context.Background(), client.ObjectKey{Name: upgradeConfiguration}, c); err == nil && str(c, "spec", "package") != installed {
+			if out, err := exec.Command(xp, "xpkg", "update", "configuration", installed, upgradeConfiguration).CombinedOutput(); err != nil {
+				t.Errorf("cannot update Configuration %s back to %s: %v\n%s", upgradeConfiguration, installed, err, out)
+			}
+		}
+	})
+}
+
+// nextPatch is version vX.Y.Z with Z one higher.
+func nextPatch(v string) (string, error) {
+	parts := strings.Split(strings.TrimPrefix(v, "v"), ".")
+	if !strings.HasPrefix(v, "v") || len(parts) != 3 {
+		return "", fmt.Errorf("%q is not vX.Y.Z", v)
+	}
+	z, err := strconv.Atoi(parts[2])
+	if err != nil {
+		return "", fmt.Errorf("%q is not vX.Y.Z: %w", v, err)
+	}
+	return fmt.Sprintf("v%s.%s.%d", parts[0], parts[1], z+1), nil
+}
+
+// run runs a command (the crossplane CLI) and fails with its output.
+func run(t *testing.T, name string, args ...string) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), name, args...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, out)
+	}
+}
+
+// upgrade updates the Configuration to the next release as docs/operations.md
+// (Upgrade, step 2) tells an operator to: `crossplane xpkg update
+// configuration`. The Function is not updated: the release needs no other.
+func (w *faultWorld) upgrade(t *testing.T, _ int) time.Time {
+	w.prepareUpgrade(t)
+	return w.updateConfiguration(t, w.upgradeRef, upgradeCertManagerNS, true)
+}
+
+// rollback updates it back to the installed release (Rollback).
+func (w *faultWorld) rollback(t *testing.T, _ int) time.Time {
+	return w.updateConfiguration(t, w.installedRef, "cozy-cert-manager", false)
+}
+
+func (w *faultWorld) updateConfiguration(t *testing.T, ref, certManager string, withInput bool) time.Time {
+	t.Helper()
+	w.mu.Lock()
+	w.configRef, w.certManagerNS, w.withInput = ref, certManager, withInput
+	w.mu.Unlock()
+	t0 := time.Now()
+	run(t, os.Getenv("CROSSPLANE"), "xpkg", "update", "configuration", ref, upgradeConfiguration)
 	return t0
 }
