@@ -188,7 +188,12 @@ func TestCallsPerRouteChange(t *testing.T) {
 		if limit := maxPerChange[p.name]; perCall > limit || perRec > limit {
 			t.Errorf("%s: %.2f calls and %.2f reconciles per route change; at most %.0f of each expected", p.name, perCall, perRec, limit)
 		}
-		if calls < routes || reconciles < routes {
+		// A change made while the XR's reconcile is queued or running is
+		// merged into the next one (controller-runtime's queue holds a key
+		// once), which a loaded machine shows in the change phase, whose
+		// changes wait only for Envoy Gateway; unwatched changes would be
+		// met by the TTL alone, a few calls in the whole phase.
+		if calls < routes/2 || reconciles < routes/2 {
 			t.Errorf("%s: %d calls and %d reconciles for %d changes: a change that runs no reconcile is not watched, or the logs are not read right", p.name, calls, reconciles, routes)
 		}
 	}
