@@ -1,19 +1,14 @@
 package gateway
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
-	kv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/v1alpha1"
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
@@ -59,13 +54,7 @@ func ReportName(tgw string) string { return tgw + "-route-status" }
 // ReportObjectName is the Object that writes a namespace's report, in the
 // owner's namespace: <tgw>-rs-<ns>-<hex8 of tgw/ns>, or <hex16>-route-status
 // over the limit of an object name (as NamespaceObjectName).
-func ReportObjectName(tgw, ns string) string {
-	sum := sha256.Sum256([]byte(tgw + "/" + ns))
-	if n := tgw + "-rs-" + ns + "-" + hex.EncodeToString(sum[:4]); len(n) <= maxObjectName {
-		return n
-	}
-	return hex.EncodeToString(sum[:8]) + "-route-status"
-}
+func ReportObjectName(tgw, ns string) string { return writerName(tgw, ns, "rs", "route-status") }
 
 // A report is one namespace's routes with a hostname not served, and each
 // route's hostnames in status order.
@@ -184,18 +173,5 @@ func reportObject(in *Input, r *report, limit int) (*kobjv1alpha1.Object, error)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the route report of namespace %s: %w", r.namespace, err)
 	}
-	return &kobjv1alpha1.Object{
-		TypeMeta: metav1.TypeMeta{APIVersion: kobjv1alpha1.SchemeGroupVersion.String(), Kind: kobjv1alpha1.ObjectKind},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:      ReportObjectName(in.Name, r.namespace),
-			Namespace: in.Namespace,
-			Labels:    commonLabels(in),
-		},
-		Spec: kobjv1alpha1.ObjectSpec{
-			ManagedResourceSpec: xpv2.ManagedResourceSpec{
-				ProviderConfigReference: &xpv2.ProviderConfigReference{Kind: kv1alpha1.ClusterProviderConfigKind, Name: ProviderConfigName},
-			},
-			ForProvider: kobjv1alpha1.ObjectParameters{Manifest: runtime.RawExtension{Raw: raw}},
-		},
-	}, nil
+	return writerObject(in, ReportObjectName(in.Name, r.namespace), raw), nil
 }

@@ -1,20 +1,15 @@
 package gateway
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
-	kv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/v1alpha1"
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
@@ -52,13 +47,7 @@ func ZoneGuardName(tgw string) string { return tgw + "-zone-guard" }
 // ZoneGuardObjectName is the Object that writes a guard, in the owner's
 // namespace: <tgw>-zg-<ns>-<hex8 of tgw/ns>, or <hex16>-zone-guard over the
 // limit of an object name (as NamespaceObjectName).
-func ZoneGuardObjectName(tgw, ns string) string {
-	sum := sha256.Sum256([]byte(tgw + "/" + ns))
-	if n := tgw + "-zg-" + ns + "-" + hex.EncodeToString(sum[:4]); len(n) <= maxObjectName {
-		return n
-	}
-	return hex.EncodeToString(sum[:8]) + "-zone-guard"
-}
+func ZoneGuardObjectName(tgw, ns string) string { return writerName(tgw, ns, "zg", "zone-guard") }
 
 // zoneGuards composes a guard for every child apex whose listener is on the
 // Gateway, in every wildcard mode: edge Gateways share one table, and so do
@@ -132,20 +121,7 @@ func zoneGuardObject(in *Input, ns, apex, listener string) (*kobjv1alpha1.Object
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the zone guard of %s: %w", apex, err)
 	}
-	return &kobjv1alpha1.Object{
-		TypeMeta: metav1.TypeMeta{APIVersion: kobjv1alpha1.SchemeGroupVersion.String(), Kind: kobjv1alpha1.ObjectKind},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:      ZoneGuardObjectName(in.Name, ns),
-			Namespace: in.Namespace,
-			Labels:    commonLabels(in),
-		},
-		Spec: kobjv1alpha1.ObjectSpec{
-			ManagedResourceSpec: xpv2.ManagedResourceSpec{
-				ProviderConfigReference: &xpv2.ProviderConfigReference{Kind: kv1alpha1.ClusterProviderConfigKind, Name: ProviderConfigName},
-			},
-			ForProvider: kobjv1alpha1.ObjectParameters{Manifest: runtime.RawExtension{Raw: raw}},
-		},
-	}, nil
+	return writerObject(in, ZoneGuardObjectName(in.Name, ns), raw), nil
 }
 
 // isZoneGuard reports whether r is exactly a guard this TenantGateway
