@@ -85,7 +85,7 @@ func TestReview5LosersListedTwice(t *testing.T) {
 		for mode, spec := range map[string]v1alpha1.TenantGatewaySpec{"Edge": edgeSpec, "ExistingSecret": existingSpec} {
 			t.Run(name+"/"+mode, func(t *testing.T) {
 				fnss, froutes := aliceFillers(budgetFull(spec) - tc.free)
-				routes := append(froutes, routeTo("tenant-alice", "www", "www.alice.example.org"))
+				routes := append(slices.Clone(froutes), routeTo("tenant-alice", "www", "www.alice.example.org"))
 				if tc.free == 2 {
 					routes = append(routes, routeTo("tenant-alice-bob", "www", "www.bob.alice.example.org"))
 				}

@@ -141,12 +141,14 @@ func isZoneGuard(in *Input, t *tenancy, r *Route) bool {
 		return false
 	}
 	refs := parentRefsTo(in, r)
-	if len(refs) != 1 || refs[0].Port != 0 {
-		return false
-	}
-	// The listener of this apex, in any of the forms its name can take
-	// (see Names in docs/design.md): another listener (a pin whose label
-	// is "child" is named edge-child-…, a grandchild's) is no guard's.
-	key, ok := strings.CutPrefix(refs[0].SectionName, childPrefix(in.Spec.CertMode))
+	return len(refs) == 1 && refs[0].Port == 0 && namesChildListener(in, refs[0].SectionName, apex)
+}
+
+// namesChildListener reports whether section is the listener of child apex
+// in any of the forms its name can take (see Names in docs/design.md):
+// another listener (a pin whose label is "child" is named edge-child-…, a
+// grandchild's) is no guard's.
+func namesChildListener(in *Input, section, apex string) bool {
+	key, ok := strings.CutPrefix(section, childPrefix(in.Spec.CertMode))
 	return ok && (key == HostKey(apex) || key == LongHostKey(apex) || key == HashHostKey(apex))
 }

@@ -59,7 +59,7 @@ func routeOf(r *gwapiv1.HTTPRoute) Route {
 			ref.SectionName = string(*p.SectionName)
 		}
 		if p.Port != nil {
-			ref.Port = int32(*p.Port)
+			ref.Port = *p.Port
 		}
 		out.ParentRefs = append(out.ParentRefs, ref)
 	}

@@ -24,7 +24,18 @@ const (
 // or unless its chart no longer renders the CRD and runs without the
 // TenantGateway reconciler (proposals 1 and 2).
 func checkController(s *snapshot, o options, r *report) {
-	found, reconcilerOff := false, false
+	found, reconcilerOff := checkDeployment(s, o, r)
+	if checkFluxRelease(s, o, r, reconcilerOff) {
+		found = true
+	}
+	if !found {
+		r.add(info, topicController, "neither a Deployment nor a Flux HelmRelease %s/%s", o.ControllerNamespace, o.ControllerName)
+	}
+}
+
+// checkDeployment judges the controller's Deployment: whether it is there,
+// and whether it runs without the TenantGateway reconciler.
+func checkDeployment(s *snapshot, o options, r *report) (found, reconcilerOff bool) {
 	for i := range s.Deployments {
 		d := &s.Deployments[i]
 		if d.Namespace != o.ControllerNamespace || d.Name != o.ControllerName {
@@ -46,6 +57,12 @@ func checkController(s *snapshot, o options, r *report) {
 			r.add(info, topicController, "Deployment %s/%s is scaled to 0 (and with it the controller's other reconcilers)", d.Namespace, d.Name)
 		}
 	}
+	return found, reconcilerOff
+}
+
+// checkFluxRelease judges the Flux HelmRelease of the controller's chart,
+// and reports whether there is one.
+func checkFluxRelease(s *snapshot, o options, r *report, reconcilerOff bool) (found bool) {
 	for _, hr := range s.FluxReleases {
 		if hr.GetNamespace() != o.ControllerNamespace || hr.GetName() != o.ControllerName {
 			continue
@@ -61,9 +78,7 @@ func checkController(s *snapshot, o options, r *report) {
 			r.add(blocker, topicController, "HelmRelease %s/%s is not suspended: Flux's next reconcile restores replicas: 1 and the chart's CRD; suspend it first (docs/migration.md)", o.ControllerNamespace, o.ControllerName)
 		}
 	}
-	if !found {
-		r.add(info, topicController, "neither a Deployment nor a Flux HelmRelease %s/%s", o.ControllerNamespace, o.ControllerName)
-	}
+	return found
 }
 
 // tenantGatewayReconcilerOff: a container of the Deployment passes the

@@ -138,8 +138,8 @@ func TestFunctionUnderDeploymentRuntime(t *testing.T) {
 
 	// The handshake Crossplane makes.
 	ca := &corev1.Secret{}
-	client_ := &corev1.Secret{}
-	for name, s := range map[string]*corev1.Secret{"crossplane-root-ca": ca, "crossplane-tls-client": client_} {
+	clientSecret := &corev1.Secret{}
+	for name, s := range map[string]*corev1.Secret{"crossplane-root-ca": ca, "crossplane-tls-client": clientSecret} {
 		if err := k8s.Get(t.Context(), client.ObjectKey{Namespace: "crossplane-system", Name: name}, s); err != nil {
 			t.Fatalf("cannot read Crossplane's Secret %s: %v", name, err)
 		}
@@ -148,7 +148,7 @@ func TestFunctionUnderDeploymentRuntime(t *testing.T) {
 	if !pool.AppendCertsFromPEM(ca.Data["tls.crt"]) {
 		t.Fatal("crossplane-root-ca holds no certificate")
 	}
-	cert, err := tls.X509KeyPair(client_.Data["tls.crt"], client_.Data["tls.key"])
+	cert, err := tls.X509KeyPair(clientSecret.Data["tls.crt"], clientSecret.Data["tls.key"])
 	if err != nil {
 		t.Fatalf("crossplane-tls-client: %v", err)
 	}

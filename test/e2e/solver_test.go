@@ -123,7 +123,7 @@ func startSolver(c context.Context, cl client.Client, bin string, p *corev1.Pod,
 	if err != nil {
 		return nil, fmt.Errorf("cannot create its log: %w", err)
 	}
-	cmd := exec.Command(bin, append([]string{"acmesolver"}, ctr.Args...)...) //nolint:gosec // Our own binary, the Pod's arguments.
+	cmd := exec.Command(bin, append([]string{"acmesolver"}, ctr.Args...)...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// A network namespace of its own, as a Pod has; killed with the tests.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET, Pdeathsig: syscall.SIGKILL}
@@ -146,7 +146,7 @@ func startSolver(c context.Context, cl client.Client, bin string, p *corev1.Pod,
 		{"nsenter", "-t", pid, "-n", "ip", "route", "add", "default", "via", host},
 	}
 	for _, s := range steps {
-		if out, err := exec.CommandContext(c, s[0], s[1:]...).CombinedOutput(); err != nil { //nolint:gosec // Fixed commands.
+		if out, err := exec.CommandContext(c, s[0], s[1:]...).CombinedOutput(); err != nil {
 			sp.stop()
 			return nil, fmt.Errorf("cannot set up its network (%v): %w: %s", s, err, out)
 		}

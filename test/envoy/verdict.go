@@ -13,6 +13,7 @@ import (
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	tgwv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
 // The checks Judge makes; a Disagreement names the one it failed.
@@ -193,7 +194,10 @@ func (j *judging) redirectName() string { return j.s.TenantGateway.Name + "-http
 func (j *judging) index() {
 	gw := j.s.Gateway
 	for _, h := range j.s.HTTPRoutes {
-		if h.Namespace == gw.Namespace && h.Name == j.redirectName() {
+		// The function's own routes: the redirect, and the zone guards it
+		// writes into child namespaces (they claim nothing; what they do
+		// to the route tables is judged with the tables).
+		if h.Namespace == gw.Namespace && h.Name == j.redirectName() || h.Namespace != gw.Namespace && h.Name == gateway.ZoneGuardName(gw.Name) {
 			continue
 		}
 		j.addRoute(kindHTTPRoute, h.Namespace, h.Name, h.Spec.Hostnames, h.Spec.ParentRefs, httpBackends(h))
