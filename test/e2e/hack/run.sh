@@ -15,7 +15,7 @@ dump(){
 finish(){ rc=$?; if [ $rc -ne 0 ]; then dump; fi; bash "$ROOT/test/e2e/hack/down.sh" --wipe; exit $rc; }
 trap finish EXIT
 trap 'exit 130' INT TERM
-# Three passes, each on a control plane of its own. The first is a fresh
+# Passes, each on a control plane of its own. The first is a fresh
 # install on a clean control plane, as docs/install.md describes it, and
 # runs every test but TestMigration, then TestConfigurationDeletion alone,
 # which deletes the Configuration. The last seeds what the Cozystack
