@@ -1,8 +1,6 @@
 package gateway
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"iter"
 	"maps"
@@ -42,13 +40,7 @@ func isNamespaceKey(key string) bool { return strings.HasPrefix(key, keyNamespac
 // tgw a-ns-b attaching c), and every name goes through the ownership guard,
 // so an Object of another TenantGateway is never taken over. A name over
 // the limit of an object name falls back to <hex16 of tgw/ns>-ns-patch.
-func NamespaceObjectName(tgw, ns string) string {
-	sum := sha256.Sum256([]byte(tgw + "/" + ns))
-	if n := tgw + "-ns-" + ns + "-" + hex.EncodeToString(sum[:4]); len(n) <= maxObjectName {
-		return n
-	}
-	return hex.EncodeToString(sum[:8]) + "-ns-patch"
-}
+func NamespaceObjectName(tgw, ns string) string { return writerName(tgw, ns, "ns", "ns-patch") }
 
 // ProviderConfigName names provider-kubernetes' provider configs of this
 // project: the ClusterProviderConfig the namespace patches use and the

@@ -14,8 +14,8 @@ import (
 
 // writerName names an Object of the owner's namespace that writes one
 // object into namespace ns: <tgw>-<infix>-<ns>-<hex8 of tgw/ns>, or
-// <hex16>-<suffix> over the limit of an object name (as
-// NamespaceObjectName).
+// <hex16>-<suffix> over the limit of an object name (see
+// NamespaceObjectName for why the hash).
 func writerName(tgw, ns, infix, suffix string) string {
 	sum := sha256.Sum256([]byte(tgw + "/" + ns))
 	if n := tgw + "-" + infix + "-" + ns + "-" + hex.EncodeToString(sum[:4]); len(n) <= maxObjectName {
