@@ -23,8 +23,9 @@ import (
 // admitted only by her own listener, never by bob's or the apex listeners,
 // and the TenantGateway reports the route with the listeners it can reach.
 // Envoy Gateway agrees: alice's route and bob's are Accepted, each attached
-// to its own child listener only, and the route of the namespace delegated
-// nothing is refused (NotAllowedByListeners).
+// to its own child listener only (beside the zone guard each child listener
+// carries), and the route of the namespace delegated nothing is refused
+// (NotAllowedByListeners).
 func TestIsolationHostnamelessRoute(t *testing.T) {
 	t.Parallel()
 	tenantNamespaces(t, "tenant-iso", "iso.example", map[string]string{
@@ -110,9 +111,10 @@ spec:
 		for _, l := range []string{"http", "https", "https-apex", alice, bob} {
 			got = append(got, fmt.Sprintf("%s:%v", l, gatewayListener(g, l)["attachedRoutes"]))
 		}
-		// http: the redirect route alone; alice's listener: her catch-all
-		// and www.
-		want := fmt.Sprintf("[tenant-iso-alice=True/Accepted tenant-iso-bob=True/Accepted tenant-iso-nohost=False/NotAllowedByListeners http:1 https:0 https-apex:0 %s:2 %s:1]", alice, bob)
+		// http: the redirect route alone; alice's listener: her catch-all,
+		// www and her zone guard; bob's: shop and his zone guard (see Zone
+		// guards in docs/design.md).
+		want := fmt.Sprintf("[tenant-iso-alice=True/Accepted tenant-iso-bob=True/Accepted tenant-iso-nohost=False/NotAllowedByListeners http:1 https:0 https-apex:0 %s:3 %s:2]", alice, bob)
 		return fmt.Sprint(got) == want, fmt.Sprint(got)
 	})
 }
