@@ -20,9 +20,11 @@ const (
 // Deployment runs the TenantGateway reconciler beside seven others (until
 // Cozystack ships a flag that turns that one off alone), which rewrites
 // the Gateways Crossplane applies; the Flux HelmRelease of its chart
-// brings replicas: 1 and the CRD back on every reconcile unless suspended,
-// or unless its chart no longer renders the CRD and runs without the
-// TenantGateway reconciler (proposals 1 and 2).
+// brings replicas: 1 and the CRD back on the release's next upgrade (a
+// new chart or new values: every platform upgrade; cozystack-operator
+// writes it without drift detection, so an idle reconcile changes
+// nothing) unless suspended, or unless its chart no longer renders the
+// CRD and runs without the TenantGateway reconciler (proposals 1 and 2).
 func checkController(s *snapshot, o options, r *report) {
 	found, reconcilerOff := checkDeployment(s, o, r)
 	if checkFluxRelease(s, o, r, reconcilerOff) {
@@ -75,7 +77,7 @@ func checkFluxRelease(s *snapshot, o options, r *report, reconcilerOff bool) (fo
 		case reconcilerOff && !releaseRendersCRD(s, o.ControllerNamespace, o.ControllerName):
 			r.add(info, topicController, "HelmRelease %s/%s is not suspended, and its release no longer renders the CRD and runs without the TenantGateway reconciler", o.ControllerNamespace, o.ControllerName)
 		default:
-			r.add(blocker, topicController, "HelmRelease %s/%s is not suspended: Flux's next reconcile restores replicas: 1 and the chart's CRD; suspend it first (docs/migration.md)", o.ControllerNamespace, o.ControllerName)
+			r.add(blocker, topicController, "HelmRelease %s/%s is not suspended: Flux's next upgrade of the release (every platform upgrade brings a new chart) restores replicas: 1 and applies the chart's CRD again; suspend it first (docs/migration.md)", o.ControllerNamespace, o.ControllerName)
 		}
 	}
 	return found

@@ -39,7 +39,8 @@ const (
 // a resource it stops rendering unless the live object says keep) and the
 // last manifest of its release (helm uninstall deletes what the manifest
 // lists unless the manifest says keep; an upgrade that still renders it
-// adopts it again and writes the chart's schema over the XRD's).
+// applies it again, with no ownership check since the last manifest has
+// it: Helm's marks, and the chart's schema over the XRD's).
 func checkCRD(s *snapshot, o options, r *report) {
 	if s.CRD == nil {
 		r.add(info, topicCRD, "CRD %s does not exist", crdTenantGateways)
@@ -82,13 +83,13 @@ func checkRelease(s *snapshot, ns, name string, r *report) {
 	case !ok:
 		r.add(info, topicCRD, "Helm release %s/%s (revision %s) no longer renders CRD %s", ns, name, sec.Labels[labelHelmVersion], crdTenantGateways)
 	case doc.GetAnnotations()[annotationPolicy] != policyKeep && suspended(s, ns, name):
-		r.add(warning, topicCRD, "Helm release %s/%s (revision %s) still renders CRD %s without %s=%s in its manifest, and its HelmRelease is suspended: never delete that HelmRelease nor uninstall the release (that deletes the CRD with every TenantGateway), and resume it only with a chart that no longer renders the CRD (docs/migration.md)",
+		r.add(warning, topicCRD, "Helm release %s/%s (revision %s) still renders CRD %s without %s=%s in its manifest, and its HelmRelease is suspended: never uninstall the release (that deletes the CRD with every TenantGateway) nor delete that HelmRelease (cozystack-operator re-creates it unsuspended, and Flux upgrades the release at once), and resume it only with a chart that no longer renders the CRD (docs/migration.md)",
 			ns, name, sec.Labels[labelHelmVersion], crdTenantGateways, annotationPolicy, policyKeep)
 	case doc.GetAnnotations()[annotationPolicy] != policyKeep:
-		r.add(blocker, topicCRD, "Helm release %s/%s (revision %s) still renders CRD %s without %s=%s in its manifest: `helm uninstall` deletes it with every TenantGateway, and each upgrade adopts it again and writes the chart's schema over the XRD's; upgrade the release to a chart without the CRD first (docs/migration.md)",
+		r.add(blocker, topicCRD, "Helm release %s/%s (revision %s) still renders CRD %s without %s=%s in its manifest: `helm uninstall` deletes it with every TenantGateway, and each upgrade of the release applies it again (Helm's marks, and the chart's schema over the XRD's); upgrade the release to a chart without the CRD first (docs/migration.md)",
 			ns, name, sec.Labels[labelHelmVersion], crdTenantGateways, annotationPolicy, policyKeep)
 	default:
-		r.add(warning, topicCRD, "Helm release %s/%s (revision %s) still renders CRD %s (with %s=%s): each upgrade adopts it again and writes the chart's schema over the XRD's",
+		r.add(warning, topicCRD, "Helm release %s/%s (revision %s) still renders CRD %s (with %s=%s): each upgrade of the release applies it again (Helm's marks, and the chart's schema over the XRD's)",
 			ns, name, sec.Labels[labelHelmVersion], crdTenantGateways, annotationPolicy, policyKeep)
 	}
 }

@@ -331,11 +331,19 @@ func upgradeOldRelease(t *testing.T) {
 	stopProc(t, "crossplane", syscall.SIGTERM)
 	operator(t, "kubectl", "annotate", "crd", crdTenantGateways, "helm.sh/resource-policy=keep", "--overwrite")
 	operator(t, "kubectl", "-n", controllerNamespace, "patch", "helmrelease", controllerRelease, "--type=merge", "-p", `{"spec":{"suspend":false}}`)
-	// What helm-controller runs for the resumed HelmRelease with the new
-	// values; Flux does not run here. Forcing conflicts: step 3's scale
-	// owns the Deployment's spec.replicas (kubectl's scale subresource
-	// update), which the chart's replicas: 1 takes back, now that the
-	// TenantGateway reconciler is off.
+	// The upgrade helm-controller runs for the resumed HelmRelease with the
+	// new values, run with Helm's CLI since Flux does not run here. The
+	// same Helm code decides what happens to the CRD (deleted unless the
+	// live object says keep); what differs (docs/migration.md, "What Flux
+	// does when it upgrades the old release"): the field manager is helm,
+	// not helm-controller; take-ownership is off, which changes nothing
+	// here (the CRD is not new to the release); this release is on
+	// server-side apply, where an older Cozystack release may be on the
+	// three-way merge. Forcing conflicts, as helm-controller always does
+	// under server-side apply: step 3's scale owns the Deployment's
+	// spec.replicas (kubectl's scale subresource update), which the
+	// chart's replicas: 1 takes back, now that the TenantGateway
+	// reconciler is off.
 	operator(t, "helm", "upgrade", controllerRelease, chart, "-n", controllerNamespace, "--force-conflicts",
 		"--set", "tenantGateway.crd=false", "--set", "tenantGateway.reconciler.enabled=false")
 	if m := operator(t, "helm", "get", "manifest", controllerRelease, "-n", controllerNamespace); strings.Contains(m, crdTenantGateways) {
