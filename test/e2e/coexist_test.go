@@ -233,11 +233,11 @@ func TestCoexistingProvider(t *testing.T) {
 	if len(refusedRev) != 1 {
 		t.Fatalf("want our refused ProviderRevision, got %d objects", len(refusedRev))
 	}
-	s, _, msg := condition(refusedRev[0], "Healthy")
+	s, _, msg := condition(refusedRev[0], "RevisionHealthy")
 	m := regexp.MustCompile(`(\S+) is already controlled by ProviderRevision (\S+) \(UID`).FindStringSubmatch(msg)
 	switch {
 	case s != "False" || m == nil:
-		t.Errorf("our ProviderRevision %s Healthy %s %q; want False naming the object the platform's revision controls", refusedRev[0].GetName(), s, msg)
+		t.Errorf("our ProviderRevision %s RevisionHealthy %s %q; want False naming the object the platform's revision controls", refusedRev[0].GetName(), s, msg)
 	case !regexp.MustCompile(`\.kubernetes(\.m)?\.crossplane\.io$`).MatchString(m[1]) || m[2] != platformRev:
 		t.Errorf("our ProviderRevision was refused %s, controlled by %s; want an object of provider-kubernetes controlled by the platform's revision %s (%q)", m[1], m[2], platformRev, msg)
 	default:

@@ -83,11 +83,11 @@ waitfor 120 sh -c "kubectl get providerrevisions -l pkg.crossplane.io/package=co
   || fail "the provider-kubernetes dependency was not installed: $(kubectl get configuration.pkg.crossplane.io -o wide)"
 OUR_PREV=$(revision providerrevisions cozystack-tenant-gateway-provider-kubernetes)
 refused(){ kubectl get providerrevision "$OUR_PREV" -o json \
-  | jq -e '.status.conditions[]? | select(.type == "Healthy" and .status == "False" and (.message // "" | test("already controlled by")))' >/dev/null; }
+  | jq -e '.status.conditions[]? | select(.type == "RevisionHealthy" and .status == "False" and (.message // "" | test("already controlled by")))' >/dev/null; }
 waitfor 180 refused || fail "our ProviderRevision $OUR_PREV was not refused control of the platform's CRDs: $(kubectl get providerrevision "$OUR_PREV" -o jsonpath='{.status.conditions}')"
 kubectl get providerrevision "$OUR_PREV" -o json > "$C/refused-revision.json"
 snapshot "$C/refused.json"
-ts "our provider refused: $(jq -r '.status.conditions[] | select(.type == "Healthy") | .message' "$C/refused-revision.json" | cut -c1-200)"
+ts "our provider refused: $(jq -r '.status.conditions[] | select(.type == "RevisionHealthy") | .message' "$C/refused-revision.json" | cut -c1-200)"
 
 # --- 3. docs/install.md's way beside the platform's provider ---
 kubectl delete configuration.pkg.crossplane.io cozystack-configuration-tenant-gateway-tenant cozystack-configuration-tenant-gateway --timeout=120s >/dev/null \
@@ -123,8 +123,13 @@ awk -v sa="$PLATFORM_SA" '
 [ "$(grep -c "^  name: $PLATFORM_SA\$" "$C/provider-kubernetes-runtime.yaml")" = 2 ] && ! grep -q 'kind: \(DeploymentRuntimeConfig\|ImageConfig\)' "$C/provider-kubernetes-runtime.yaml" \
   || fail "cannot rewrite provider-kubernetes-runtime.yaml for the platform's account: $C/provider-kubernetes-runtime.yaml"
 kubectl apply -f "$C/provider-kubernetes-runtime.yaml" >/dev/null || fail "cannot apply $C/provider-kubernetes-runtime.yaml"
-waitfor 120 kubectl get clusterrole crossplane:composite:tenantgateways.gateway.cozystack.io:aggregate-to-crossplane \
-  || fail "the RBAC manager wrote no roles for our XRD"
+# The RBAC manager's roles for the XRD, owned by it: those of the first
+# attempt's XRD are the garbage collector's to delete.
+xrd_roles(){
+  local uid; uid=$(kubectl get xrd tenantgateways.gateway.cozystack.io -o jsonpath='{.metadata.uid}' 2>/dev/null) && [ -n "$uid" ] || return 1
+  kubectl get clusterrole crossplane:composite:tenantgateways.gateway.cozystack.io:aggregate-to-crossplane -o jsonpath='{.metadata.ownerReferences[*].uid}' 2>/dev/null | grep -qw "$uid"
+}
+waitfor 120 xrd_roles || fail "the RBAC manager wrote no roles for our XRD"
 kubectl wait xrd --all --for=condition=Established --timeout=60s >/dev/null || fail "the XRDs were not established: $(kubectl get xrd)"
 kubectl apply -f "$ROOT/examples/cluster/provider-kubernetes.yaml" >/dev/null || fail "cannot apply examples/cluster/provider-kubernetes.yaml"
 waitfor 120 sh -c "kubectl get functionrevisions -l pkg.crossplane.io/package=cozystack-function-tenant-gateway -o name | grep -q ." \
