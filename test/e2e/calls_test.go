@@ -310,8 +310,12 @@ func crossplaneOnlyChange(before, after *unstructured.Unstructured) string {
 	if xrDiff(before, after) != "" {
 		return ""
 	}
+	sb, rb, _ := condition(before, "Responsive")
 	s, r, _ := condition(after, "Responsive")
-	return fmt.Sprintf("Responsive condition (now %s %s)", s, r)
+	if sb == s && rb == r {
+		return "metadata (resourceVersion " + before.GetResourceVersion() + " -> " + after.GetResourceVersion() + ")"
+	}
+	return fmt.Sprintf("Responsive condition (%s %s -> %s %s)", sb, rb, s, r)
 }
 
 // xrDiff names what changed in an XR besides Crossplane's Responsive
