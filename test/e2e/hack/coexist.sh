@@ -114,7 +114,7 @@ YAML
 # provider-kubernetes-runtime.yaml without its DeploymentRuntimeConfig and
 # ImageConfig, its ClusterRoleBindings binding the platform's account.
 awk -v sa="$PLATFORM_SA" '
-  function flush() { if (doc != "" && doc !~ /\nkind: (DeploymentRuntimeConfig|ImageConfig)\n/) printf "%s---\n", doc; doc = "" }
+  function flush() { if (doc != "" && doc !~ /\nkind: (DeploymentRuntimeConfig|ImageConfig)\n/) printf "%s\n---\n", doc; doc = "" }
   /^---$/ { flush(); next }
   { if (subj && $0 == "  name: tenant-gateway-provider-kubernetes") $0 = "  name: " sa
     if ($0 ~ /^subjects:/) subj = 1; else if ($0 ~ /^[a-z]/) subj = 0
