@@ -90,10 +90,15 @@ snapshot "$C/refused.json"
 ts "our provider refused: $(jq -r '.status.conditions[] | select(.type == "RevisionHealthy") | .message' "$C/refused-revision.json" | cut -c1-200)"
 
 # --- 3. docs/install.md's way beside the platform's provider ---
-kubectl delete configuration.pkg.crossplane.io cozystack-configuration-tenant-gateway-tenant cozystack-configuration-tenant-gateway --timeout=120s >/dev/null \
-  || fail "cannot delete our Configurations"
-kubectl delete provider.pkg.crossplane.io cozystack-tenant-gateway-provider-kubernetes --timeout=120s >/dev/null || fail "cannot delete our Provider"
-kubectl wait providerrevision "$OUR_PREV" --for=delete --timeout=120s >/dev/null || fail "our ProviderRevision $OUR_PREV was not deleted"
+# One at a time, each gone with its revisions before the next: while a
+# package's revision is in the Lock, Crossplane installs its missing
+# dependencies again (deleted together, the TenantGateway Configuration
+# and our Provider came back as the Tenant Configuration's).
+gone(){ kubectl get "$1.pkg.crossplane.io" "$2" >/dev/null 2>&1 && return 1; [ -z "$(kubectl get "${1}revisions.pkg.crossplane.io" -l "pkg.crossplane.io/package=$2" -o name)" ]; }
+for p in configuration/cozystack-configuration-tenant-gateway-tenant configuration/cozystack-configuration-tenant-gateway provider/cozystack-tenant-gateway-provider-kubernetes; do
+  kubectl delete "${p%%/*}.pkg.crossplane.io" "${p#*/}" --timeout=120s >/dev/null || fail "cannot delete our ${p%%/*} ${p#*/}"
+  waitfor 120 gone "${p%%/*}" "${p#*/}" || fail "our ${p%%/*} ${p#*/} is still there or was installed again: $(kubectl get "${p%%/*}s.pkg.crossplane.io" -o wide)"
+done
 waitfor 120 sh -c '[ -z "$(kubectl get xrd -o name)" ]' || fail "our XRDs were not deleted: $(kubectl get xrd)"
 # The runtime files' DeploymentRuntimeConfig and ImageConfigs, which this
 # way leaves out.
