@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -180,7 +181,17 @@ func platformView(u *unstructured.Unstructured) map[string]any {
 			v[k] = f
 		}
 	}
-	return v
+	// Through JSON, so that numbers compare alike whether read from a
+	// file (float64) or from the API server (int64).
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("cannot encode %s: %v", objectKey(u), err))
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(fmt.Sprintf("cannot decode %s: %v", objectKey(u), err))
+	}
+	return out
 }
 
 func objectKey(u *unstructured.Unstructured) string {
