@@ -62,9 +62,17 @@ var maxPerChange = map[string]float64{"create": 8, "change": 4, "delete": 8}
 //     the TTL by 10%, and a slow machine only delays runs), or follow an
 //     event of an object it composes or requires (since shortly before
 //     the previous run: an event during a reconcile queues one more);
-//   - a change costs more calls or reconciles on average than maxPerChange;
+//   - a change costs more calls or reconciles on average than maxPerChange
+//     (at both settings), or fewer than one per two changes while
+//     Crossplane's circuit breaker stayed closed;
+//   - with Crossplane's raised breaker, the breaker opened;
+//   - a route's listener reached the Gateway later than oneTTL after the
+//     change (at the defaults the breaker drops the change's events and
+//     the TTL's requeue applies it);
 //   - a change the function's output does not depend on (the backend port)
-//     writes anything the TenantGateway composes, or its status.
+//     writes anything the TenantGateway composes, or its status (but for
+//     Crossplane's Responsive condition, its breaker's state), once the
+//     TenantGateway has run on the creations' last events.
 func TestCallsPerRouteChange(t *testing.T) {
 	t.Parallel()
 	const routes = 20
@@ -139,8 +147,19 @@ func TestCallsPerRouteChange(t *testing.T) {
 		}
 		return false, "no Programmed condition"
 	})
+	// And the TenantGateway has run on all of it: a call that began after
+	// the last event of what it composes or requires, with its status of
+	// its current generation. With Crossplane's raised breaker the run the
+	// last event queued is that call; at Crossplane's defaults the breaker,
+	// open by now, dropped that event and the call is the TTL's requeue.
+	// Without this wait that run lands in the backend-port phase and its
+	// status write looks like one a port change caused (the defaults pass
+	// failed so on its first run: GatewayReady's message, status.listeners
+	// and observedGeneration written there).
+	caughtUp(t, events, fnLog, a)
 	quiet(t, fnLog, xpLog, 3*time.Second, a)
 	composedBefore := composedVersions(t, a)
+	xrBefore, _ := get(t, gvkTenantGateway, a, "cozystack")
 	run("change", func(i int) (func(*unstructured.Unstructured) bool, map[string]time.Duration) {
 		apply(t, route(i, 8080))
 		name := fmt.Sprintf("r%02d", i)
@@ -151,13 +170,29 @@ func TestCallsPerRouteChange(t *testing.T) {
 			return rt != nil && routeObservedGeneration(rt) == rt.GetGeneration()
 		}, nil
 	})
-	if diff := diffVersions(composedBefore, composedVersions(t, a)); diff != "" {
-		t.Errorf("20 changes of a backend port, which nothing the function composes depends on, wrote: %s", diff)
+	composedAfter := composedVersions(t, a)
+	xrAfter, _ := get(t, gvkTenantGateway, a, "cozystack")
+	if c := crossplaneOnlyChange(xrBefore, xrAfter); c != "" {
+		// Crossplane writes its circuit breaker's state into the XR's
+		// Responsive condition on the run after the breaker opens or
+		// closes, whatever the function returns: not a write of the
+		// function's output. At its defaults the breaker closes five
+		// minutes after it opened, which may fall in this phase.
+		t.Logf("change: Crossplane rewrote the TenantGateway's %s; nothing the function writes changed", c)
+		composedAfter["TenantGateway/cozystack"] = composedBefore["TenantGateway/cozystack"]
+	}
+	if diff := diffVersions(composedBefore, composedAfter); diff != "" {
+		t.Errorf("20 changes of a backend port, which nothing the function composes depends on, wrote: %s%s", diff, xrDiff(xrBefore, xrAfter))
 	}
 	run("delete", func(i int) (func(*unstructured.Unstructured) bool, map[string]time.Duration) {
 		remove(t, route(i, 8080))
 		return func(gw *unstructured.Unstructured) bool { return listenerFor(gw, host(i)) == "" }, deleted
 	})
+	// The log up to here, before the scrape: the function counts a call
+	// right after it logs it, so every call logged by now is counted in
+	// the scrape, while a call logged after the scrape would be in the log
+	// and not in the metrics (seen under load: 140 counted, 141 logged).
+	fnWindowEnd := fnLog.offset()
 	metricsAfter := scrapeCalls(t)
 	evs, evsB := events.stop(), eventsB.stop()
 
@@ -173,18 +208,24 @@ func TestCallsPerRouteChange(t *testing.T) {
 		what, tokens := evs.during(p.start, p.end)
 		t.Logf("%s: %d calls of %s/cozystack (%.2f per change; %s), %d reconciles (%.2f per change), %d calls of %s/cozystack, in %s; events of what it composes or requires: %s; %.1f circuit breaker tokens per change",
 			p.name, calls, a, perCall, outcomes, reconciles, perRec, len(callTimes(fn, b)), b, p.end.Sub(p.start).Round(time.Second), what, float64(tokens)/routes)
+		// Reconciles Crossplane ran while the XR's circuit breaker was open
+		// (it logs each): from then on it drops the XR's watch events but
+		// one per 30 s, and changes wait for the TTL's requeue.
 		open := countBreakerOpen(xp, a)
-		if crossplaneDefaults() {
-			// Crossplane at its defaults (make e2e's third pass): the
-			// breaker is expected to open, so what is measured is what it
-			// costs, not held to the per-change bounds; each change still
-			// reached its Gateway within the wait above.
-			t.Logf("%s: Crossplane's circuit breaker (its defaults) dropped events of %s/cozystack %d times", p.name, a, open)
-			continue
+		switch {
+		case crossplaneDefaults():
+			// Crossplane at its defaults (make e2e's defaults pass): the
+			// breaker (100 tokens, 1 a second) opens after about five new
+			// hostnames at some 20 tokens each, and stays open five minutes.
+			t.Logf("%s: %d reconciles of %s/cozystack with Crossplane's circuit breaker open (its defaults)", p.name, open, a)
+		case open > 0:
+			t.Errorf("%s: %d reconciles of %s/cozystack with Crossplane's circuit breaker open: changes waited for the TTL and the counts are not per change", p.name, open, a)
 		}
-		if open > 0 {
-			t.Errorf("%s: Crossplane's circuit breaker dropped events of %s/cozystack %d times: changes waited for the TTL and the counts are not per change", p.name, a, open)
-		}
+		// Upper bounds hold at both settings: the breaker only drops
+		// reconciles, and the TTL's requeues it leaves add one run per
+		// 0.9 TTL of the phase, about one per change when every change
+		// waits for one (at the defaults, measured 2.8, 0.05 and 2.65 calls
+		// per change: create, change, delete).
 		if limit := maxPerChange[p.name]; perCall > limit || perRec > limit {
 			t.Errorf("%s: %.2f calls and %.2f reconciles per route change; at most %.0f of each expected", p.name, perCall, perRec, limit)
 		}
@@ -192,14 +233,28 @@ func TestCallsPerRouteChange(t *testing.T) {
 		// merged into the next one (controller-runtime's queue holds a key
 		// once), which a loaded machine shows in the change phase, whose
 		// changes wait only for Envoy Gateway; unwatched changes would be
-		// met by the TTL alone, a few calls in the whole phase.
-		if calls < routes/2 || reconciles < routes/2 {
-			t.Errorf("%s: %d calls and %d reconciles for %d changes: a change that runs no reconcile is not watched, or the logs are not read right", p.name, calls, reconciles, routes)
+		// met by the TTL alone, a few calls in the whole phase. That is
+		// what an open breaker does, by design; with it closed, it is a
+		// change Crossplane does not watch.
+		if (calls < routes/2 || reconciles < routes/2) && open == 0 {
+			t.Errorf("%s: %d calls and %d reconciles for %d changes, with the circuit breaker closed: a change that runs no reconcile is not watched, or the logs are not read right", p.name, calls, reconciles, routes)
+		}
+	}
+	// Every change reached its Gateway within one TTL and Crossplane's
+	// queueing (oneTTL), not only within the wait's oneTTL+settle: with the
+	// breaker open the TTL's requeue is what applies a change (at the
+	// defaults, measured p50 10.4 s and max 12.5 s with --ttl=10s), so the
+	// function's TTL bounds what the breaker costs.
+	for what, lat := range map[string]map[string]time.Duration{"created": created, "deleted": deleted} {
+		for h, d := range lat {
+			if d > oneTTL {
+				t.Errorf("route %s %s: its listener change reached the Gateway after %s, more than one TTL and Crossplane's queueing (%s)", h, what, d.Round(100*time.Millisecond), oneTTL)
+			}
 		}
 	}
 	t.Logf("route -> listener in the Gateway: created %s; deleted -> listener gone %s", quantiles(created), quantiles(deleted))
 	t.Logf("function_tenant_gateway_calls_total{xr_kind=\"TenantGateway\"} rose by %v over the window (every test's TenantGateways)", metricsAfter.minus(metricsBefore))
-	if got, logged := metricsAfter.total()-metricsBefore.total(), len(callTimes(all, "")); got < float64(logged) {
+	if got, logged := metricsAfter.total()-metricsBefore.total(), len(callTimes(readRange(t, fnLog.path, fnLog.start, fnWindowEnd), "")); got < float64(logged) {
 		t.Errorf("the metrics endpoint counted %v TenantGateway calls in the window, the debug log %d", got, logged)
 	}
 
@@ -226,6 +281,79 @@ func TestCallsPerRouteChange(t *testing.T) {
 		}
 		prev = c
 	}
+}
+
+// caughtUp waits until ns's TenantGateway has run on everything it
+// composes or requires as it is now: a call of it logged at least 2 s
+// after the last event of those objects (its own excluded: its runs write
+// it), which leaves room for Crossplane's reading of them before the call
+// on a loaded machine, and its status.observedGeneration at its current
+// generation (Crossplane's write of its resource references raises the
+// generation after the run that composed them).
+func caughtUp(t *testing.T, events *trackedEvents, fnLog *logCursor, ns string) {
+	t.Helper()
+	const margin = 2 * time.Second
+	eventually(t, oneTTL+settle, "TenantGateway "+ns+"/cozystack run on the last event of what it composes or requires", func() (bool, string) {
+		last := events.lastExcept("TenantGateway ")
+		calls := callTimes(readFrom(t, fnLog.path, fnLog.start), ns)
+		xr, _ := get(t, gvkTenantGateway, ns, "cozystack")
+		og, _, _ := unstructured.NestedInt64(xr.Object, "status", "observedGeneration")
+		ran := len(calls) > 0 && calls[len(calls)-1].After(last.Add(margin))
+		return ran && og == xr.GetGeneration(), fmt.Sprintf("last event %s, last call %v, status.observedGeneration %d of %d",
+			last.Format(time.RFC3339Nano), calls[max(0, len(calls)-1):], og, xr.GetGeneration())
+	})
+}
+
+// crossplaneOnlyChange names what Crossplane alone changed in an XR between
+// two reads, "" when anything else changed (or nothing did): only its
+// Responsive condition, the circuit breaker's state, and the metadata a
+// status write touches.
+func crossplaneOnlyChange(before, after *unstructured.Unstructured) string {
+	if before == nil || after == nil || before.GetResourceVersion() == after.GetResourceVersion() {
+		return ""
+	}
+	if xrDiff(before, after) != "" {
+		return ""
+	}
+	sb, rb, _ := condition(before, "Responsive")
+	s, r, _ := condition(after, "Responsive")
+	if sb == s && rb == r {
+		return "metadata (resourceVersion " + before.GetResourceVersion() + " -> " + after.GetResourceVersion() + ")"
+	}
+	return fmt.Sprintf("Responsive condition (%s %s -> %s %s)", sb, rb, s, r)
+}
+
+// xrDiff names what changed in an XR besides Crossplane's Responsive
+// condition and resourceVersion and managedFields: its spec, labels,
+// annotations, and status.
+func xrDiff(before, after *unstructured.Unstructured) string {
+	if before == nil || after == nil {
+		return ""
+	}
+	strip := func(u *unstructured.Unstructured) map[string]any {
+		c := u.DeepCopy()
+		var conds []any
+		for _, cd := range slice(c, "status", "conditions") {
+			if m, _ := cd.(map[string]any); m["type"] != "Responsive" {
+				conds = append(conds, cd)
+			}
+		}
+		if conds != nil {
+			_ = unstructured.SetNestedSlice(c.Object, conds, "status", "conditions")
+		}
+		return map[string]any{"spec": c.Object["spec"], "labels": c.GetLabels(), "annotations": c.GetAnnotations(), "status": c.Object["status"]}
+	}
+	b, a := strip(before), strip(after)
+	var changed []string
+	for _, k := range unionKeys(b, a) {
+		if !equality.Semantic.DeepEqual(b[k], a[k]) {
+			changed = append(changed, k)
+		}
+	}
+	if len(changed) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the TenantGateway's %s changed: %s", strings.Join(changed, ", "), changeOf(watch.Modified, before, after))
 }
 
 // crossplaneDefaults is whether the harness runs Crossplane at its own
@@ -666,6 +794,20 @@ func (te *trackedEvents) stop() *trackedEvents {
 	te.stops = nil
 	te.wg.Wait()
 	return te
+}
+
+// lastExcept is the time of the last event whose description does not
+// start with prefix, zero when there is none.
+func (te *trackedEvents) lastExcept(prefix string) time.Time {
+	te.mu.Lock()
+	defer te.mu.Unlock()
+	var last time.Time
+	for _, e := range te.evs {
+		if !strings.HasPrefix(e.what, prefix) && e.at.After(last) {
+			last = e.at
+		}
+	}
+	return last
 }
 
 // during is the events between two times by what they changed, and the

@@ -107,7 +107,11 @@ func setup() error {
 	// default to, and the admission policies of SPEC §8, so every object
 	// the function composes in these tests also passes them; before them,
 	// the trusted callers they read (without it they deny everything).
-	if err := applyDocs(context.Background(), k8s, readFile("examples", "cluster", "trusted-callers.yaml")); err != nil {
+	trusted, err := trustedCallers()
+	if err != nil {
+		return err
+	}
+	if err := applyDocs(context.Background(), k8s, trusted); err != nil {
 		return fmt.Errorf("cannot apply the trusted callers: %w", err)
 	}
 	if err := applyDocs(context.Background(), k8s, readFile("examples", "cluster", "admission-policies.yaml")); err != nil {

@@ -221,7 +221,9 @@ done; ts "crossplane init"
 mkdir -p "$S/xp-client-certs" "$S/provider-certs" "$S/xpkg-cache"
 for k in ca.crt tls.crt tls.key; do kubectl -n crossplane-system get secret crossplane-tls-client -o jsonpath="{.data.${k//./\\.}}" | base64 -d > "$S/xp-client-certs/$k"; done
 for k in crt key; do cp "$P/provider.$k" "$S/provider-certs/tls.$k"; done
-kubectl -n crossplane-system create secret generic provider-kubernetes-tls-server --from-file=tls.crt="$P/provider.crt" --from-file=tls.key="$P/provider.key" \
+# (Not in the coexist pass: there the platform's Provider provider-kubernetes
+# gets a TLS Secret of this name from Crossplane.)
+[ "${E2E_COEXIST:-0}" = 1 ] || kubectl -n crossplane-system create secret generic provider-kubernetes-tls-server --from-file=tls.crt="$P/provider.crt" --from-file=tls.key="$P/provider.key" \
   --from-file=ca.crt="$P/ca.crt" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
 # make scale varies what the steady state costs (docs/scale.md):
 # CROSSPLANE_POLL, CROSSPLANE_FLAGS (more flags), FUNCTION_TTL, PROVIDER_POLL,
@@ -262,14 +264,16 @@ KUBECONFIG="$P/super-admin.kubeconfig" POD_NAMESPACE=crossplane-system bg rbac-m
 if [ -n "${E2E_BEFORE_INSTALL:-}" ]; then bash "$E2E_BEFORE_INSTALL" || fail "$E2E_BEFORE_INSTALL failed"; ts "before install: $(basename "$E2E_BEFORE_INSTALL")"; fi
 
 # --- install, in the order of docs/install.md ---
-# Before the Configuration: provider-kubernetes' runtime (the service account
-# it runs as, through an ImageConfig) and its RBAC, and the mirror variant of
-# examples/cluster/mirror/ with its placeholder replaced by the loopback
-# registry, as docs/install.md tells an air-gapped platform to do.
 # First what the platform had made for a provider-kubernetes of its own
 # (test/e2e/testdata/platform-runtime.yaml), which the install must leave
 # as it is.
 kubectl apply -f "$ROOT/test/e2e/testdata/platform-runtime.yaml" >/dev/null || fail "cannot apply test/e2e/testdata/platform-runtime.yaml"
+# Install step 1 (our_runtime): before the Configuration, provider-kubernetes'
+# runtime (the service account it runs as, through an ImageConfig) and its
+# RBAC, and the mirror variant of examples/cluster/mirror/ with its
+# placeholder replaced by the loopback registry, as docs/install.md tells an
+# air-gapped platform to do; and the function's flags.
+our_runtime(){
 kubectl apply -f "$ROOT/examples/cluster/provider-kubernetes-runtime.yaml" >/dev/null || fail "cannot apply examples/cluster/provider-kubernetes-runtime.yaml"
 sed 's#registry.example.internal/#127.0.0.1:5000/#' "$ROOT/examples/cluster/mirror/image-configs.yaml" | kubectl apply -f - >/dev/null \
   || fail "cannot apply examples/cluster/mirror/image-configs.yaml"
@@ -304,6 +308,108 @@ spec:
   runtime:
     configRef: {name: e2e-function-tenant-gateway}
 YAML
+}
+# --- provider-kubernetes: the Deployment Crossplane creates, run out of cluster ---
+# Crossplane's Deployment runtime creates the provider's service account and
+# Deployment from the DeploymentRuntimeConfig the ImageConfig selected, and
+# the RBAC manager binds the provider's own CRDs to that account.
+deploy_of(){ kubectl -n crossplane-system get deploy -o json | jq -r --arg o "$1" '.items[] | select(any(.metadata.ownerReferences[]?; .name == $o)) | .metadata.name'; }
+has_deploy(){ [ -n "$(deploy_of "$1")" ]; }
+# provider_deployment REV: the Deployment Crossplane created for provider
+# revision REV (DEPLOY, written to run/provider-deployment.json) and its
+# service account (SA), once the RBAC manager has bound that account.
+provider_deployment(){
+  local PREV=$1
+  waitfor 120 has_deploy "$PREV" \
+    || fail "Crossplane created no Deployment for $PREV: $(kubectl get providerrevision "$PREV" -o jsonpath='{.status.conditions}')"
+  DEPLOY=$(deploy_of "$PREV")
+  kubectl -n crossplane-system get deploy "$DEPLOY" -o json > "$S/provider-deployment.json"
+  SA=$(jq -r '.spec.template.spec.serviceAccountName' "$S/provider-deployment.json")
+  waitfor 60 sh -c "kubectl get clusterrolebinding 'crossplane:provider:$PREV:system' -o jsonpath='{.subjects[*].name}' | grep -qw '$SA'" \
+    || fail "the RBAC manager did not bind the provider's system role to $SA"
+  # The binding and the role it names are written by two controllers of the
+  # RBAC manager, in either order: stopping it between them leaves the
+  # provider forbidden everything (its caches never sync).
+  waitfor 60 kubectl get clusterrole "crossplane:provider:$PREV:system" \
+    || fail "the RBAC manager wrote no system role for $PREV"
+}
+# stop_proc NAME stops a process bg started; stop_rbac the RBAC manager.
+stop_proc(){ local p; p=$(cat "$S/$1.pid"); kill "$p"; for _ in $(seq 1 30); do kill -0 "$p" 2>/dev/null || return 0; sleep 0.5; done; kill -9 "$p"; }
+stop_rbac(){ stop_proc rbac-manager; }
+# The environment as the kubelet resolves it: the namespace and labels the
+# pod would have for field references, $(VAR) for earlier variables.
+deploy_vars(){ jq -r '.metadata.namespace as $ns | .spec.template.metadata.labels as $lbl
+  | reduce (.spec.template.spec.containers[0].env[]?) as $e ({}; . as $env | . + {($e.name): (
+      if $e.valueFrom then ($e.valueFrom.fieldRef.fieldPath // "") as $f
+        | if $f == "metadata.namespace" then $ns
+          elif ($f | test("^metadata\\.labels\\[\u0027[^\u0027]+\u0027\\]$")) then $lbl[$f | capture("\\[\u0027(?<k>[^\u0027]+)\u0027\\]").k]
+          else error("env \($e.name) reads \($e.valueFrom), which the harness does not provide") end
+      else ($e.value // "") | gsub("\\$\\((?<n>[A-Za-z_][A-Za-z0-9_]*)\\)"; $env[.n] // "$(\(.n))") end)})
+  | to_entries[] | "\(.key)=\(.value)"' "$1"; }
+start_rbac(){ KUBECONFIG="$P/super-admin.kubeconfig" POD_NAMESPACE=crossplane-system bg rbac-manager "$CROSSPLANE_CORE" rbac start; }
+# The kubelet's report, the least of it: the pod the ReplicaSet controller
+# made from Crossplane's Deployment is running and ready (its process is the
+# one above). The ReplicaSet and Deployment controllers then count it
+# available, and Crossplane's runtime marks the revision healthy.
+pods_of(){ kubectl -n crossplane-system get pods -l "$(jq -r '.spec.selector.matchLabels | to_entries | map("\(.key)=\(.value)") | join(",")' "$1")" -o name; }
+has_pod(){ [ -n "$(pods_of "$1")" ]; }
+# report_ready POD [IP]: the pod is running and ready, with its IP if it has
+# a network of its own.
+report_ready(){
+  local now ip=""; now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  [ -n "${2:-}" ] && ip=",\"podIP\":\"$2\",\"podIPs\":[{\"ip\":\"$2\"}]"
+  kubectl -n crossplane-system patch "$1" --subresource=status --type=merge -p "{\"status\":{\"phase\":\"Running\",\"startTime\":\"$now\"$ip,\"conditions\":[{\"type\":\"Initialized\",\"status\":\"True\",\"lastTransitionTime\":\"$now\"},{\"type\":\"ContainersReady\",\"status\":\"True\",\"lastTransitionTime\":\"$now\"},{\"type\":\"Ready\",\"status\":\"True\",\"lastTransitionTime\":\"$now\"}]}}" >/dev/null
+}
+# start_provider: the pod of the Deployment provider_deployment read, run as
+# the kubelet would, and reported running and ready.
+start_provider(){
+  # What the kubelet would give the pod: a token requested for exactly the
+  # Deployment's service account with the cluster CA and namespace, at the path
+  # client-go's in-cluster config reads (the example's ProviderConfigs use
+  # InjectedIdentity), the API server's address, and each secret volume.
+  mkdir -p "$S/provider-sa" "$S/provider-volumes"
+  kubectl -n crossplane-system create token "$SA" --duration=24h > "$S/provider-sa/token"
+  cp "$P/ca.crt" "$S/provider-sa/ca.crt"; printf crossplane-system > "$S/provider-sa/namespace"
+  provider_env=(PATH=/usr/sbin:/usr/bin:/sbin:/bin KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT=6443)
+  declare -A mounted=()
+  while IFS=$'\t' read -r vol secret path; do
+    mkdir -p "$S/provider-volumes/$vol"
+    kubectl -n crossplane-system get secret "$secret" -o json | jq -r '.data | to_entries[] | "\(.key)\t\(.value)"' \
+      | while IFS=$'\t' read -r k v; do printf %s "$v" | base64 -d > "$S/provider-volumes/$vol/$k"; done
+    mounted[$path]="$S/provider-volumes/$vol"
+  done < <(jq -r '.spec.template.spec as $s | $s.containers[0].volumeMounts[]? | .name as $n | ($s.volumes[] | select(.name == $n) | .secret.secretName) as $sec | "\($n)\t\($sec)\t\(.mountPath)"' "$S/provider-deployment.json")
+  vars=$(deploy_vars "$S/provider-deployment.json") || fail "cannot read the provider's environment from Deployment $DEPLOY"
+  while IFS= read -r kv; do
+    name=${kv%%=*} value=${kv#*=}
+    # Only paths change: a mounted volume lives under the run folder, not at
+    # its mount path (the mount namespace below covers the service account).
+    [ -n "${mounted[$value]:-}" ] && value=${mounted[$value]}
+    provider_env+=("$name=$value")
+  done <<< "$vars"
+  mapfile -t provider_args < <(jq -r '.spec.template.spec.containers[0].args[]?' "$S/provider-deployment.json")
+  # Two substitutions, since every process here shares one network namespace:
+  # the health probe moves off :8081, and the poll and sync periods shorten to
+  # what the tests' timeouts allow (docs/development.md lists both).
+  # PROVIDER_POLL and PROVIDER_SYNC override them (make scale, docs/scale.md).
+  provider_env+=(HEALTH_PROBE_BIND_ADDRESS=127.0.0.1:18082)
+  provider_args+=(--poll="${PROVIDER_POLL:-15s}" --sync="${PROVIDER_SYNC:-1m}")
+  echo "provider-kubernetes as $SA: args ${provider_args[*]}; env ${provider_env[*]}" > "$L/provider-kubernetes-runtime.log"
+  bg provider-kubernetes env -i "${provider_env[@]}" unshare -m --propagation private sh -c \
+    'mount -t tmpfs -o size=1m tmpfs /run && mkdir -p /run/secrets/kubernetes.io/serviceaccount && mount --bind "$0" /run/secrets/kubernetes.io/serviceaccount && exec "$@"' \
+    "$S/provider-sa" "$PROVIDER_KUBERNETES" "${provider_args[@]}"
+  waitfor 60 curl -sf http://127.0.0.1:18082/readyz || fail "provider-kubernetes did not become ready"
+  waitfor 60 has_pod "$S/provider-deployment.json" || fail "the ReplicaSet controller made no pod for Deployment $DEPLOY"
+  for pod in $(pods_of "$S/provider-deployment.json"); do report_ready "$pod" || fail "cannot report $pod ready"; done
+  waitfor 60 kubectl -n crossplane-system wait deploy "$DEPLOY" --for=condition=Available --timeout=5s || fail "Deployment $DEPLOY did not become available"
+}
+revision(){ kubectl get "$1" -l "pkg.crossplane.io/package=$2" -o jsonpath='{.items[0].metadata.name}' 2>/dev/null; }
+
+if [ "${E2E_COEXIST:-0}" = 1 ]; then
+  # Beside a provider-kubernetes another party installed and runs
+  # (docs/install.md, "A cluster that already runs provider-kubernetes").
+  . "$ROOT/test/e2e/hack/coexist.sh"
+else
+our_runtime
 # The one install command of a platform without Cozystack: the Tenant API.
 # Crossplane resolves the TenantGateway API's Configuration, the Function
 # and provider-kubernetes as dependencies and names each after its
@@ -311,7 +417,6 @@ YAML
 # alone, docs/install.md).
 "$CROSSPLANE" xpkg install configuration "ghcr.io/cozystack/configuration-tenant-gateway-tenant:$VERSION" >> "$L/xpkg.log" 2>&1 \
   || fail "cannot install the Configuration (see xpkg.log)"
-revision(){ kubectl get "$1" -l "pkg.crossplane.io/package=$2" -o jsonpath='{.items[0].metadata.name}' 2>/dev/null; }
 deps(){ kubectl get configuration cozystack-configuration-tenant-gateway -o jsonpath='{.status.conditions}'; }
 waitfor 120 sh -c "kubectl get functionrevisions -l pkg.crossplane.io/package=cozystack-function-tenant-gateway -o name | grep -q ." \
   || fail "the Function dependency was not installed as cozystack-function-tenant-gateway: $(deps); $(kubectl get functions.pkg.crossplane.io)"
@@ -334,89 +439,12 @@ kubectl apply -f "$ROOT/test/e2e/testdata/platform-provider-configs.yaml" >/dev/
 kubectl apply -f "$ROOT/examples/cluster/provider-kubernetes.yaml" >/dev/null || fail "cannot apply examples/cluster/provider-kubernetes.yaml"
 ts "provider revision $PREV"
 
-# --- provider-kubernetes: the Deployment Crossplane creates, run out of cluster ---
-# Crossplane's Deployment runtime creates the provider's service account and
-# Deployment from the DeploymentRuntimeConfig the ImageConfig selected, and
-# the RBAC manager binds the provider's own CRDs to that account.
-deploy_of(){ kubectl -n crossplane-system get deploy -o json | jq -r --arg o "$1" '.items[] | select(any(.metadata.ownerReferences[]?; .name == $o)) | .metadata.name'; }
-has_deploy(){ [ -n "$(deploy_of "$1")" ]; }
-waitfor 120 has_deploy "$PREV" \
-  || fail "Crossplane created no Deployment for $PREV: $(kubectl get providerrevision "$PREV" -o jsonpath='{.status.conditions}')"
-DEPLOY=$(deploy_of "$PREV")
-kubectl -n crossplane-system get deploy "$DEPLOY" -o json > "$S/provider-deployment.json"
-SA=$(jq -r '.spec.template.spec.serviceAccountName' "$S/provider-deployment.json")
-waitfor 60 sh -c "kubectl get clusterrolebinding 'crossplane:provider:$PREV:system' -o jsonpath='{.subjects[*].name}' | grep -qw '$SA'" \
-  || fail "the RBAC manager did not bind the provider's system role to $SA"
-# The binding and the role it names are written by two controllers of the
-# RBAC manager, in either order: stopping it between them leaves the
-# provider forbidden everything (its caches never sync).
-waitfor 60 kubectl get clusterrole "crossplane:provider:$PREV:system" \
-  || fail "the RBAC manager wrote no system role for $PREV"
+provider_deployment "$PREV"
 # The RBAC manager has written what this run needs. It and provider-kubernetes
 # both bind metrics to :8080, with no flag to move either, so it stops here.
-stop_rbac(){ local p; p=$(cat "$S/rbac-manager.pid"); kill "$p"; for _ in $(seq 1 30); do kill -0 "$p" 2>/dev/null || return 0; sleep 0.5; done; kill -9 "$p"; }
 stop_rbac; ts "Deployment $DEPLOY runs as $SA; RBAC manager done"
-# What the kubelet would give the pod: a token requested for exactly the
-# Deployment's service account with the cluster CA and namespace, at the path
-# client-go's in-cluster config reads (the example's ProviderConfigs use
-# InjectedIdentity), the API server's address, and each secret volume.
-mkdir -p "$S/provider-sa" "$S/provider-volumes"
-kubectl -n crossplane-system create token "$SA" --duration=24h > "$S/provider-sa/token"
-cp "$P/ca.crt" "$S/provider-sa/ca.crt"; printf crossplane-system > "$S/provider-sa/namespace"
-provider_env=(PATH=/usr/sbin:/usr/bin:/sbin:/bin KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT=6443)
-declare -A mounted=()
-while IFS=$'\t' read -r vol secret path; do
-  mkdir -p "$S/provider-volumes/$vol"
-  kubectl -n crossplane-system get secret "$secret" -o json | jq -r '.data | to_entries[] | "\(.key)\t\(.value)"' \
-    | while IFS=$'\t' read -r k v; do printf %s "$v" | base64 -d > "$S/provider-volumes/$vol/$k"; done
-  mounted[$path]="$S/provider-volumes/$vol"
-done < <(jq -r '.spec.template.spec as $s | $s.containers[0].volumeMounts[]? | .name as $n | ($s.volumes[] | select(.name == $n) | .secret.secretName) as $sec | "\($n)\t\($sec)\t\(.mountPath)"' "$S/provider-deployment.json")
-# The environment as the kubelet resolves it: the namespace and labels the
-# pod would have for field references, $(VAR) for earlier variables.
-deploy_vars(){ jq -r '.metadata.namespace as $ns | .spec.template.metadata.labels as $lbl
-  | reduce (.spec.template.spec.containers[0].env[]?) as $e ({}; . as $env | . + {($e.name): (
-      if $e.valueFrom then ($e.valueFrom.fieldRef.fieldPath // "") as $f
-        | if $f == "metadata.namespace" then $ns
-          elif ($f | test("^metadata\\.labels\\[\u0027[^\u0027]+\u0027\\]$")) then $lbl[$f | capture("\\[\u0027(?<k>[^\u0027]+)\u0027\\]").k]
-          else error("env \($e.name) reads \($e.valueFrom), which the harness does not provide") end
-      else ($e.value // "") | gsub("\\$\\((?<n>[A-Za-z_][A-Za-z0-9_]*)\\)"; $env[.n] // "$(\(.n))") end)})
-  | to_entries[] | "\(.key)=\(.value)"' "$1"; }
-vars=$(deploy_vars "$S/provider-deployment.json") || fail "cannot read the provider's environment from Deployment $DEPLOY"
-while IFS= read -r kv; do
-  name=${kv%%=*} value=${kv#*=}
-  # Only paths change: a mounted volume lives under the run folder, not at
-  # its mount path (the mount namespace below covers the service account).
-  [ -n "${mounted[$value]:-}" ] && value=${mounted[$value]}
-  provider_env+=("$name=$value")
-done <<< "$vars"
-mapfile -t provider_args < <(jq -r '.spec.template.spec.containers[0].args[]?' "$S/provider-deployment.json")
-# Two substitutions, since every process here shares one network namespace:
-# the health probe moves off :8081, and the poll and sync periods shorten to
-# what the tests' timeouts allow (docs/development.md lists both).
-# PROVIDER_POLL and PROVIDER_SYNC override them (make scale, docs/scale.md).
-provider_env+=(HEALTH_PROBE_BIND_ADDRESS=127.0.0.1:18082)
-provider_args+=(--poll="${PROVIDER_POLL:-15s}" --sync="${PROVIDER_SYNC:-1m}")
-echo "provider-kubernetes as $SA: args ${provider_args[*]}; env ${provider_env[*]}" > "$L/provider-kubernetes-runtime.log"
-bg provider-kubernetes env -i "${provider_env[@]}" unshare -m --propagation private sh -c \
-  'mount -t tmpfs -o size=1m tmpfs /run && mkdir -p /run/secrets/kubernetes.io/serviceaccount && mount --bind "$0" /run/secrets/kubernetes.io/serviceaccount && exec "$@"' \
-  "$S/provider-sa" "$PROVIDER_KUBERNETES" "${provider_args[@]}"
-waitfor 60 curl -sf http://127.0.0.1:18082/readyz || fail "provider-kubernetes did not become ready"
-# The kubelet's report, the least of it: the pod the ReplicaSet controller
-# made from Crossplane's Deployment is running and ready (its process is the
-# one above). The ReplicaSet and Deployment controllers then count it
-# available, and Crossplane's runtime marks the revision healthy.
-pods_of(){ kubectl -n crossplane-system get pods -l "$(jq -r '.spec.selector.matchLabels | to_entries | map("\(.key)=\(.value)") | join(",")' "$1")" -o name; }
-has_pod(){ [ -n "$(pods_of "$1")" ]; }
-# report_ready POD [IP]: the pod is running and ready, with its IP if it has
-# a network of its own.
-report_ready(){
-  local now ip=""; now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  [ -n "${2:-}" ] && ip=",\"podIP\":\"$2\",\"podIPs\":[{\"ip\":\"$2\"}]"
-  kubectl -n crossplane-system patch "$1" --subresource=status --type=merge -p "{\"status\":{\"phase\":\"Running\",\"startTime\":\"$now\"$ip,\"conditions\":[{\"type\":\"Initialized\",\"status\":\"True\",\"lastTransitionTime\":\"$now\"},{\"type\":\"ContainersReady\",\"status\":\"True\",\"lastTransitionTime\":\"$now\"},{\"type\":\"Ready\",\"status\":\"True\",\"lastTransitionTime\":\"$now\"}]}}" >/dev/null
-}
-waitfor 60 has_pod "$S/provider-deployment.json" || fail "the ReplicaSet controller made no pod for Deployment $DEPLOY"
-for pod in $(pods_of "$S/provider-deployment.json"); do report_ready "$pod" || fail "cannot report $pod ready"; done
-waitfor 60 kubectl -n crossplane-system wait deploy "$DEPLOY" --for=condition=Available --timeout=5s || fail "Deployment $DEPLOY did not become available"
+start_provider
+fi
 # --- the function: the Deployment Crossplane creates, run as a kubelet would ---
 # Crossplane v2.4's Deployment runtime (its default, for functions as for
 # providers) gives the FunctionRevision a headless Service, a TLS server
