@@ -104,7 +104,9 @@ func TestFaults(t *testing.T) {
 		{"kube-apiserver restarted", rounds, w.restart("kube-apiserver", syscall.SIGTERM, func(t *testing.T) {
 			waitAPIServer(t, 2*time.Minute)
 			w.waitServes(t)
-			livenessProbe(t, "envoy-gateway", "http://127.0.0.1:8081/healthz")
+			// Envoy Gateway's controller, which loses its leader
+			// election while the API server is away, is restarted by
+			// its liveness probe, which converge plays.
 		}), "", nil},
 		{"XR status emptied", rounds, w.emptyStatus, "", nil},
 		{"Gateway deleted", rounds, w.deleteGateway, "", nil},
@@ -184,6 +186,8 @@ type faultWorld struct {
 	changes int
 	table   []string
 	wg      sync.WaitGroup
+	// egProbe is Envoy Gateway's controller's liveness probe.
+	egProbe *probe
 	// What the installed Composition makes, which convergence checks: the
 	// namespace every port-80 listener admits besides its owner's, whether
 	// the newest CompositionRevision of tenantgateway passes the function
@@ -219,6 +223,7 @@ func newFaultWorld(t *testing.T) *faultWorld {
 		dnsNames:  map[string][]string{},
 		marks:     map[string]map[string]string{},
 		suspended: map[string]types.UID{},
+		egProbe:   newProbe("envoy-gateway", "http://127.0.0.1:8081/healthz"),
 		// The platform settings' (examples/cluster/platform.yaml), which
 		// win over the function's input.
 		certManagerNS: "cozy-cert-manager",
@@ -653,6 +658,7 @@ func (w *faultWorld) converge(t *testing.T, fault string, t0 time.Time) time.Dur
 	w.finishDeletes(t)
 	// Polled every 250 ms: the time to convergence is the figure.
 	eventuallyEvery(t, faultConverge, 250*time.Millisecond, fault+": converged", func() (bool, string) {
+		w.egProbe.run(t)
 		if ok, saw := w.compositionAgreed(t); !ok {
 			return false, saw
 		}
@@ -837,31 +843,61 @@ func (w *faultWorld) waitServes(t *testing.T) {
 	})
 }
 
-// livenessProbe plays a kubelet's liveness probe on a controller: Envoy
-// Gateway loses its leader election while the API server is away, shuts its
-// controllers and its health server down, and does not exit (seen in
-// TestFaults' first run); a kubelet restarts such a container when its probe
-// fails failureThreshold times in a row (3 by default), and so does this,
-// probing every second where Envoy Gateway's chart probes every 20 s: the
-// same restart, up to 57 s sooner.
-func livenessProbe(t *testing.T, name, url string) {
+// probe plays a kubelet's liveness probe on a controller that can hang
+// without exiting: Envoy Gateway's loses its leader election while the API
+// server is away (longer than its 10 s renew deadline), stops its
+// controllers and its health server, and does not exit (seen in TestFaults'
+// first run). A kubelet restarts such a container once its probe has failed
+// failureThreshold times in a row (3 by default); converge runs this one at
+// each of its polls, at most once a second where Envoy Gateway's chart
+// probes every 20 s (the same restart, up to 57 s sooner). A process just
+// started gets a minute to answer first, as a startup probe would give it.
+type probe struct {
+	name, url string
+	started   time.Time
+	last      time.Time
+	up        bool // answered since it started
+	failures  int
+}
+
+func newProbe(name, url string) *probe {
+	return &probe{name: name, url: url, started: time.Now()}
+}
+
+// restarted records that the process was started again (by a fault).
+func (p *probe) restarted() {
+	p.started, p.up, p.failures = time.Now(), false, 0
+}
+
+// run probes once, unless it probed less than a second ago, and restarts
+// the process at the third failure in a row.
+func (p *probe) run(t *testing.T) {
 	t.Helper()
 	const failureThreshold = 3
-	c := &http.Client{Timeout: time.Second} // the chart's timeoutSeconds
-	for failed := 0; failed < failureThreshold; failed++ {
-		if failed > 0 {
-			time.Sleep(time.Second) // the probe's period
-		}
-		if rsp, err := c.Get(url); err == nil { //nolint:noctx // a loopback probe, bounded by the client's timeout
-			_ = rsp.Body.Close()
-			if rsp.StatusCode == http.StatusOK {
-				return
-			}
+	if time.Since(p.last) < time.Second {
+		return
+	}
+	p.last = time.Now()
+	// The chart's timeoutSeconds.
+	c := &http.Client{Timeout: time.Second}
+	if rsp, err := c.Get(p.url); err == nil { //nolint:noctx // a loopback probe, bounded by the client's timeout
+		_ = rsp.Body.Close()
+		if rsp.StatusCode == http.StatusOK {
+			p.up, p.failures = true, 0
+			return
 		}
 	}
-	t.Logf("%s: liveness probe %s failed %d times in a row; restarted, as a kubelet would", name, url, failureThreshold)
-	stopProc(t, name, syscall.SIGKILL)
-	startProc(t, name)
+	if !p.up && time.Since(p.started) < time.Minute {
+		return
+	}
+	p.failures++
+	if p.failures < failureThreshold {
+		return
+	}
+	t.Logf("%s: liveness probe %s failed %d times in a row; restarted, as a kubelet would", p.name, p.url, failureThreshold)
+	stopProc(t, p.name, syscall.SIGKILL)
+	startProc(t, p.name)
+	p.restarted()
 }
 
 // --- the faults: each returns the time convergence is measured from ---
@@ -983,6 +1019,7 @@ func (w *faultWorld) envoyGatewayDown(t *testing.T, _ int) time.Time {
 	t.Logf("Envoy Gateway down, tenant-fp's GatewayReady: GatewayStatusStale: %s", m)
 	t0 := time.Now()
 	startProc(t, "envoy-gateway")
+	w.egProbe.restarted()
 	return t0
 }
 
