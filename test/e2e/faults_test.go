@@ -947,12 +947,20 @@ func (w *faultWorld) functionOutage(t *testing.T, d time.Duration) time.Time {
 	return t0
 }
 
+// restartGrace is a kubelet's grace period for a pod that sets none
+// (terminationGracePeriodSeconds, 30 s by default; kubeadm's static
+// kube-apiserver pod sets none): the API server's HTTP server waits up to
+// 60 s for the connections of open watches and is killed at 30 s, as the
+// kubelet would (its log: "Failed to shutdown server: context deadline
+// exceeded" when it is given the whole minute).
+const restartGrace = 30 * time.Second
+
 // restart stops a component with sig and starts it again, then waits with
 // healthy until it serves.
 func (w *faultWorld) restart(name string, sig syscall.Signal, healthy func(t *testing.T)) func(t *testing.T, _ int) time.Time {
 	return func(t *testing.T, _ int) time.Time {
 		t0 := time.Now()
-		stopProc(t, name, sig)
+		stopProcWithin(t, name, sig, restartGrace)
 		startProc(t, name)
 		healthy(t)
 		return t0
