@@ -948,11 +948,10 @@ func (w *faultWorld) functionOutage(t *testing.T, d time.Duration) time.Time {
 }
 
 // restartGrace is a kubelet's grace period for a pod that sets none
-// (terminationGracePeriodSeconds, 30 s by default; kubeadm's static
-// kube-apiserver pod sets none): the API server's HTTP server waits up to
-// 60 s for the connections of open watches and is killed at 30 s, as the
-// kubelet would (its log: "Failed to shutdown server: context deadline
-// exceeded" when it is given the whole minute).
+// (terminationGracePeriodSeconds, 30 s by default). On SIGTERM the API
+// server's HTTP server waits up to 60 s for the connections of open
+// watches (its log: "Failed to shutdown server: context deadline
+// exceeded" when it is given the whole minute); a kubelet kills it sooner.
 const restartGrace = 30 * time.Second
 
 // restart stops a component with sig and starts it again, then waits with
