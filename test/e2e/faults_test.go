@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -25,6 +26,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
+
+	pkgv1 "github.com/crossplane/crossplane/apis/v2/pkg/v1"
 )
 
 // TestFaults (issue #27): the components around the function fail while
@@ -64,13 +67,17 @@ func TestFaults(t *testing.T) {
 		}
 		rounds = n
 	}
-	// Shorter than Crossplane's two-minute reconcile timeout: a call to the
-	// function waits for it (gRPC waitForReady) until then, so every outage
-	// below two minutes is this one to Crossplane, three rounds of it cost
-	// two minutes of CI, and a longer one (E2E_FAULT_OUTAGE=150s) adds only
+	// Far shorter than Crossplane's two-minute reconcile timeout: a call to
+	// the function waits for it (gRPC waitForReady) until then, so every
+	// outage below two minutes is the same state to Crossplane (its calls
+	// wait, composed resources stay as they are). 15 s is long enough for
+	// the churner to add and remove routes of every tenant meanwhile (the
+	// test requires 3 changes), and three rounds of it cost under a minute
+	// of CI. A longer outage adds a longer reconnect back-off after it (a
+	// slower convergence) and, past two minutes (E2E_FAULT_OUTAGE=150s),
 	// the XRs' Synced turning False when their calls time out
 	// (docs/operations.md, Faults).
-	outage := 40 * time.Second
+	outage := 15 * time.Second
 	if s := os.Getenv("E2E_FAULT_OUTAGE"); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil {
@@ -79,6 +86,8 @@ func TestFaults(t *testing.T) {
 		outage = d
 	}
 	start := time.Now()
+	w.wg.Add(1)
+	go w.sampleLoad(ctx)
 	for _, f := range []struct {
 		name   string
 		rounds int
@@ -93,9 +102,15 @@ func TestFaults(t *testing.T) {
 		{"Crossplane restarted", rounds, w.restart("crossplane", syscall.SIGTERM, func(t *testing.T) { waitHTTP(t, "http://127.0.0.1:18081/readyz", time.Minute) }), "", nil},
 		{"provider-kubernetes restarted", rounds, w.restart("provider-kubernetes", syscall.SIGTERM, func(t *testing.T) { waitHTTP(t, "http://127.0.0.1:18082/readyz", time.Minute) }), "", nil},
 		{"kube-apiserver restarted", rounds, w.restart("kube-apiserver", syscall.SIGTERM, func(t *testing.T) {
-			waitAPIServer(t, 2*time.Minute)
+			// Bounds of a loaded machine: at a load average of 24 the
+			// API server answered after 17–36 s and served the kinds
+			// of CRDs more than a minute later (every controller
+			// re-lists at once).
+			waitAPIServer(t, 3*time.Minute)
 			w.waitServes(t)
-			livenessProbe(t, "envoy-gateway", "http://127.0.0.1:8081/healthz")
+			// Envoy Gateway's controller, which loses its leader
+			// election while the API server is away, is restarted by
+			// its liveness probe, which converge plays.
 		}), "", nil},
 		{"XR status emptied", rounds, w.emptyStatus, "", nil},
 		{"Gateway deleted", rounds, w.deleteGateway, "", nil},
@@ -103,21 +118,27 @@ func TestFaults(t *testing.T) {
 		{"Configuration upgraded (its Composition composes differently)", rounds, w.upgrade, "Configuration rolled back", w.rollback},
 	} {
 		var took, undone []time.Duration
+		var wall, undoWall time.Duration
 		for r := range f.rounds {
+			t1 := time.Now()
 			took = append(took, w.inject(t, f.name, r, f.inject))
+			wall += time.Since(t1)
 			if f.undo != nil {
+				t1 = time.Now()
 				undone = append(undone, w.inject(t, f.undoName, r, f.undo))
+				undoWall += time.Since(t1)
 			}
 		}
-		w.report(f.name, took)
+		w.report(t, f.name, took, wall)
 		if f.undo != nil {
-			w.report(f.undoName, undone)
+			w.report(t, f.undoName, undone, undoWall)
 		}
 	}
 	cancel()
 	w.wg.Wait()
-	t.Logf("faults done in %s; %d samples, %d route changes; convergence per fault (from the fault, or for an outage from the component's return):\n%s",
-		time.Since(start).Round(time.Second), w.samples, w.changes, strings.Join(w.table, "\n"))
+	t.Logf("faults done in %s (load average over 1 min, sampled every 10 s: %s); %d samples, %d route changes; convergence per fault (from the fault, or for an outage from the component's return), and the wall time of its rounds (churn before each, the fault, convergence):\n"+
+		"| fault | rounds | p50 | max | all | wall |\n%s",
+		time.Since(start).Round(time.Second), w.loadRange(), w.samples, w.changes, strings.Join(w.table, "\n"))
 }
 
 // faultTenant is one TenantGateway of the test and what the churner changes
@@ -163,10 +184,14 @@ type faultWorld struct {
 	paused    bool
 	// violations are what samples found missing, in order.
 	violations []string
-	samples    int
-	changes    int
-	table      []string
-	wg         sync.WaitGroup
+	// loads are the 1-minute load averages sampled during the faults.
+	loads   []float64
+	samples int
+	changes int
+	table   []string
+	wg      sync.WaitGroup
+	// egProbe is Envoy Gateway's controller's liveness probe.
+	egProbe *probe
 	// What the installed Composition makes, which convergence checks: the
 	// namespace every port-80 listener admits besides its owner's, whether
 	// the newest CompositionRevision of tenantgateway passes the function
@@ -202,6 +227,7 @@ func newFaultWorld(t *testing.T) *faultWorld {
 		dnsNames:  map[string][]string{},
 		marks:     map[string]map[string]string{},
 		suspended: map[string]types.UID{},
+		egProbe:   newProbe("envoy-gateway", "http://127.0.0.1:8081/healthz"),
 		// The platform settings' (examples/cluster/platform.yaml), which
 		// win over the function's input.
 		certManagerNS: "cozy-cert-manager",
@@ -634,7 +660,9 @@ func (w *faultWorld) converge(t *testing.T, fault string, t0 time.Time) time.Dur
 		w.mu.Unlock()
 	}()
 	w.finishDeletes(t)
-	eventually(t, faultConverge, fault+": converged", func() (bool, string) {
+	// Polled every 250 ms: the time to convergence is the figure.
+	eventuallyEvery(t, faultConverge, 250*time.Millisecond, fault+": converged", func() (bool, string) {
+		w.egProbe.run(t)
 		if ok, saw := w.compositionAgreed(t); !ok {
 			return false, saw
 		}
@@ -720,14 +748,54 @@ func (w *faultWorld) converged(t *testing.T, tn *faultTenant) (bool, string) {
 	return true, ""
 }
 
-// report records a fault's convergence times.
-func (w *faultWorld) report(fault string, took []time.Duration) {
+// report records and logs a fault's convergence times and the wall time
+// of its rounds.
+func (w *faultWorld) report(t *testing.T, fault string, took []time.Duration, wall time.Duration) {
+	t.Helper()
 	ds := slices.Clone(took)
 	for i := range ds {
 		ds[i] = ds[i].Round(100 * time.Millisecond)
 	}
 	slices.Sort(ds)
-	w.table = append(w.table, fmt.Sprintf("| %s | %d | %s | %s | %v |", fault, len(ds), ds[len(ds)/2], ds[len(ds)-1], ds))
+	row := fmt.Sprintf("| %s | %d | %s | %s | %v | %s |", fault, len(ds), ds[len(ds)/2], ds[len(ds)-1], ds, wall.Round(time.Second))
+	t.Logf("fault done: %s (load average %s)", row, w.loadRange())
+	w.table = append(w.table, row)
+}
+
+// sampleLoad records the machine's 1-minute load average every 10 s, which
+// the figures are read with.
+func (w *faultWorld) sampleLoad(ctx context.Context) {
+	defer w.wg.Done()
+	tick := time.NewTicker(10 * time.Second)
+	defer tick.Stop()
+	for {
+		if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+			if f := strings.Fields(string(b)); len(f) > 0 {
+				if l, err := strconv.ParseFloat(f[0], 64); err == nil {
+					w.mu.Lock()
+					w.loads = append(w.loads, l)
+					w.mu.Unlock()
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// loadRange is "min–max (median m)" of the load averages sampled so far.
+func (w *faultWorld) loadRange() string {
+	w.mu.Lock()
+	ls := slices.Clone(w.loads)
+	w.mu.Unlock()
+	if len(ls) == 0 {
+		return "not sampled"
+	}
+	slices.Sort(ls)
+	return fmt.Sprintf("%.1f–%.1f (median %.1f)", ls[0], ls[len(ls)-1], ls[len(ls)/2])
 }
 
 // xrConditions is "Type=Status/Reason: message" of each condition of each
@@ -767,7 +835,7 @@ func (w *faultWorld) restartExited(t *testing.T, fault string) {
 // CRDs (NotFound until then) once its CRD informer has synced.
 func (w *faultWorld) waitServes(t *testing.T) {
 	t.Helper()
-	eventually(t, time.Minute, "kube-apiserver serving the kinds of CRDs", func() (bool, string) {
+	eventually(t, 3*time.Minute, "kube-apiserver serving the kinds of CRDs", func() (bool, string) {
 		for _, gvk := range []schema.GroupVersionKind{gvkTenantGateway, gvkGateway, gvkHTTPRoute, gvkCertificate, gvkCompositionRevision, gvkConfiguration, gvkConfigurationRev} {
 			l := &unstructured.UnstructuredList{}
 			l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
@@ -779,26 +847,61 @@ func (w *faultWorld) waitServes(t *testing.T) {
 	})
 }
 
-// livenessProbe plays a kubelet's liveness probe on a controller: Envoy
-// Gateway loses its leader election while the API server is away, shuts its
-// controllers and its health server down, and does not exit (seen in
-// TestFaults' first run); a kubelet restarts such a container when its probe
-// fails, and so does this.
-func livenessProbe(t *testing.T, name, url string) {
+// probe plays a kubelet's liveness probe on a controller that can hang
+// without exiting: Envoy Gateway's loses its leader election while the API
+// server is away (longer than its 10 s renew deadline), stops its
+// controllers and its health server, and does not exit (seen in TestFaults'
+// first run). A kubelet restarts such a container once its probe has failed
+// failureThreshold times in a row (3 by default); converge runs this one at
+// each of its polls, at most once a second where Envoy Gateway's chart
+// probes every 20 s (the same restart, up to 57 s sooner). A process just
+// started gets a minute to answer first, as a startup probe would give it.
+type probe struct {
+	name, url string
+	started   time.Time
+	last      time.Time
+	up        bool // answered since it started
+	failures  int
+}
+
+func newProbe(name, url string) *probe {
+	return &probe{name: name, url: url, started: time.Now()}
+}
+
+// restarted records that the process was started again (by a fault).
+func (p *probe) restarted() {
+	p.started, p.up, p.failures = time.Now(), false, 0
+}
+
+// run probes once, unless it probed less than a second ago, and restarts
+// the process at the third failure in a row.
+func (p *probe) run(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if rsp, err := http.Get(url); err == nil { //nolint:noctx // a loopback probe, bounded by the loop
-			_ = rsp.Body.Close()
-			if rsp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		time.Sleep(time.Second)
+	const failureThreshold = 3
+	if time.Since(p.last) < time.Second {
+		return
 	}
-	t.Logf("%s: liveness probe %s failing for 20s; restarted, as a kubelet would", name, url)
-	stopProc(t, name, syscall.SIGKILL)
-	startProc(t, name)
+	p.last = time.Now()
+	// The chart's timeoutSeconds.
+	c := &http.Client{Timeout: time.Second}
+	if rsp, err := c.Get(p.url); err == nil { //nolint:noctx // a loopback probe, bounded by the client's timeout
+		_ = rsp.Body.Close()
+		if rsp.StatusCode == http.StatusOK {
+			p.up, p.failures = true, 0
+			return
+		}
+	}
+	if !p.up && time.Since(p.started) < time.Minute {
+		return
+	}
+	p.failures++
+	if p.failures < failureThreshold {
+		return
+	}
+	t.Logf("%s: liveness probe %s failed %d times in a row; restarted, as a kubelet would", p.name, p.url, failureThreshold)
+	stopProc(t, p.name, syscall.SIGKILL)
+	startProc(t, p.name)
+	p.restarted()
 }
 
 // --- the faults: each returns the time convergence is measured from ---
@@ -826,20 +929,37 @@ func (w *faultWorld) killFunctionMidCall(t *testing.T, _ int) time.Time {
 // the XRs say meanwhile.
 func (w *faultWorld) functionOutage(t *testing.T, d time.Duration) time.Time {
 	stopProc(t, "function", syscall.SIGKILL)
+	w.mu.Lock()
+	from := w.changes
+	w.mu.Unlock()
 	time.Sleep(d) // the outage itself, not a wait for a condition
-	t.Logf("after %s without the function, the TenantGateways say:\n%s", d, w.xrConditions(t))
+	w.mu.Lock()
+	changed := w.changes - from
+	w.mu.Unlock()
+	// What the outage is for: routes changing while no call can compose.
+	if changed < 3 {
+		t.Errorf("%d route changes during the function's %s outage, want 3 at least: lengthen E2E_FAULT_OUTAGE", changed, d)
+	}
+	t.Logf("after %s without the function (%d route changes meanwhile), the TenantGateways say:\n%s", d, changed, w.xrConditions(t))
 	t0 := time.Now()
 	startProc(t, "function")
 	waitTCP(t, functionGRPC, time.Minute)
 	return t0
 }
 
+// restartGrace is a kubelet's grace period for a pod that sets none
+// (terminationGracePeriodSeconds, 30 s by default). On SIGTERM the API
+// server's HTTP server waits up to 60 s for the connections of open
+// watches (its log: "Failed to shutdown server: context deadline
+// exceeded" when it is given the whole minute); a kubelet kills it sooner.
+const restartGrace = 30 * time.Second
+
 // restart stops a component with sig and starts it again, then waits with
 // healthy until it serves.
 func (w *faultWorld) restart(name string, sig syscall.Signal, healthy func(t *testing.T)) func(t *testing.T, _ int) time.Time {
 	return func(t *testing.T, _ int) time.Time {
 		t0 := time.Now()
-		stopProc(t, name, sig)
+		stopProcWithin(t, name, sig, restartGrace)
 		startProc(t, name)
 		healthy(t)
 		return t0
@@ -910,6 +1030,7 @@ func (w *faultWorld) envoyGatewayDown(t *testing.T, _ int) time.Time {
 	t.Logf("Envoy Gateway down, tenant-fp's GatewayReady: GatewayStatusStale: %s", m)
 	t0 := time.Now()
 	startProc(t, "envoy-gateway")
+	w.egProbe.restarted()
 	return t0
 }
 
@@ -974,16 +1095,19 @@ func (w *faultWorld) compositionAgreed(t *testing.T) (bool, string) {
 	w.mu.Unlock()
 	if ref != "" {
 		cfg, _ := get(t, gvkConfiguration, "", upgradeConfiguration)
-		if s, r, m := condition(cfg, "Healthy"); s != "True" {
+		if s, r, m := condition(cfg, string(pkgv1.TypeHealthy)); s != string(corev1.ConditionTrue) {
 			return false, fmt.Sprintf("Configuration %s Healthy %s %s: %s", upgradeConfiguration, s, r, m)
 		}
 		var active []string
-		for _, r := range list(t, gvkConfigurationRev, "", client.MatchingLabels{"pkg.crossplane.io/package": upgradeConfiguration}) {
-			if str(&r, "spec", "desiredState") == "Active" {
-				active = append(active, str(&r, "spec", "image"))
-				if s, _, m := condition(&r, "Healthy"); s != "True" {
-					return false, fmt.Sprintf("ConfigurationRevision %s (%s) Healthy %s: %s", r.GetName(), str(&r, "spec", "image"), s, m)
-				}
+		for _, r := range list(t, gvkConfigurationRev, "", client.MatchingLabels{pkgv1.LabelParentPackage: upgradeConfiguration}) {
+			if str(&r, "spec", "desiredState") != string(pkgv1.PackageRevisionActive) {
+				continue
+			}
+			active = append(active, str(&r, "spec", "image"))
+			// A revision's own health is RevisionHealthy; it has no
+			// Healthy condition (that is the package's, read above).
+			if s, _, m := condition(&r, string(pkgv1.TypeRevisionHealthy)); s != string(corev1.ConditionTrue) {
+				return false, fmt.Sprintf("ConfigurationRevision %s (%s) RevisionHealthy %q: %s", r.GetName(), str(&r, "spec", "image"), s, m)
 			}
 		}
 		if len(active) != 1 || active[0] != ref {

@@ -308,6 +308,13 @@ func list(t *testing.T, gvk schema.GroupVersionKind, ns string, opts ...client.L
 // fails with what was expected and what check last saw.
 func eventually(t *testing.T, timeout time.Duration, expected string, check func() (done bool, saw string)) {
 	t.Helper()
+	eventuallyEvery(t, timeout, time.Second, expected, check)
+}
+
+// eventuallyEvery is eventually polling every interval: shorter where the
+// time to done is what a test measures.
+func eventuallyEvery(t *testing.T, timeout, interval time.Duration, expected string, check func() (done bool, saw string)) {
+	t.Helper()
 	deadline := time.Now().Add(timeout)
 	start := time.Now()
 	var saw string
@@ -315,13 +322,13 @@ func eventually(t *testing.T, timeout time.Duration, expected string, check func
 		var done bool
 		done, saw = check()
 		if done {
-			t.Logf("%s (after %s)", expected, time.Since(start).Round(time.Second))
+			t.Logf("%s (after %s)", expected, time.Since(start).Round(min(interval, time.Second)))
 			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("expected %s within %s; last saw: %s", expected, timeout, saw)
 		}
-		time.Sleep(time.Second)
+		time.Sleep(interval)
 	}
 }
 

@@ -53,11 +53,17 @@ func procPID(t *testing.T, name string) int {
 // SIGKILL after 60 s, as a pod's grace period ends).
 func stopProc(t *testing.T, name string, sig syscall.Signal) {
 	t.Helper()
+	stopProcWithin(t, name, sig, 60*time.Second)
+}
+
+// stopProcWithin is stopProc with a grace period of its own.
+func stopProcWithin(t *testing.T, name string, sig syscall.Signal, grace time.Duration) {
+	t.Helper()
 	pid := procPID(t, name)
 	if err := syscall.Kill(pid, sig); err != nil {
 		t.Fatalf("cannot signal %s (PID %d): %v", name, pid, err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(grace)
 	for syscall.Kill(pid, 0) == nil {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
