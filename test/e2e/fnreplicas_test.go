@@ -99,7 +99,9 @@ func TestFunctionReplicas(t *testing.T) {
 	for _, l := range logs {
 		l.mark()
 	}
-	calls := func() []float64 { return []float64{replicaCalls(t, pods[0].metrics()), replicaCalls(t, pods[1].metrics())} }
+	calls := func() []float64 {
+		return []float64{replicaCalls(t, pods[0].metrics()), replicaCalls(t, pods[1].metrics())}
+	}
 	before := calls()
 
 	// A window of route changes, each waited out.
