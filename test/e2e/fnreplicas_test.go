@@ -141,10 +141,16 @@ func TestFunctionReplicas(t *testing.T) {
 		}
 		return false, "no Programmed condition"
 	})
+	// And Crossplane's last writes of the XR (its status, once the
+	// Gateway's is Envoy Gateway's latest): no call and no reconcile of
+	// it for 3 s, as TestCallsPerRouteChange waits.
+	xpLog := newLogCursor(t, "crossplane.log")
+	quiet(t, logs[0], xpLog, 3*time.Second, ns)
 	for _, l := range logs {
 		l.mark()
 	}
 	versions := composedVersions(t, ns)
+	xrBefore, _ := get(t, gvkTenantGateway, ns, "cozystack")
 	// Which replica a TTL run lands on depends on every other XR's calls:
 	// wait for two on each (round_robin: each run is a coin toss at worst).
 	eventually(t, 20*ttl+settle, "two runs of "+ns+"/cozystack on each replica", func() (bool, string) {
@@ -152,7 +158,9 @@ func TestFunctionReplicas(t *testing.T) {
 		return a >= 2 && b >= 2, fmt.Sprintf("%d and %d runs", a, b)
 	})
 	if diff := diffVersions(versions, composedVersions(t, ns)); diff != "" {
-		t.Errorf("runs of %s/cozystack on both replicas, nothing changed, wrote: %s", ns, diff)
+		xrAfter, _ := get(t, gvkTenantGateway, ns, "cozystack")
+		t.Errorf("runs of %s/cozystack on both replicas, nothing changed, wrote: %s; the XR's status (-before +after):\n%s",
+			ns, diff, cmp.Diff(xrBefore.Object["status"], xrAfter.Object["status"]))
 	}
 
 	// The same request to both, byte for byte.
