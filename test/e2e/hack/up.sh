@@ -531,7 +531,6 @@ for i in "${!fn_pods[@]}"; do
   report_ready "${fn_pods[$i]}" "$pod_ip" || fail "cannot report ${fn_pods[$i]} ready"
   fn_ips+=("$pod_ip")
 done
-FN_POD_IP=${fn_ips[0]}
 # What Crossplane dials, and the Service's endpoints as DNS would serve them.
 FN_ENDPOINT=$(kubectl get functionrevision "$REV" -o jsonpath='{.status.endpoint}')
 FN_HOST=${FN_ENDPOINT#dns:///}; FN_HOST=${FN_HOST%:*}; FN_SVC=${FN_HOST%%.*}
