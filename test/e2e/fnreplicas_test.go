@@ -6,20 +6,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,9 +25,12 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/structpb"
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -45,121 +40,93 @@ import (
 
 // Several replicas of the function (issue #26, item 3). Crossplane v2.4's
 // Deployment runtime puts a function's pods behind a headless Service and
-// sets the FunctionRevision's endpoint to dns:///<service>.<namespace>:9443;
-// Crossplane dials it with gRPC's round_robin balancer, so every address the
-// name resolves to is called. The harness plays the External runtime with
-// one process (up.sh); TestFunctionReplicas plays a Deployment of two: two
-// function processes on 127.0.0.1 and 127.0.0.2, one DNS name with both
-// addresses in BIND's test zone (tls.sh), and the FunctionRevision's
-// endpoint set to that name resolved through BIND (gRPC's dns resolver
-// takes the server as the target's authority), as a cluster's DNS resolves
-// a headless Service to its pods.
-const (
-	replicaHost = "function-replicas." + tlsZone
-	replicaPort = 9445
-	// replicaEndpoint is what a Deployment runtime writes
-	// (dns:///<name>:<port>) with BIND named as the resolver.
-	replicaEndpoint = "dns://" + dnsServer + "/function-replicas." + tlsZone + ":9445"
-)
+// sets the FunctionRevision's endpoint to dns:///<Service>.<namespace>:9443;
+// Crossplane dials it with gRPC's round_robin balancer (its
+// internal/xfn/function_runner.go), so every address the name resolves to
+// is called. Under FN_REPLICAS=2 the harness' DeploymentRuntimeConfig asks
+// for replicas: 2 (up.sh): Crossplane's runtime writes the Deployment, the
+// ReplicaSet controller makes two pods, the harness plays the kubelet for
+// each (its own network namespace and pod IP, the image's entrypoint with the
+// Deployment's arguments) and serves both pod IPs for the Service's name, as
+// CoreDNS serves a headless Service's.
 
-var gvkFunctionRevision = schema.GroupVersionKind{Group: "pkg.crossplane.io", Version: "v1", Kind: "FunctionRevision"}
-
-// fnReplica is one function process the test started.
-type fnReplica struct {
-	name, ip, bin string
-	cmd           *exec.Cmd
-	args          []string
-	log           string
+// fnPod is one pod of the function's Deployment, as up.sh runs it.
+type fnPod struct {
+	proc, ip string // its process' name in the run folder (function, function-1), its pod IP
 }
 
-func (r *fnReplica) addr() string    { return net.JoinHostPort(r.ip, strconv.Itoa(replicaPort)) }
-func (r *fnReplica) metrics() string { return "http://" + r.ip + ":18084/metrics" }
+func (p fnPod) grpc() string    { return net.JoinHostPort(p.ip, "9443") }
+func (p fnPod) metrics() string { return "http://" + net.JoinHostPort(p.ip, "8080") + "/metrics" }
 
-// TestFunctionReplicas: two function processes behind the one name
-// Crossplane dials, as a Deployment runtime with replicas: 2 gives it.
-//   - Crossplane spreads the calls: each process serves a share of every
-//     call in a window of route changes (its own
-//     function_tenant_gateway_calls_total) and calls of the TenantGateway
-//     under test (its own debug log), and the harness' own process none.
-//   - The output is the same whichever process answers: with runs of the
+// TestFunctionReplicas: the function's Deployment with two replicas, behind
+// the Service Crossplane dials.
+//   - The Deployment Crossplane's runtime wrote has two available replicas,
+//     the revision's endpoint is still its Service's, and the name resolves
+//     (Crossplane's /etc/hosts, run/hosts) to both pods.
+//   - Crossplane spreads the calls: over four route changes each pod serves
+//     at least 30% of every call (its own function_tenant_gateway_calls_total)
+//     and some of the TenantGateway's (its own debug log).
+//   - The output is the same whichever pod answers: with TTL runs of the
 //     TenantGateway on both, in steady state, nothing it composes and not
 //     its status is written (their resourceVersions stay); and the request
 //     Crossplane would send for it, built from the live cluster through
 //     Crossplane's requirement loop (test/fake), gets byte-identical
 //     responses (protobuf's deterministic encoding) from both, also with
 //     every list of required resources reversed.
-//   - No leader: neither process has API credentials (nothing to hold a
-//     Lease with); with one killed the other serves the next route change
-//     on its own, at once; the one started again is called again.
+//   - No leader: no Lease is held by the function; with one pod's process
+//     killed the other serves the next route change on its own; started
+//     again, the killed one is called again.
 //
-// Not parallel: while it runs every XR's calls go to its processes.
+// Only under FN_REPLICAS=2 (a control plane of its own:
+// FN_REPLICAS=2 make e2e E2E_RUN='^TestFunctionReplicas$'); the other tests
+// assume one pod.
 func TestFunctionReplicas(t *testing.T) {
-	// Written without a control plane to run it on (docs/scale.md): kept
-	// out of make e2e until it has passed there once.
-	if os.Getenv("E2E_REPLICAS") != "1" {
-		t.Skip("E2E_REPLICAS is not 1: TestFunctionReplicas has not yet run on a control plane (docs/scale.md, Several function replicas)")
-	}
-	bin := os.Getenv("FUNCTION_BIN")
-	if bin == "" {
-		t.Fatal("FUNCTION_BIN is not set: run through make e2e")
+	if os.Getenv("FN_REPLICAS") != "2" {
+		t.Skip("FN_REPLICAS is not 2: run FN_REPLICAS=2 make e2e E2E_RUN='^TestFunctionReplicas$' (docs/scale.md, Several function replicas)")
 	}
 	const ns = "tenant-replicas"
 	const apex = "replicas.example"
 	ttl := functionTTL(t)
-	certs := replicaCerts(t)
-	reps := []*fnReplica{
-		startReplica(t, bin, "function-replica-1", "127.0.0.1", certs, ttl),
-		startReplica(t, bin, "function-replica-2", "127.0.0.2", certs, ttl),
-	}
-	replicaRecords(t, reps)
+	pods := []fnPod{{proc: "function", ip: functionPodIP}, {proc: "function-1", ip: "10.244.0.6"}}
+	host := replicaDeployment(t, pods)
 
-	rev := activeFunctionRevision(t)
-	original := str(rev, "status", "endpoint")
-	setEndpoint(t, rev.GetName(), replicaEndpoint)
-	t.Cleanup(func() { setEndpoint(t, rev.GetName(), original) })
-	t.Logf("FunctionRevision %s: endpoint %s (was %s)", rev.GetName(), replicaEndpoint, original)
-
-	// Crossplane picks the endpoint up at its next call of the function,
-	// of any XR: from then on no call goes to the harness' process.
-	before := []float64{replicaCalls(t, reps[0].metrics()), replicaCalls(t, reps[1].metrics())}
+	// Calls before the window, then a call on each: round_robin connects to
+	// every address, so both take calls once both connections are ready.
 	tenantNamespaces(t, ns, apex, nil)
 	apply(t, envoyTenantGateway(ns, apex))
-	eventually(t, oneTTL+settle, "a call on one of the replicas", func() (bool, string) {
-		a, b := replicaCalls(t, reps[0].metrics()), replicaCalls(t, reps[1].metrics())
-		return a+b > before[0]+before[1], fmt.Sprintf("calls %v, %v", a, b)
-	})
-	harnessBefore := replicaCalls(t, functionMetrics)
-	logs := []*logCursor{newLogCursor(t, reps[0].name+".log"), newLogCursor(t, reps[1].name+".log")}
+	waitGateway(t, ns, "cozystack", "the Gateway composed", func([]string, *unstructured.Unstructured) bool { return true })
+	logs := []*logCursor{newLogCursor(t, pods[0].proc+".log"), newLogCursor(t, pods[1].proc+".log")}
 	for _, l := range logs {
 		l.mark()
 	}
-	before = []float64{replicaCalls(t, reps[0].metrics()), replicaCalls(t, reps[1].metrics())}
+	calls := func() []float64 {
+		return []float64{replicaCalls(t, pods[0].metrics()), replicaCalls(t, pods[1].metrics())}
+	}
+	before := calls()
 
 	// A window of route changes, each waited out.
-	host := func(i int) string { return fmt.Sprintf("r%d.%s", i, apex) }
+	hostname := func(i int) string { return fmt.Sprintf("r%d.%s", i, apex) }
 	const routes = 4
 	for i := range routes {
-		apply(t, httpRoute(ns, fmt.Sprintf("r%d", i), ns, "cozystack", host(i)))
-		waitGateway(t, ns, "cozystack", "a listener for "+host(i), func(_ []string, gw *unstructured.Unstructured) bool {
-			return listenerFor(gw, host(i)) != ""
+		apply(t, httpRoute(ns, fmt.Sprintf("r%d", i), ns, "cozystack", hostname(i)))
+		waitGateway(t, ns, "cozystack", "a listener for "+hostname(i), func(_ []string, gw *unstructured.Unstructured) bool {
+			return listenerFor(gw, hostname(i)) != ""
 		})
 	}
-	after := []float64{replicaCalls(t, reps[0].metrics()), replicaCalls(t, reps[1].metrics())}
+	after := calls()
 	all := after[0] - before[0] + after[1] - before[1]
 	own := []int{len(callTimes(readFrom(t, logs[0].path, logs[0].start), ns)), len(callTimes(readFrom(t, logs[1].path, logs[1].start), ns))}
-	t.Logf("%d route changes: calls of every XR %v on %s, %v on %s; of %s/cozystack %d and %d", routes, after[0]-before[0], reps[0].name, after[1]-before[1], reps[1].name, ns, own[0], own[1])
-	for i, r := range reps {
+	t.Logf("%d route changes: calls of every XR %v on %s (%s), %v on %s (%s); of %s/cozystack %d and %d",
+		routes, after[0]-before[0], pods[0].proc, pods[0].ip, after[1]-before[1], pods[1].proc, pods[1].ip, ns, own[0], own[1])
+	for i, p := range pods {
 		// round_robin alternates over the ready addresses; a third leaves
 		// room for calls that overlap.
 		if share := (after[i] - before[i]) / all; all == 0 || share < 0.3 {
-			t.Errorf("%s served %v of %v calls: round_robin spreads them over both replicas", r.name, after[i]-before[i], all)
+			t.Errorf("the pod at %s served %v of %v calls: round_robin spreads them over both replicas", p.ip, after[i]-before[i], all)
 		}
 		if own[i] == 0 {
-			t.Errorf("%s served no call of %s/cozystack", r.name, ns)
+			t.Errorf("the pod at %s served no call of %s/cozystack", p.ip, ns)
 		}
-	}
-	if got := replicaCalls(t, functionMetrics); got != harnessBefore {
-		t.Errorf("the harness' own function process served %v calls after the endpoint moved to the replicas", got-harnessBefore)
 	}
 
 	// Steady state, runs of the TenantGateway on both replicas: nothing
@@ -174,10 +141,16 @@ func TestFunctionReplicas(t *testing.T) {
 		}
 		return false, "no Programmed condition"
 	})
+	// And Crossplane's last writes of the XR (its status, once the
+	// Gateway's is Envoy Gateway's latest): no call and no reconcile of
+	// it for 3 s, as TestCallsPerRouteChange waits.
+	xpLog := newLogCursor(t, "crossplane.log")
+	quiet(t, logs[0], xpLog, 3*time.Second, ns)
 	for _, l := range logs {
 		l.mark()
 	}
 	versions := composedVersions(t, ns)
+	xrBefore, _ := get(t, gvkTenantGateway, ns, "cozystack")
 	// Which replica a TTL run lands on depends on every other XR's calls:
 	// wait for two on each (round_robin: each run is a coin toss at worst).
 	eventually(t, 20*ttl+settle, "two runs of "+ns+"/cozystack on each replica", func() (bool, string) {
@@ -185,11 +158,13 @@ func TestFunctionReplicas(t *testing.T) {
 		return a >= 2 && b >= 2, fmt.Sprintf("%d and %d runs", a, b)
 	})
 	if diff := diffVersions(versions, composedVersions(t, ns)); diff != "" {
-		t.Errorf("runs of %s/cozystack on both replicas, nothing changed, wrote: %s", ns, diff)
+		xrAfter, _ := get(t, gvkTenantGateway, ns, "cozystack")
+		t.Errorf("runs of %s/cozystack on both replicas, nothing changed, wrote: %s; the XR's status (-before +after):\n%s",
+			ns, diff, cmp.Diff(xrBefore.Object["status"], xrAfter.Object["status"]))
 	}
 
 	// The same request to both, byte for byte.
-	conns := []fake.Runner{replicaClient(t, reps[0]), replicaClient(t, reps[1])}
+	conns := []fake.Runner{replicaClient(t, pods[0], host), replicaClient(t, pods[1], host)}
 	req := liveRequest(t, conns[0], ns)
 	reversed := proto.Clone(req).(*fnv1.RunFunctionRequest) //nolint:forcetypeassert // Clone keeps the type.
 	for _, r := range reversed.GetRequiredResources() {
@@ -202,13 +177,13 @@ func TestFunctionReplicas(t *testing.T) {
 		req    *fnv1.RunFunctionRequest
 		what   string
 	}{
-		{conns[0], req, reps[0].name}, {conns[1], req, reps[1].name},
-		{conns[0], reversed, reps[0].name + ", lists reversed"}, {conns[1], reversed, reps[1].name + ", lists reversed"},
-		{conns[1], req, reps[1].name + " again"},
+		{conns[0], req, pods[0].ip}, {conns[1], req, pods[1].ip},
+		{conns[0], reversed, pods[0].ip + ", lists reversed"}, {conns[1], reversed, pods[1].ip + ", lists reversed"},
+		{conns[1], req, pods[1].ip + " again"},
 	} {
 		rsp, err := c.runner.RunFunction(t.Context(), c.req)
 		if err != nil {
-			t.Fatalf("cannot call %s: %v", c.what, err)
+			t.Fatalf("cannot call the pod at %s: %v", c.what, err)
 		}
 		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(rsp)
 		if err != nil {
@@ -220,206 +195,120 @@ func TestFunctionReplicas(t *testing.T) {
 			continue
 		}
 		if !bytes.Equal(b, first) {
-			t.Errorf("%s answered the same request otherwise than %s (-%s +%s):\n%s", c.what, reps[0].name, reps[0].name, c.what, cmp.Diff(firstRsp, rsp, protocmp.Transform()))
+			t.Errorf("the pod at %s answered the same request otherwise than the one at %s (-%s +%s):\n%s", c.what, pods[0].ip, pods[0].ip, c.what, cmp.Diff(firstRsp, rsp, protocmp.Transform()))
 		}
 	}
-	t.Logf("the request of %s/cozystack (%d required resources), 5 calls on 2 replicas: %d bytes each, identical", ns, len(req.GetRequiredResources()), len(first))
+	t.Logf("the request of %s/cozystack (%d required resources), 5 calls on 2 pods: %d bytes each, identical", ns, len(req.GetRequiredResources()), len(first))
 
-	// No leader: one replica killed, the other serves the next change
-	// alone; started again, it is called again.
-	stopReplica(t, reps[0], syscall.SIGKILL)
-	survivor := replicaCalls(t, reps[1].metrics())
+	// No leader: nothing of the function's holds a Lease; one pod's process
+	// killed, the other serves the next change alone; started again, the
+	// killed one is called again.
+	leases := &coordinationv1.LeaseList{}
+	if err := k8s.List(t.Context(), leases); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range leases.Items {
+		if h := ptr.Deref(l.Spec.HolderIdentity, ""); strings.Contains(l.Name+" "+h, "function") {
+			t.Errorf("Lease %s/%s (holder %q) looks like the function's: it takes none", l.Namespace, l.Name, h)
+		}
+	}
+	stopProc(t, pods[1].proc, syscall.SIGKILL)
+	survivor := replicaCalls(t, pods[0].metrics())
 	changed := time.Now()
 	apply(t, httpRoute(ns, "r-alone", ns, "cozystack", "alone."+apex))
-	waitGateway(t, ns, "cozystack", "a listener for alone."+apex+" with "+reps[0].name+" killed", func(_ []string, gw *unstructured.Unstructured) bool {
+	waitGateway(t, ns, "cozystack", "a listener for alone."+apex+" with the pod at "+pods[1].ip+" killed", func(_ []string, gw *unstructured.Unstructured) bool {
 		return listenerFor(gw, "alone."+apex) != ""
 	})
-	t.Logf("%s killed: a new route's listener in %s, %v calls on %s", reps[0].name, time.Since(changed).Round(100*time.Millisecond), replicaCalls(t, reps[1].metrics())-survivor, reps[1].name)
-	restartReplica(t, reps[0])
-	back := replicaCalls(t, reps[0].metrics())
-	// gRPC reconnects with backoff (at most 2 minutes between attempts).
-	eventually(t, 2*time.Minute+oneTTL+settle, reps[0].name+" called again after its restart", func() (bool, string) {
-		n := replicaCalls(t, reps[0].metrics())
+	t.Logf("the pod at %s killed: a new route's listener in %s, %v calls on the pod at %s", pods[1].ip, time.Since(changed).Round(100*time.Millisecond), replicaCalls(t, pods[0].metrics())-survivor, pods[0].ip)
+	startProc(t, pods[1].proc)
+	waitTCP(t, pods[1].grpc(), time.Minute)
+	waitHTTP(t, pods[1].metrics(), time.Minute)
+	back := replicaCalls(t, pods[1].metrics())
+	// gRPC reconnects with backoff (at most 2 minutes between attempts);
+	// TTL runs and a route change bring calls.
+	apply(t, httpRoute(ns, "r-back", ns, "cozystack", "back."+apex))
+	eventually(t, 2*time.Minute+oneTTL+settle, "the pod at "+pods[1].ip+" called again after its restart", func() (bool, string) {
+		n := replicaCalls(t, pods[1].metrics())
 		return n > back, fmt.Sprintf("%v calls since its restart", n-back)
 	})
 }
 
-// replicaCerts issues the replicas' serving certificate for replicaHost,
-// signed by Crossplane's root CA (the harness issues its process' the same
-// way, up.sh), and returns the folder holding it with the CA that verifies
-// Crossplane's client certificate.
-func replicaCerts(t *testing.T) string {
+// replicaDeployment checks what Crossplane's runtime and the harness made
+// of FN_REPLICAS=2 and returns the Service's host name: the active
+// revision's Deployment asks for two replicas and has two available, its
+// pods are at pods' IPs, the revision's endpoint is its Service's, and that
+// name resolves, in Crossplane's /etc/hosts, to both pods.
+func replicaDeployment(t *testing.T, pods []fnPod) string {
 	t.Helper()
-	caPEM, err := os.ReadFile(runPath(t, "fn-certs/ca.crt"))
-	if err != nil {
-		t.Fatalf("cannot read Crossplane's root CA: %v", err)
+	rev := activeFunctionRevision(t)
+	endpoint := str(rev, "status", "endpoint")
+	host, _, _ := strings.Cut(strings.TrimPrefix(endpoint, "dns:///"), ":")
+	if !strings.HasPrefix(endpoint, "dns:///") || !strings.HasSuffix(host, ".crossplane-system") {
+		t.Fatalf("FunctionRevision %s's endpoint is %q, not its Service's (dns:///<Service>.crossplane-system:9443)", rev.GetName(), endpoint)
 	}
-	keyPEM, err := os.ReadFile(runPath(t, "root-ca.key"))
-	if err != nil {
-		t.Fatalf("cannot read Crossplane's root CA key: %v", err)
-	}
-	cb, _ := pem.Decode(caPEM)
-	kb, _ := pem.Decode(keyPEM)
-	if cb == nil || kb == nil {
-		t.Fatal("Crossplane's root CA or its key is not PEM")
-	}
-	ca, err := x509.ParseCertificate(cb.Bytes)
-	if err != nil {
-		t.Fatalf("cannot parse Crossplane's root CA: %v", err)
-	}
-	var caKey any
-	if caKey, err = x509.ParsePKCS1PrivateKey(kb.Bytes); err != nil {
-		if caKey, err = x509.ParsePKCS8PrivateKey(kb.Bytes); err != nil {
-			t.Fatalf("cannot parse Crossplane's root CA key: %v", err)
-		}
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
+	deps := &appsv1.DeploymentList{}
+	if err := k8s.List(t.Context(), deps, client.InNamespace("crossplane-system")); err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{Organization: []string{"Crossplane"}, CommonName: "function-tenant-gateway"},
-		DNSNames:     []string{replicaHost},
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("127.0.0.2")},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	var dep *appsv1.Deployment
+	for i := range deps.Items {
+		for _, o := range deps.Items[i].OwnerReferences {
+			if o.Name == rev.GetName() {
+				dep = &deps.Items[i]
+			}
+		}
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		t.Fatalf("cannot sign the replicas' certificate: %v", err)
+	if dep == nil {
+		t.Fatalf("no Deployment is owned by FunctionRevision %s", rev.GetName())
 	}
-	k, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
+	if got := ptr.Deref(dep.Spec.Replicas, 1); got != 2 || dep.Status.AvailableReplicas != 2 {
+		t.Fatalf("Deployment %s: %d replicas, %d available; want 2 and 2 (FN_REPLICAS=2)", dep.Name, got, dep.Status.AvailableReplicas)
+	}
+	list := &corev1.PodList{}
+	if err := k8s.List(t.Context(), list, client.InNamespace("crossplane-system"), client.MatchingLabels(dep.Spec.Selector.MatchLabels)); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	for name, b := range map[string][]byte{
-		"ca.crt":  caPEM,
-		"tls.crt": pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		"tls.key": pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: k}),
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
+	want := make([]string, 0, len(pods))
+	for _, p := range pods {
+		want = append(want, p.ip)
 	}
-	return dir
-}
-
-// startReplica starts one function process as up.sh starts the harness'
-// (with --debug, whose log names the XR of every call), on its own address,
-// its log beside the harness' and its PID where down.sh finds it. It has no
-// kubeconfig and no service account: a replica cannot reach the API server.
-func startReplica(t *testing.T, bin, name, ip, certs string, ttl time.Duration) *fnReplica {
-	t.Helper()
-	r := &fnReplica{name: name, ip: ip, bin: bin, log: filepath.Join(os.Getenv("E2E_DIR"), "logs", name+".log")}
-	r.args = []string{"--debug", "--address=" + r.addr(), "--tls-server-certs-dir=" + certs, "--metrics-address=" + ip + ":18084", "--ttl=" + ttl.String()}
-	restartReplica(t, r)
-	t.Cleanup(func() { stopReplica(t, r, syscall.SIGTERM) })
-	return r
-}
-
-// restartReplica starts (or starts again) the process of r.
-func restartReplica(t *testing.T, r *fnReplica) {
-	t.Helper()
-	log, err := os.OpenFile(r.log, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o600)
+	var got []string
+	for _, p := range list.Items {
+		got = append(got, p.Status.PodIP)
+	}
+	slices.Sort(got)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("the IPs of Deployment %s's pods (-want +got):\n%s", dep.Name, d)
+	}
+	hosts, err := os.ReadFile(runPath(t, "hosts"))
 	if err != nil {
-		t.Fatalf("cannot open %s: %v", r.log, err)
+		t.Fatalf("cannot read Crossplane's /etc/hosts: %v", err)
 	}
-	defer log.Close()
-	r.cmd = exec.Command(r.bin, r.args...)
-	r.cmd.Env = []string{"PATH=/usr/bin:/bin"}
-	r.cmd.Stdout, r.cmd.Stderr = log, log
-	// Gone with the test binary if it dies before its cleanups.
-	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-	if err := r.cmd.Start(); err != nil {
-		t.Fatalf("cannot start %s: %v", r.name, err)
-	}
-	// Reaped when it exits, so that a signal 0 no longer finds it.
-	go func(c *exec.Cmd) { _ = c.Wait() }(r.cmd)
-	if err := os.WriteFile(runPath(t, r.name+".pid"), []byte(strconv.Itoa(r.cmd.Process.Pid)+"\n"), 0o600); err != nil {
-		t.Fatalf("cannot record the PID of %s: %v", r.name, err)
-	}
-	waitTCP(t, r.addr(), 30*time.Second)
-	waitHTTP(t, r.metrics(), 30*time.Second)
-}
-
-// stopReplica signals the process of r and waits until it has exited.
-func stopReplica(t *testing.T, r *fnReplica, sig syscall.Signal) {
-	t.Helper()
-	if r.cmd == nil || r.cmd.Process == nil {
-		return
-	}
-	_ = r.cmd.Process.Signal(sig)
-	deadline := time.Now().Add(30 * time.Second)
-	for syscall.Kill(r.cmd.Process.Pid, 0) == nil && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	_ = r.cmd.Process.Kill()
-	_ = os.Remove(runPath(t, r.name+".pid"))
-}
-
-// replicaRecords puts an A record of replicaHost for each replica into
-// BIND's test zone (RFC 2136 signed with the zone's TSIG key, as
-// cert-manager writes its TXT records there), waits until BIND answers with
-// all of them, and removes them at the end.
-func replicaRecords(t *testing.T, reps []*fnReplica) {
-	t.Helper()
-	secret := strings.TrimSpace(string(tlsRun(t, "run", "tls", "tsig.secret")))
-	host, port, _ := net.SplitHostPort(dnsServer)
-	update := func(lines ...string) {
-		t.Helper()
-		script := fmt.Sprintf("server %s %s\nzone %s\n%s\nsend\n", host, port, tlsZone, strings.Join(lines, "\n"))
-		cmd := exec.Command("nsupdate", "-y", "hmac-sha256:"+tsigKeyName+":"+secret)
-		cmd.Stdin = strings.NewReader(script)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("nsupdate refused %q: %v: %s", script, err, out)
+	var resolved []string
+	for _, l := range strings.Split(string(hosts), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && slices.Contains(f[1:], host) {
+			resolved = append(resolved, f[0])
 		}
 	}
-	var add []string
-	want := []string{}
-	for _, r := range reps {
-		add = append(add, fmt.Sprintf("update add %s. 5 A %s", replicaHost, r.ip))
-		want = append(want, r.ip)
+	slices.Sort(resolved)
+	if d := cmp.Diff(want, resolved); d != "" {
+		t.Fatalf("what %s resolves to for Crossplane (-want +got):\n%s", host, d)
 	}
-	update(append([]string{"update delete " + replicaHost + ". A"}, add...)...)
-	t.Cleanup(func() { update("update delete " + replicaHost + ". A") })
-	res := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, network, dnsServer)
-	}}
-	eventually(t, 30*time.Second, replicaHost+" resolving to "+strings.Join(want, ", "), func() (bool, string) {
-		got, err := res.LookupHost(t.Context(), replicaHost)
-		slices.Sort(got)
-		return err == nil && slices.Equal(got, want), fmt.Sprintf("%v %v", got, err)
-	})
+	t.Logf("FunctionRevision %s: endpoint %s, Deployment %s with 2 available replicas at %v", rev.GetName(), endpoint, dep.Name, got)
+	return host
 }
 
 // activeFunctionRevision is the active revision of the Function our
 // Configuration depends on.
 func activeFunctionRevision(t *testing.T) *unstructured.Unstructured {
 	t.Helper()
-	for _, r := range list(t, gvkFunctionRevision, "", client.MatchingLabels{"pkg.crossplane.io/package": "cozystack-function-tenant-gateway"}) {
+	for _, r := range list(t, gvkFunctionRev, "", client.MatchingLabels{"pkg.crossplane.io/package": "cozystack-function-tenant-gateway"}) {
 		if str(&r, "spec", "desiredState") == "Active" {
 			return &r
 		}
 	}
 	t.Fatal("no active FunctionRevision of cozystack-function-tenant-gateway")
 	return nil
-}
-
-// setEndpoint sets the endpoint of a FunctionRevision, as a package runtime
-// does (the External runtime leaves it to whoever runs the function).
-func setEndpoint(t *testing.T, rev, endpoint string) {
-	t.Helper()
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(gvkFunctionRevision)
-	u.SetName(rev)
-	patch := fmt.Appendf(nil, `{"status":{"endpoint":%q}}`, endpoint)
-	if err := k8s.Status().Patch(context.Background(), u, client.RawPatch(types.MergePatchType, patch)); err != nil {
-		t.Fatalf("cannot set the endpoint of FunctionRevision %s to %s: %v", rev, endpoint, err)
-	}
 }
 
 // replicaCalls is the sum of function_tenant_gateway_calls_total, every
@@ -458,24 +347,29 @@ func (g grpcRunner) RunFunction(ctx context.Context, req *fnv1.RunFunctionReques
 	return g.c.RunFunction(ctx, req)
 }
 
-// replicaClient is a client of one replica with Crossplane's client
-// certificate, verifying the replica's as Crossplane does.
-func replicaClient(t *testing.T, r *fnReplica) fake.Runner {
+// replicaClient is a client of one pod with Crossplane's client
+// certificate (its Secret crossplane-tls-client), verifying the pod's
+// against Crossplane's root CA under the Service's name, as Crossplane does.
+func replicaClient(t *testing.T, p fnPod, host string) fake.Runner {
 	t.Helper()
-	cert, err := tls.LoadX509KeyPair(runPath(t, "xp-client-certs/tls.crt"), runPath(t, "xp-client-certs/tls.key"))
-	if err != nil {
-		t.Fatalf("cannot load Crossplane's client certificate: %v", err)
+	ca, clientSecret := &corev1.Secret{}, &corev1.Secret{}
+	for name, s := range map[string]*corev1.Secret{"crossplane-root-ca": ca, "crossplane-tls-client": clientSecret} {
+		if err := k8s.Get(t.Context(), client.ObjectKey{Namespace: "crossplane-system", Name: name}, s); err != nil {
+			t.Fatalf("cannot read Crossplane's Secret %s: %v", name, err)
+		}
 	}
-	caPEM, err := os.ReadFile(runPath(t, "xp-client-certs/ca.crt"))
+	cert, err := tls.X509KeyPair(clientSecret.Data["tls.crt"], clientSecret.Data["tls.key"])
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("crossplane-tls-client: %v", err)
 	}
 	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(caPEM)
-	creds := credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}, RootCAs: pool, ServerName: replicaHost})
-	conn, err := grpc.NewClient("passthrough:///"+r.addr(), grpc.WithTransportCredentials(creds))
+	if !pool.AppendCertsFromPEM(ca.Data["tls.crt"]) {
+		t.Fatal("crossplane-root-ca holds no certificate")
+	}
+	creds := credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}, RootCAs: pool, ServerName: host})
+	conn, err := grpc.NewClient("passthrough:///"+p.grpc(), grpc.WithTransportCredentials(creds))
 	if err != nil {
-		t.Fatalf("cannot dial %s: %v", r.name, err)
+		t.Fatalf("cannot dial the pod at %s: %v", p.ip, err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
 	return grpcRunner{fnv1.NewFunctionRunnerServiceClient(conn)}

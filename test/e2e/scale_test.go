@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // scaleTenant is one Tenant of the platform TestScale builds: its claim's
@@ -185,27 +186,49 @@ func converge(t *testing.T, plan []scaleTenant, routes int, timeout time.Duratio
 	start, lastLog := time.Now(), time.Now()
 	for {
 		nss := map[string]bool{}
-		for _, ns := range list(t, gvkNamespace, "") {
+		all, err := tryList(t, gvkNamespace)
+		if err != nil {
+			if time.Since(start) > timeout {
+				t.Fatalf("after %s: %v", timeout, err)
+			}
+			t.Logf("after %.0fs: %v; again in 5s", time.Since(start).Seconds(), err)
+			time.Sleep(5 * time.Second)
+			continue
+		}
+		for _, ns := range all {
 			nss[ns.GetName()] = true
 		}
+		// An API server that the burst of a cold start saturates answers
+		// some requests with a timeout: what failed is applied again in
+		// the next pass, and only the time limit ends the wait.
+		failed, lastErr := 0, error(nil)
 		for i, st := range plan {
 			if !claimed[i] && nss[st.claimNS] {
 				if err := applyDocs(t.Context(), k8s, st.claim()); err != nil {
-					t.Fatal(err)
+					failed, lastErr = failed+1, err
+					continue
 				}
 				claimed[i] = true
 			}
 			if claimed[i] && !routed[i] && nss[st.ns] {
+				ok := true
 				for j, h := range st.hostnames(routes) {
 					if err := applyDocs(t.Context(), k8s, httpRoute(st.ns, fmt.Sprintf("r%d", j), st.ns, "cozystack", h)); err != nil {
-						t.Fatal(err)
+						failed, lastErr, ok = failed+1, err, false
+						break
 					}
 				}
-				routed[i] = true
+				routed[i] = ok
 			}
 		}
-		ready, served := progress(t, plan, routes)
+		if failed > 0 {
+			t.Logf("after %.0fs: %d applies failed, again in the next pass; the last: %v", time.Since(start).Seconds(), failed, lastErr)
+		}
+		ready, served, err := progress(t, plan, routes)
 		elapsed := time.Since(start).Seconds()
+		if err != nil {
+			t.Logf("after %.0fs: %v", elapsed, err)
+		}
 		if ready == len(plan) && tenantsReady == 0 {
 			tenantsReady = elapsed
 		}
@@ -228,14 +251,22 @@ func converge(t *testing.T, plan []scaleTenant, routes int, timeout time.Duratio
 
 // progress counts the plan's claims that are Ready and the tenants whose
 // Gateway has a listener for each of their routes' hostnames.
-func progress(t *testing.T, plan []scaleTenant, routes int) (ready, served int) {
+func progress(t *testing.T, plan []scaleTenant, routes int) (ready, served int, err error) {
 	t.Helper()
+	tenants, err := tryList(t, gvkTenant)
+	if err != nil {
+		return 0, 0, err
+	}
+	gateways, err := tryList(t, gvkGateway)
+	if err != nil {
+		return 0, 0, err
+	}
 	claims := map[string]*unstructured.Unstructured{}
-	for _, c := range list(t, gvkTenant, "") {
+	for _, c := range tenants {
 		claims[c.GetNamespace()+"/"+c.GetName()] = &c
 	}
 	gws := map[string]*unstructured.Unstructured{}
-	for _, g := range list(t, gvkGateway, "") {
+	for _, g := range gateways {
 		if g.GetName() == "cozystack" {
 			gws[g.GetNamespace()] = &g
 		}
@@ -252,7 +283,19 @@ func progress(t *testing.T, plan []scaleTenant, routes int) (ready, served int) 
 			served++
 		}
 	}
-	return ready, served
+	return ready, served, nil
+}
+
+// tryList lists every object of a kind, returning the error (an API server
+// saturated by a cold start times out) where list fails the test.
+func tryList(t *testing.T, gvk schema.GroupVersionKind) ([]unstructured.Unstructured, error) {
+	t.Helper()
+	l := &unstructured.UnstructuredList{}
+	l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err := k8s.List(t.Context(), l); err != nil {
+		return nil, fmt.Errorf("cannot list %s: %w", gvk.Kind, err)
+	}
+	return l.Items, nil
 }
 
 func count(bs []bool) int {

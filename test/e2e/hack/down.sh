@@ -1,10 +1,10 @@
 #!/bin/bash
 # Stops what up.sh started, by recorded PID, and waits for each to exit (the
 # API server takes seconds to release its port). --wipe removes the state.
-# function-replica-* are TestFunctionReplicas' processes, stopped by the test
-# itself unless it died first.
+# function-<i> and function-<i>-pod are the function's further pods when
+# up.sh ran with FN_REPLICAS above 1 (TestFunctionReplicas).
 R=${E2E_DIR:?}
-for n in cert-manager cert-manager-web pebble named envoy-gateway provider-kubernetes rbac-manager function-replica-1 function-replica-2 function function-pod crossplane registry kube-controller-manager kube-apiserver etcd; do
+for n in cert-manager cert-manager-web pebble named envoy-gateway provider-kubernetes rbac-manager function-3 function-3-pod function-2 function-2-pod function-1 function-1-pod function function-pod crossplane registry kube-controller-manager kube-apiserver etcd; do
   f=$R/run/$n.pid; [ -f "$f" ] || continue
   p=$(cat "$f"); kill "$p" 2>/dev/null || continue
   for _ in $(seq 1 60); do kill -0 "$p" 2>/dev/null || break; sleep 0.5; done

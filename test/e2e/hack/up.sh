@@ -281,7 +281,11 @@ sed 's#registry.example.internal/#127.0.0.1:5000/#' "$ROOT/examples/cluster/mirr
 # them: a DeploymentRuntimeConfig, here given to the dependency-installed
 # Function by a runtime ImageConfig of its (mirrored) source. The tests read
 # its debug log (calls per XR) and wait in units of its TTL.
+# FN_REPLICAS (1) is the Deployment's replicas, which Crossplane's runtime
+# takes from the template (TestFunctionReplicas runs with 2).
 fn_flags=(${E2E_DEBUG---debug} --ttl="${FUNCTION_TTL:-10s}")
+FN_REPLICAS=${FN_REPLICAS:-1}
+[[ $FN_REPLICAS =~ ^[1-4]$ ]] || fail "FN_REPLICAS=$FN_REPLICAS: allowed values are 1 to 4"
 kubectl apply -f - >/dev/null <<YAML || fail "cannot apply the function's runtime config"
 apiVersion: pkg.crossplane.io/v1beta1
 kind: DeploymentRuntimeConfig
@@ -290,6 +294,7 @@ metadata:
 spec:
   deploymentTemplate:
     spec:
+      replicas: $FN_REPLICAS
       selector: {}
       template:
         spec:
@@ -451,14 +456,15 @@ fi
 # Secret its root CA signs for that Service's names, and a Deployment, sets
 # the revision's endpoint to dns:///<Service>.<namespace>:9443 and reports
 # the revision healthy once the Deployment is available. The harness plays
-# the kubelet for that Deployment's pod:
+# the kubelet for that Deployment's pods (one unless FN_REPLICAS says more):
 #   - the image: the one the Deployment names (the loopback registry's,
 #     through the mirror ImageConfig), this node's platform out of its
 #     index, every layer unpacked into a root filesystem, so what runs is
 #     the /function the pushed package carries;
 #   - the pod's network: a network namespace of its own, held by a pause
 #     process as a pod sandbox is and joined to the control plane's by a
-#     veth pair, with the pod IP FN_POD_IP, so the function listens where
+#     veth pair, with a pod IP of its own (10.244.0.2 for the first pod; one
+#     per replica), so the function listens where
 #     the Deployment says (gRPC :9443, metrics :8080) beside
 #     provider-kubernetes' webhook on the host's :9443;
 #   - the container: the image's entrypoint with the Deployment's command
@@ -469,7 +475,6 @@ fi
 #     ready pods the Service selects are served for the Service's name in
 #     Crossplane's /etc/hosts (run/hosts), as CoreDNS serves a headless
 #     Service's.
-FN_POD_IP=10.244.0.2 FN_HOST_IP=10.244.0.1 FN_LINK=e2e-fn0
 fn_deploy(){ deploy_of "$REV"; }
 has_fn_deploy(){ [ -n "$(fn_deploy)" ]; }
 waitfor 120 has_fn_deploy || fail "Crossplane created no Deployment for $REV: $(kubectl get functionrevision "$REV" -o jsonpath='{.status.conditions}')"
@@ -529,19 +534,31 @@ mkdir -p "$S/function-volumes"
   user=$(jq -r '.spec.template.spec | (.containers[0].securityContext.runAsUser // .securityContext.runAsUser // 0 | tostring) + ":" + (.containers[0].securityContext.runAsGroup // .securityContext.runAsGroup // 0 | tostring)' "$S/function-deployment.json")
   printf 'exec chroot --userspec=%q %q' "$user" "$FN_ROOT"; printf ' %q' "${fn_cmd[@]}" "${fn_args[@]}"; echo
 } > "$S/function-container.sh"
-# The pod sandbox and its network.
-bg function-pod unshare -n sleep infinity
-FN_POD_PID=$(cat "$S/function-pod.pid")
-waitfor 10 sh -c "[ \"\$(readlink /proc/$FN_POD_PID/ns/net)\" != \"\$(readlink /proc/self/ns/net)\" ]" || fail "the function's pod has no network namespace of its own"
-ip link add "$FN_LINK" type veth peer name eth0 netns "$FN_POD_PID" || fail "cannot create the veth pair $FN_LINK (is a control plane up in this network namespace?)"
-ip addr add "$FN_HOST_IP/30" dev "$FN_LINK" && ip link set "$FN_LINK" up || fail "cannot address $FN_LINK"
-nsenter -t "$FN_POD_PID" -n sh -c "ip link set lo up && ip addr add $FN_POD_IP/30 dev eth0 && ip link set eth0 up && ip route add default via $FN_HOST_IP" \
-  || fail "cannot set up the function pod's network"
-echo "function: $FN_IMAGE as $user; $(cat "$S/function-container.sh" | tail -n 1); env ${fn_env[*]}" > "$L/function-runtime.log"
-bg function nsenter -t "$FN_POD_PID" -n -- env -i "${fn_env[@]}" unshare -m --propagation private sh "$S/function-container.sh"
-waitfor 60 bash -c "exec 3<>/dev/tcp/$FN_POD_IP/9443" || fail "the function is not serving on $FN_POD_IP:9443"
-waitfor 60 has_pod "$S/function-deployment.json" || fail "the ReplicaSet controller made no pod for Deployment $FN_DEPLOY"
-for pod in $(pods_of "$S/function-deployment.json"); do report_ready "$pod" "$FN_POD_IP" || fail "cannot report $pod ready"; done
+# Each pod the ReplicaSet controller made: its sandbox and network, its
+# container, its report. Pod i (in the order of their names) has the IP
+# 10.244.0.(4i+2) on a /30 of its own; the first one's process is
+# `function` (run/function.pid, .sh, logs/function.log), the others'
+# `function-<i>`.
+has_fn_pods(){ [ "$(pods_of "$S/function-deployment.json" | wc -l)" -ge "$FN_REPLICAS" ]; }
+waitfor 60 has_fn_pods || fail "the ReplicaSet controller made fewer than $FN_REPLICAS pods for Deployment $FN_DEPLOY"
+mapfile -t fn_pods < <(pods_of "$S/function-deployment.json" | sort | head -n "$FN_REPLICAS")
+fn_ips=()
+for i in "${!fn_pods[@]}"; do
+  name=function; [ "$i" -gt 0 ] && name=function-$i
+  pod_ip=10.244.0.$((4 * i + 2)) host_ip=10.244.0.$((4 * i + 1)) link=e2e-fn$i
+  bg "$name-pod" unshare -n sleep infinity
+  pod_pid=$(cat "$S/$name-pod.pid")
+  waitfor 10 sh -c "[ \"\$(readlink /proc/$pod_pid/ns/net)\" != \"\$(readlink /proc/self/ns/net)\" ]" || fail "the function's pod $i has no network namespace of its own"
+  ip link add "$link" type veth peer name eth0 netns "$pod_pid" || fail "cannot create the veth pair $link (is a control plane up in this network namespace?)"
+  ip addr add "$host_ip/30" dev "$link" && ip link set "$link" up || fail "cannot address $link"
+  nsenter -t "$pod_pid" -n sh -c "ip link set lo up && ip addr add $pod_ip/30 dev eth0 && ip link set eth0 up && ip route add default via $host_ip" \
+    || fail "cannot set up the network of the function's pod $i"
+  echo "$name (${fn_pods[$i]}, $pod_ip): $FN_IMAGE as $user; $(tail -n 1 "$S/function-container.sh"); env ${fn_env[*]}" >> "$L/function-runtime.log"
+  bg "$name" nsenter -t "$pod_pid" -n -- env -i "${fn_env[@]}" unshare -m --propagation private sh "$S/function-container.sh"
+  waitfor 60 bash -c "exec 3<>/dev/tcp/$pod_ip/9443" || fail "the function is not serving on $pod_ip:9443"
+  report_ready "${fn_pods[$i]}" "$pod_ip" || fail "cannot report ${fn_pods[$i]} ready"
+  fn_ips+=("$pod_ip")
+done
 # What Crossplane dials, and the Service's endpoints as DNS would serve them.
 FN_ENDPOINT=$(kubectl get functionrevision "$REV" -o jsonpath='{.status.endpoint}')
 FN_HOST=${FN_ENDPOINT#dns:///}; FN_HOST=${FN_HOST%:*}; FN_SVC=${FN_HOST%%.*}
@@ -552,11 +569,11 @@ FN_HOST=${FN_ENDPOINT#dns:///}; FN_HOST=${FN_HOST%:*}; FN_SVC=${FN_HOST%%.*}
 # registers one, so the harness reads the pods itself.
 svc_ips(){ kubectl -n crossplane-system get pods -l "$(kubectl -n crossplane-system get service "$FN_SVC" -o json | jq -r '.spec.selector | to_entries | map("\(.key)=\(.value)") | join(",")')" -o json \
   | jq -r '[.items[] | select(any(.status.conditions[]?; .type == "Ready" and .status == "True")) | .status.podIP // empty] | unique | .[]'; }
-has_svc_ip(){ svc_ips | grep -qx "$FN_POD_IP"; }
-waitfor 60 has_svc_ip || fail "Service $FN_SVC selects no ready pod at $FN_POD_IP"
+has_svc_ips(){ [ "$(svc_ips | sort)" = "$(printf '%s\n' "${fn_ips[@]}" | sort)" ]; }
+waitfor 60 has_svc_ips || fail "Service $FN_SVC does not select the ready pods at ${fn_ips[*]}: $(svc_ips | tr '\n' ' ')"
 { cat /etc/hosts; for ip in $(svc_ips); do echo "$ip $FN_HOST"; done; } > "$S/hosts"
 waitfor 60 kubectl -n crossplane-system wait deploy "$FN_DEPLOY" --for=condition=Available --timeout=5s || fail "Deployment $FN_DEPLOY did not become available"
-ts "function: Deployment $FN_DEPLOY, pod $FN_POD_IP, $FN_ENDPOINT"
+ts "function: Deployment $FN_DEPLOY, pods ${fn_ips[*]}, $FN_ENDPOINT"
 for k in configurations providers functions; do
   kubectl wait "$k.pkg.crossplane.io" --all --for=condition=Healthy --timeout=120s >/dev/null || fail "$k not healthy: $(kubectl get "$k.pkg.crossplane.io" -o wide)"
 done
