@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -200,26 +201,36 @@ func converge(t *testing.T, plan []scaleTenant, routes int, timeout time.Duratio
 		}
 		// An API server that the burst of a cold start saturates answers
 		// some requests with a timeout: what failed is applied again in
-		// the next pass, and only the time limit ends the wait.
-		failed, lastErr := 0, error(nil)
+		// the next pass, and only the time limit ends the wait. Claims
+		// first, then the routes of tenants whose namespace exists, each
+		// scaleWorkers at a time.
+		var docs []string
+		var idx []int
 		for i, st := range plan {
 			if !claimed[i] && nss[st.claimNS] {
-				if err := applyDocs(t.Context(), k8s, st.claim()); err != nil {
-					failed, lastErr = failed+1, err
-					continue
-				}
-				claimed[i] = true
+				docs, idx = append(docs, st.claim()), append(idx, i)
 			}
+		}
+		done, failed, lastErr := applyAll(t, docs)
+		for k, i := range idx {
+			claimed[i] = done[k]
+		}
+		docs, idx = nil, nil
+		for i, st := range plan {
 			if claimed[i] && !routed[i] && nss[st.ns] {
-				ok := true
+				var rs []string
 				for j, h := range st.hostnames(routes) {
-					if err := applyDocs(t.Context(), k8s, httpRoute(st.ns, fmt.Sprintf("r%d", j), st.ns, "cozystack", h)); err != nil {
-						failed, lastErr, ok = failed+1, err, false
-						break
-					}
+					rs = append(rs, httpRoute(st.ns, fmt.Sprintf("r%d", j), st.ns, "cozystack", h))
 				}
-				routed[i] = ok
+				docs, idx = append(docs, strings.Join(rs, "\n---\n")), append(idx, i)
 			}
+		}
+		done, rf, rerr := applyAll(t, docs)
+		for k, i := range idx {
+			routed[i] = done[k]
+		}
+		if rf > 0 {
+			failed, lastErr = failed+rf, rerr
 		}
 		if failed > 0 {
 			t.Logf("after %.0fs: %d applies failed, again in the next pass; the last: %v", time.Since(start).Seconds(), failed, lastErr)
@@ -247,6 +258,38 @@ func converge(t *testing.T, plan []scaleTenant, routes int, timeout time.Duratio
 		}
 		time.Sleep(5 * time.Second)
 	}
+}
+
+// scaleWorkers is how many applies converge makes at once: made one at a
+// time, each waiting on an API server a cold start saturates (about 4 s
+// each at N=300 on this machine), they set most of the convergence time.
+const scaleWorkers = 8
+
+// applyAll applies each of docs, scaleWorkers at a time, and reports which
+// were applied, how many failed and the last error.
+func applyAll(t *testing.T, docs []string) (done []bool, failed int, lastErr error) {
+	done = make([]bool, len(docs))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, scaleWorkers)
+	for i, d := range docs {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			err := applyDocs(t.Context(), k8s, d)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed, lastErr = failed+1, err
+				return
+			}
+			done[i] = true
+		}()
+	}
+	wg.Wait()
+	return done, failed, lastErr
 }
 
 // progress counts the plan's claims that are Ready and the tenants whose
