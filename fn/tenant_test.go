@@ -206,10 +206,7 @@ func TestTenantEdge(t *testing.T) {
 				got.Status, _ = xr.AsMap()["status"].(map[string]any)
 			}
 			for _, c := range rsp.GetConditions() {
-				line := c.GetType() + " " + map[fnv1.Status]string{fnv1.Status_STATUS_CONDITION_TRUE: "True", fnv1.Status_STATUS_CONDITION_FALSE: "False"}[c.GetStatus()] + " " + c.GetReason() + target(c.GetTarget())
-				if c.GetStatus() == fnv1.Status_STATUS_CONDITION_FALSE {
-					line += ": " + c.GetMessage()
-				}
+				line := conditionLine(c)
 				got.Conditions = append(got.Conditions, line)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
@@ -224,6 +221,16 @@ func TestTenantEdge(t *testing.T) {
 func unreadyTGW(message string) *fnv1.Resource {
 	return &fnv1.Resource{Resource: resource.MustStructJSON(`{"apiVersion":"kubernetes.crossplane.io/v1alpha2","kind":"Object","metadata":{"name":"tenant-bob-tenantgateway"},` +
 		`"status":{"conditions":[{"type":"Ready","status":"True"},{"type":"Synced","status":"True"}],"atProvider":{"manifest":{"status":{"conditions":[{"type":"Ready","status":"False","reason":"Unavailable","message":"` + message + `"}]}}}}}`)}
+}
+
+// conditionLine is a condition as the tests compare it: type, status,
+// reason and target, and the message when it is False.
+func conditionLine(c *fnv1.Condition) string {
+	line := c.GetType() + " " + map[fnv1.Status]string{fnv1.Status_STATUS_CONDITION_TRUE: "True", fnv1.Status_STATUS_CONDITION_FALSE: "False"}[c.GetStatus()] + " " + c.GetReason() + target(c.GetTarget())
+	if c.GetStatus() == fnv1.Status_STATUS_CONDITION_FALSE {
+		line += ": " + c.GetMessage()
+	}
+	return line
 }
 
 // target names a result's or condition's target when it reaches the claim.
@@ -344,10 +351,7 @@ func TestTenantGatewayClasses(t *testing.T) {
 				if c.GetType() != "GatewayClassesFound" {
 					continue
 				}
-				line := c.GetType() + " " + map[fnv1.Status]string{fnv1.Status_STATUS_CONDITION_TRUE: "True", fnv1.Status_STATUS_CONDITION_FALSE: "False"}[c.GetStatus()] + " " + c.GetReason() + target(c.GetTarget())
-				if c.GetStatus() == fnv1.Status_STATUS_CONDITION_FALSE {
-					line += ": " + c.GetMessage()
-				}
+				line := conditionLine(c)
 				got.Classes = append(got.Classes, line)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
@@ -465,10 +469,7 @@ func TestTenantCozystackValues(t *testing.T) {
 				if c.GetType() != "Accepted" && c.GetType() != "CozystackValuesAgree" {
 					continue
 				}
-				line := c.GetType() + " " + map[fnv1.Status]string{fnv1.Status_STATUS_CONDITION_TRUE: "True", fnv1.Status_STATUS_CONDITION_FALSE: "False"}[c.GetStatus()] + " " + c.GetReason() + target(c.GetTarget())
-				if c.GetStatus() == fnv1.Status_STATUS_CONDITION_FALSE {
-					line += ": " + c.GetMessage()
-				}
+				line := conditionLine(c)
 				got.Conditions = append(got.Conditions, line)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
