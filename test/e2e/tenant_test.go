@@ -219,19 +219,7 @@ func classesPlatform(t *testing.T, edge string) string {
 // claim is gone (else the claim, no longer the publishing tenant's, would be
 // derived as a tenant of its own).
 func TestTenantGatewayClassesFound(t *testing.T) {
-	t.Cleanup(func() {
-		ctx := context.Background()
-		deadline := time.Now().Add(2 * time.Minute)
-		for time.Now().Before(deadline) {
-			l := &unstructured.UnstructuredList{}
-			l.SetGroupVersionKind(gvkXTenant)
-			if err := k8s.List(ctx, l, client.MatchingLabels{"crossplane.io/claim-namespace": "classes-root"}); err == nil && len(l.Items) == 0 {
-				break
-			}
-			time.Sleep(time.Second)
-		}
-		_ = applyDocs(ctx, k8s, readFile("examples", "cluster", "platform.yaml"))
-	})
+	restorePlatformAfter(t, "classes-root")
 	if err := applyDocs(t.Context(), k8s, classesPlatform(t, "edge-tunel")); err != nil {
 		t.Fatal(err)
 	}
@@ -298,19 +286,7 @@ spec: {}
 // TestTenantGatewayClassesFound does, and puts them back once its claim
 // is gone.
 func TestCozystackValuesDrift(t *testing.T) {
-	t.Cleanup(func() {
-		ctx := context.Background()
-		deadline := time.Now().Add(2 * time.Minute)
-		for time.Now().Before(deadline) {
-			l := &unstructured.UnstructuredList{}
-			l.SetGroupVersionKind(gvkXTenant)
-			if err := k8s.List(ctx, l, client.MatchingLabels{"crossplane.io/claim-namespace": "drift-root"}); err == nil && len(l.Items) == 0 {
-				break
-			}
-			time.Sleep(time.Second)
-		}
-		_ = applyDocs(ctx, k8s, readFile("examples", "cluster", "platform.yaml"))
-	})
+	restorePlatformAfter(t, "drift-root")
 	// Settings of their own, publishing from drift-root, with no attached
 	// namespace: the drift-root Gateway must not take the platform
 	// namespaces' gateway label from the other tests' publishing tenant.
@@ -361,5 +337,25 @@ spec: {gateway: true}
 		c, _ := get(t, gvkTenant, "drift-root", "root")
 		s, r, _ := condition(c, "CozystackValuesAgree")
 		return s == "True" && r == "Agree", show(c)
+	})
+}
+
+// restorePlatformAfter puts the shipped platform settings back when the test
+// ends, once the XTenants of the claims in claimNS are gone (for at most two
+// minutes): a claim still there when the settings change would be derived
+// again under them.
+func restorePlatformAfter(t *testing.T, claimNS string) {
+	t.Cleanup(func() {
+		ctx := context.Background()
+		deadline := time.Now().Add(2 * time.Minute)
+		for time.Now().Before(deadline) {
+			l := &unstructured.UnstructuredList{}
+			l.SetGroupVersionKind(gvkXTenant)
+			if err := k8s.List(ctx, l, client.MatchingLabels{"crossplane.io/claim-namespace": claimNS}); err == nil && len(l.Items) == 0 {
+				break
+			}
+			time.Sleep(time.Second)
+		}
+		_ = applyDocs(ctx, k8s, readFile("examples", "cluster", "platform.yaml"))
 	})
 }
