@@ -18,6 +18,7 @@ import (
 
 	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 )
 
 // zeroFields are fields whose Go types lack omitempty, so a typed object
@@ -46,7 +47,8 @@ var zeroFields = map[string][][]string{
 // toComposed converts a typed object into a desired composed resource. Status
 // is never desired: it belongs to the object's controller.
 func toComposed(r gateway.Resource) (*composed.Unstructured, error) {
-	cd, err := composed.From(r.Object)
+	shell, manifest := splitManifest(r.Object)
+	cd, err := composed.From(shell)
 	if err != nil {
 		return nil, fmt.Errorf("cannot convert %s %q to a composed resource: %w", r.Object.GetObjectKind().GroupVersionKind().Kind, r.Object.GetName(), err)
 	}
@@ -54,7 +56,37 @@ func toComposed(r gateway.Resource) (*composed.Unstructured, error) {
 	for _, path := range zeroFields[cd.GetKind()] {
 		dropZero(cd.Object, path)
 	}
+	if manifest != nil {
+		fp, ok := cd.Object["spec"].(map[string]any)["forProvider"].(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("cannot place the manifest of Object %q: it has no spec.forProvider", r.Object.GetName())
+		}
+		fp["manifest"] = manifest
+	}
 	return cd, nil
+}
+
+// splitManifest returns a provider-kubernetes Object whose manifest is held
+// as unstructured content (see jsonobj.Manifest) without it, and the
+// manifest: composed.From converts objects through two JSON passes, which
+// the manifest, already in the shape the response needs, can skip. Any
+// other object comes back whole, with a nil manifest.
+func splitManifest(o runtime.Object) (runtime.Object, map[string]any) {
+	switch t := o.(type) {
+	case *kobjv1alpha1.Object:
+		if m := jsonobj.Content(t.Spec.ForProvider.Manifest); m != nil {
+			shell := *t
+			shell.Spec.ForProvider.Manifest = runtime.RawExtension{}
+			return &shell, m
+		}
+	case *kclusterv1alpha2.Object:
+		if m := jsonobj.Content(t.Spec.ForProvider.Manifest); m != nil {
+			shell := *t
+			shell.Spec.ForProvider.Manifest = runtime.RawExtension{}
+			return &shell, m
+		}
+	}
+	return o, nil
 }
 
 // dropZero deletes the field at path if it holds its zero value. A path

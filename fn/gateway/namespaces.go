@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
 	kv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/v1alpha1"
@@ -180,7 +179,7 @@ func namespaceObject(in *Input, ns string, attach bool) (*kobjv1alpha1.Object, e
 		manifest.Labels = map[string]string{LabelNamespaceGateway: in.Namespace}
 		manifest.Annotations = map[string]string{AnnotationAttachedBy: in.Namespace}
 	}
-	raw, err := jsonobj.Manifest(manifest)
+	raw, err := jsonobj.Manifest(&manifest)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the manifest of namespace %s: %w", ns, err)
 	}
@@ -196,7 +195,7 @@ func namespaceObject(in *Input, ns string, attach bool) (*kobjv1alpha1.Object, e
 				ProviderConfigReference: &xpv2.ProviderConfigReference{Kind: kv1alpha1.ClusterProviderConfigKind, Name: ProviderConfigName},
 				ManagementPolicies:      xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionUpdate},
 			},
-			ForProvider: kobjv1alpha1.ObjectParameters{Manifest: runtime.RawExtension{Raw: raw}},
+			ForProvider: kobjv1alpha1.ObjectParameters{Manifest: raw},
 		},
 	}, nil
 }

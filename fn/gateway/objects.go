@@ -28,7 +28,7 @@ func writerName(tgw, ns, infix, suffix string) string {
 // provider-kubernetes writes a manifest the function owns in another
 // namespace (a route report, a zone guard): the default management
 // policies, so it may create, update and delete what it writes.
-func writerObject(in *Input, name string, manifest []byte) *kobjv1alpha1.Object {
+func writerObject(in *Input, name string, manifest runtime.RawExtension) *kobjv1alpha1.Object {
 	return &kobjv1alpha1.Object{
 		TypeMeta: metav1.TypeMeta{APIVersion: kobjv1alpha1.SchemeGroupVersion.String(), Kind: kobjv1alpha1.ObjectKind},
 		ObjectMeta: metav1.ObjectMeta{
@@ -40,7 +40,7 @@ func writerObject(in *Input, name string, manifest []byte) *kobjv1alpha1.Object 
 			ManagedResourceSpec: xpv2.ManagedResourceSpec{
 				ProviderConfigReference: &xpv2.ProviderConfigReference{Kind: kv1alpha1.ClusterProviderConfigKind, Name: ProviderConfigName},
 			},
-			ForProvider: kobjv1alpha1.ObjectParameters{Manifest: runtime.RawExtension{Raw: manifest}},
+			ForProvider: kobjv1alpha1.ObjectParameters{Manifest: manifest},
 		},
 	}
 }

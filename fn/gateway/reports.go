@@ -169,7 +169,7 @@ func reportObject(in *Input, r *report, limit int) (*kobjv1alpha1.Object, error)
 		ObjectMeta: metav1.ObjectMeta{Name: ReportName(in.Name), Namespace: r.namespace, Labels: commonLabels(in)},
 		Data:       reportData(in, r, limit),
 	}
-	raw, err := jsonobj.Manifest(manifest)
+	raw, err := jsonobj.Manifest(&manifest)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the route report of namespace %s: %w", r.namespace, err)
 	}

@@ -27,7 +27,7 @@ func reported(t *testing.T, out *Output) map[string]map[string]string {
 			t.Fatalf("%s is a %T, want a provider-kubernetes Object", r.Key, r.Object)
 		}
 		var cm corev1.ConfigMap
-		if err := json.Unmarshal(o.Spec.ForProvider.Manifest.Raw, &cm); err != nil {
+		if err := json.Unmarshal(manifestBytes(t, o), &cm); err != nil {
 			t.Fatal(err)
 		}
 		if o.Namespace != "tenant-root" || r.Key != ReportKey(cm.Namespace) || o.Name != ReportObjectName("cozystack", cm.Namespace) {
@@ -115,10 +115,10 @@ func TestRouteReportsBounded(t *testing.T) {
 		}
 		n++
 		o := r.Object.(*kobjv1alpha1.Object)
-		biggest = max(biggest, len(o.Spec.ForProvider.Manifest.Raw))
-		total += len(o.Spec.ForProvider.Manifest.Raw)
+		biggest = max(biggest, len(manifestBytes(t, o)))
+		total += len(manifestBytes(t, o))
 		var cm corev1.ConfigMap
-		if err := json.Unmarshal(o.Spec.ForProvider.Manifest.Raw, &cm); err != nil {
+		if err := json.Unmarshal(manifestBytes(t, o), &cm); err != nil {
 			t.Fatal(err)
 		}
 		summary = cm.Data[KeyReportSummary]

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -127,6 +129,17 @@ func labelled(name, host string) Namespace {
 }
 
 // manifestOf is the JSON manifest of a namespace patch.
+// manifestBytes is the JSON of an Object's manifest, as provider-kubernetes
+// receives it.
+func manifestBytes(t testing.TB, o *kobjv1alpha1.Object) []byte {
+	t.Helper()
+	b, err := json.Marshal(o.Spec.ForProvider.Manifest)
+	if err != nil {
+		t.Fatalf("cannot encode the manifest of Object %s: %v", o.Name, err)
+	}
+	return bytes.TrimSpace(b)
+}
+
 func manifestOf(t *testing.T, r Resource) string {
 	t.Helper()
 	o, ok := r.Object.(*kobjv1alpha1.Object)
@@ -136,7 +149,7 @@ func manifestOf(t *testing.T, r Resource) string {
 	if diff := cmp.Diff(xpv2.ManagementPolicies{"Observe", "Update"}, o.Spec.ManagementPolicies); diff != "" {
 		t.Errorf("%s managementPolicies: -want, +got:\n%s", r.Key, diff)
 	}
-	return string(o.Spec.ForProvider.Manifest.Raw)
+	return string(manifestBytes(t, o))
 }
 
 const (

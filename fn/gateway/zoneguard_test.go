@@ -27,7 +27,7 @@ func composedRoutes(t *testing.T, out *Output) []Route {
 			continue
 		}
 		var r gwapiv1.HTTPRoute
-		if err := json.Unmarshal(o.Spec.ForProvider.Manifest.Raw, &r); err != nil {
+		if err := json.Unmarshal(manifestBytes(t, o), &r); err != nil {
 			t.Fatalf("cannot decode the manifest of Object %s: %v", o.Name, err)
 		}
 		if r.Kind != KindHTTPRoute {
@@ -108,7 +108,7 @@ func TestZoneGuards(t *testing.T) {
 					continue
 				}
 				var r gwapiv1.HTTPRoute
-				if err := json.Unmarshal(o.Spec.ForProvider.Manifest.Raw, &r); err != nil {
+				if err := json.Unmarshal(manifestBytes(t, o), &r); err != nil {
 					t.Fatal(err)
 				}
 				wantRules := []gwapiv1.HTTPRouteRule{{Matches: []gwapiv1.HTTPRouteMatch{{Path: &gwapiv1.HTTPPathMatch{Type: ptr.To(gwapiv1.PathMatchExact), Value: ptr.To(ZoneGuardPath)}}}}}

@@ -9,7 +9,6 @@ import (
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -341,9 +340,7 @@ func namespaceResource(ns string, labels map[string]string, root bool) (gateway.
 	if !root {
 		return gateway.Resource{Key: KeyNamespace, Object: n}, nil
 	}
-	o, err := object(objectName("namespace", ns), map[string]any{
-		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns, "labels": labels},
-	}, xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionUpdate})
+	o, err := object(objectName("namespace", ns), n, xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionUpdate})
 	return gateway.Resource{Key: KeyNamespace, Object: o}, err
 }
 
@@ -511,7 +508,7 @@ func object(name string, manifest any, policies xpv2.ManagementPolicies) (*kclus
 	o := &kclusterv1alpha2.Object{
 		TypeMeta:   metav1.TypeMeta{APIVersion: kclusterv1alpha2.SchemeGroupVersion.String(), Kind: kclusterv1alpha2.ObjectKind},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{gateway.LabelManagedBy: gateway.ManagedBy}},
-		Spec:       kclusterv1alpha2.ObjectSpec{ForProvider: kclusterv1alpha2.ObjectParameters{Manifest: runtime.RawExtension{Raw: raw}}},
+		Spec:       kclusterv1alpha2.ObjectSpec{ForProvider: kclusterv1alpha2.ObjectParameters{Manifest: raw}},
 	}
 	o.Spec.ProviderConfigReference = &xpv2.Reference{Name: gateway.ProviderConfigName}
 	o.Spec.ManagementPolicies = policies

@@ -72,7 +72,11 @@ func reviewCompose(t *testing.T, in gateway.Input) (*gateway.Output, *Scenario) 
 		case *kobjv1alpha1.Object:
 			// A zone guard, written into a child's namespace.
 			var r gwapiv1.HTTPRoute
-			if err := json.Unmarshal(o.Spec.ForProvider.Manifest.Raw, &r); err != nil {
+			b, err := json.Marshal(o.Spec.ForProvider.Manifest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &r); err != nil {
 				t.Fatal(err)
 			}
 			if r.Kind == "HTTPRoute" {

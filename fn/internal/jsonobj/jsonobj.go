@@ -8,6 +8,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Decode reads a JSON-shaped value (an unstructured object, a list, a
@@ -36,19 +39,24 @@ func DecodeStrict(v any, into any) error {
 	return d.Decode(into)
 }
 
-// Manifest encodes a typed object as the manifest of a provider-kubernetes
+// Manifest converts a typed object into the manifest of a provider-kubernetes
 // Object, keeping only what the manifest means to own. A typed object also
 // carries a null creationTimestamp and empty spec and status; provider-
 // kubernetes applies the manifest by server-side apply, which would take
 // them as opinions (an empty status is not ours to set).
-func Manifest(obj any) ([]byte, error) {
-	raw, err := json.Marshal(obj)
+//
+// The manifest is held as unstructured content (the RawExtension's Object,
+// not its bytes): it is made once by the unstructured converter, which
+// reads the same JSON tags as encoding/json, and the edge places it in the
+// composed resource as it is. Encoding it to bytes here only for the edge
+// to parse them again cost three JSON passes per composed Object, which
+// the zone guards (one Object per child listener) made a fifth of a dns01
+// run's allocations (docs/development.md, Performance). json.Marshal of the
+// RawExtension still gives the manifest's JSON.
+func Manifest(obj any) (runtime.RawExtension, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
-		return nil, err
-	}
-	m := map[string]any{}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("a manifest must be a JSON object: %w", err)
+		return runtime.RawExtension{}, fmt.Errorf("a manifest must be a pointer to an object: %w", err)
 	}
 	delete(m, "status")
 	if md, ok := m["metadata"].(map[string]any); ok {
@@ -57,5 +65,14 @@ func Manifest(obj any) ([]byte, error) {
 	if spec, ok := m["spec"].(map[string]any); ok && len(spec) == 0 {
 		delete(m, "spec")
 	}
-	return json.Marshal(m)
+	return runtime.RawExtension{Object: &unstructured.Unstructured{Object: m}}, nil
+}
+
+// Content is the unstructured content of a manifest Manifest made, or nil
+// for one held as bytes.
+func Content(m runtime.RawExtension) map[string]any {
+	if u, ok := m.Object.(runtime.Unstructured); ok && m.Raw == nil {
+		return u.UnstructuredContent()
+	}
+	return nil
 }
