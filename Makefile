@@ -267,9 +267,9 @@ scale: e2e-tools build xpkg
 # The fault test (issue #27, docs/operations.md#faults) alone on a control
 # plane of its own: it restarts the function, Crossplane,
 # provider-kubernetes, the API server and Envoy Gateway, and upgrades and
-# rolls back the Configuration, each three times. `make e2e E2E_FAULTS=1`
-# runs it as a pass of its own after the fresh-install pass (run.sh); this
-# target runs that pass alone, so another make e2e can run beside it in
+# rolls back the Configuration, each three times. `make e2e` (and CI) runs
+# it as a pass of its own after the coexist pass (run.sh; E2E_FAULTS=0
+# leaves it out); this target runs that pass alone, so another make e2e can run beside it in
 # another network namespace (with another OUT). E2E_FAULT_ROUNDS and
 # E2E_FAULT_OUTAGE change its rounds (3) and the function's outage (15s).
 faults: e2e-tools build xpkg
