@@ -57,7 +57,8 @@ func toComposed(r gateway.Resource) (*composed.Unstructured, error) {
 		dropZero(cd.Object, path)
 	}
 	if manifest != nil {
-		fp, ok := cd.Object["spec"].(map[string]any)["forProvider"].(map[string]any)
+		spec, _ := cd.Object["spec"].(map[string]any)
+		fp, ok := spec["forProvider"].(map[string]any)
 		if !ok {
 			return nil, fmt.Errorf("cannot place the manifest of Object %q: it has no spec.forProvider", r.Object.GetName())
 		}

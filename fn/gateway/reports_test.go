@@ -115,10 +115,11 @@ func TestRouteReportsBounded(t *testing.T) {
 		}
 		n++
 		o := r.Object.(*kobjv1alpha1.Object)
-		biggest = max(biggest, len(manifestBytes(t, o)))
-		total += len(manifestBytes(t, o))
+		b := manifestBytes(t, o)
+		biggest = max(biggest, len(b))
+		total += len(b)
 		var cm corev1.ConfigMap
-		if err := json.Unmarshal(manifestBytes(t, o), &cm); err != nil {
+		if err := json.Unmarshal(b, &cm); err != nil {
 			t.Fatal(err)
 		}
 		summary = cm.Data[KeyReportSummary]

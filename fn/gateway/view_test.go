@@ -128,7 +128,6 @@ func labelled(name, host string) Namespace {
 	return Namespace{Name: name, Labels: l}
 }
 
-// manifestOf is the JSON manifest of a namespace patch.
 // manifestBytes is the JSON of an Object's manifest, as provider-kubernetes
 // receives it.
 func manifestBytes(t testing.TB, o *kobjv1alpha1.Object) []byte {
@@ -140,6 +139,7 @@ func manifestBytes(t testing.TB, o *kobjv1alpha1.Object) []byte {
 	return bytes.TrimSpace(b)
 }
 
+// manifestOf is the JSON manifest of a namespace patch.
 func manifestOf(t *testing.T, r Resource) string {
 	t.Helper()
 	o, ok := r.Object.(*kobjv1alpha1.Object)
