@@ -29,6 +29,7 @@ type scaleRecord struct {
 	ConvergeTenants  float64           `json:"convergeTenantsSeconds"`
 	ConvergeGateways float64           `json:"convergeGatewaysSeconds"`
 	Convergence      scalePhase        `json:"convergence"`
+	Settle           float64           `json:"settleSeconds,omitempty"`
 	Steady           scalePhase        `json:"steady"`
 	RouteP50         float64           `json:"routeChangeP50Seconds"`
 	RouteMax         float64           `json:"routeChangeMaxSeconds"`

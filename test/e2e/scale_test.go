@@ -68,6 +68,7 @@ type scaleConfig struct {
 	settings  string
 	out       string
 	window    time.Duration
+	ttl       time.Duration // the function's --ttl: every XR runs once per ttl
 	periods   map[string]string
 }
 
@@ -87,6 +88,7 @@ func scaleSettings(t *testing.T) scaleConfig {
 	}
 	// up.sh's defaults, which make scale's variables override.
 	c.window = 2 * time.Minute
+	c.ttl = 10 * time.Second
 	for env, def := range map[string]string{"FUNCTION_TTL": "10s", "PROVIDER_POLL": "15s", "PROVIDER_SYNC": "1m", "CROSSPLANE_POLL": "15s"} {
 		p := os.Getenv(env)
 		if p == "" {
@@ -94,8 +96,11 @@ func scaleSettings(t *testing.T) scaleConfig {
 		}
 		c.periods[env] = p
 		d, err := time.ParseDuration(p)
-		if err != nil {
-			t.Fatalf("%s=%q: want a duration", env, p)
+		if err != nil || d <= 0 {
+			t.Fatalf("%s=%q: want a positive duration", env, p)
+		}
+		if env == "FUNCTION_TTL" {
+			c.ttl = d
 		}
 		// The window spans one whole period of what runs on a timer
 		// (the sync period aside, which is an hour when it is long), so
@@ -145,11 +150,12 @@ func TestScale(t *testing.T) {
 	plan := scalePlan(cfg.n)
 	start := sampleNow(t, procs)
 	// Convergence may take what the test's time limit (SCALE_TIMEOUT)
-	// leaves after it: a minute to settle, the window, the route changes
-	// (at most 5 minutes) and two minutes to write the figures.
+	// leaves after it: at most quietLimit to settle, the window, the
+	// route changes (at most 5 minutes) and two minutes to write the
+	// figures.
 	limit := 40 * time.Minute
 	if d, ok := t.Deadline(); ok {
-		limit = time.Until(d) - cfg.window - 8*time.Minute
+		limit = time.Until(d) - cfg.window - quietLimit - 7*time.Minute
 	}
 	rec.ConvergeTenants, rec.ConvergeGateways = converge(t, plan, cfg.routes, limit)
 	conv := sampleNow(t, procs).minus(start)
@@ -157,9 +163,9 @@ func TestScale(t *testing.T) {
 	t.Logf("%d Tenants converged: every claim Ready after %.0fs, every Gateway with its listeners after %.0fs; meanwhile %s",
 		cfg.n, rec.ConvergeTenants, rec.ConvergeGateways, conv)
 
-	// What follows convergence (status writes, the first TTL) settles,
-	// then one window of the steady state.
-	time.Sleep(time.Minute)
+	// What follows convergence settles, then one window of the steady
+	// state.
+	rec.Settle = awaitQuiet(t, len(plan)+1, cfg.ttl)
 	steady := measure(t, procs, cfg.window)
 	rec.Steady = steady.summary()
 	t.Logf("steady state over %s: %s", cfg.window, steady)
@@ -257,6 +263,42 @@ func converge(t *testing.T, plan []scaleTenant, routes int, timeout time.Duratio
 			t.Fatalf("after %s: %d of %d claims created, %d Ready, %d Gateways with every listener", timeout, count(claimed), len(plan), ready, served)
 		}
 		time.Sleep(5 * time.Second)
+	}
+}
+
+// quietLimit bounds how long awaitQuiet waits for the platform to quiet down.
+const quietLimit = 15 * time.Minute
+
+// awaitQuiet waits, after convergence, until the function is called no more
+// than its TTL asks: at most 1.25 times the XRs (two per tenant) per ttl,
+// plus half a call a second for what events still cause, over a minute. A
+// cold start's tail (XRs re-run while the API server's watch cache and
+// Crossplane's informers catch up, each status write waking its claim)
+// outlasts the moment every claim is Ready: at 300 Tenants a window that
+// opened one minute after it counted twice the calls the TTL makes. A
+// Crossplane its own timers saturate (the harness' settings at 100
+// Tenants) calls less than the TTL asks, so this tells a tail from a
+// steady state only where the periods leave Crossplane idle. It waits at
+// least a minute and at most quietLimit, and returns how long it waited,
+// in seconds.
+func awaitQuiet(t *testing.T, tenants int, ttl time.Duration) float64 {
+	t.Helper()
+	start := time.Now()
+	want := 1.25*float64(2*tenants)/ttl.Seconds() + 0.5
+	for {
+		before, at := functionCalls(t), time.Now()
+		time.Sleep(time.Minute)
+		rate := (functionCalls(t) - before) / time.Since(at).Seconds()
+		waited := time.Since(start)
+		if rate <= want {
+			t.Logf("settled after %.0fs: %.2f function calls/s over the last minute (at most %.2f: 1.25 × XRs / TTL + 0.5)", waited.Seconds(), rate, want)
+			return waited.Seconds()
+		}
+		if waited >= quietLimit {
+			t.Logf("not settled after %.0fs: %.2f function calls/s over the last minute (more than %.2f); measuring anyway", waited.Seconds(), rate, want)
+			return waited.Seconds()
+		}
+		t.Logf("settling: %.2f function calls/s over the last minute (more than %.2f)", rate, want)
 	}
 }
 
