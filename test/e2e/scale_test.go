@@ -88,7 +88,6 @@ func scaleSettings(t *testing.T) scaleConfig {
 	}
 	// up.sh's defaults, which make scale's variables override.
 	c.window = 2 * time.Minute
-	c.ttl = 10 * time.Second
 	for env, def := range map[string]string{"FUNCTION_TTL": "10s", "PROVIDER_POLL": "15s", "PROVIDER_SYNC": "1m", "CROSSPLANE_POLL": "15s"} {
 		p := os.Getenv(env)
 		if p == "" {
