@@ -1,11 +1,15 @@
 # function-tenant-gateway
 #
-#   make render   render every examples/<scenario> against the function (no cluster)
+#   make render   render every user example (examples/<name>) against the function
+#                 into _output/render/<name>.yaml (no cluster)
 #   make test     unit tests, golden render tests, offline schema validation,
 #                 Envoy Gateway's translator judging every render scenario's
 #                 Gateway and hand-written ones (test/envoy)
-#   make golden   rewrite examples/*/expected.yaml from the current function
-#   make generate regenerate deepcopy code, the XRD and the input CRD from apis/
+#   make golden   rewrite the expected.yaml of every user example and test
+#                 scenario (test/render/scenarios/) from the current function
+#   make generate regenerate deepcopy code, the XRDs and the input CRD from apis/,
+#                 and docs/reference.md from them, the platform settings and
+#                 the function's flags
 #   make xpkg     build the Function package for linux/amd64 and linux/arm64
 #                 and the Configuration package (no Docker)
 #   make xpkg-check build them twice and check the digests are identical

@@ -168,7 +168,7 @@ func TestFunctionNamesInTexts(t *testing.T) {
 		}
 	}
 	files := []string{"README.md"}
-	for _, pattern := range []string{"docs/*.md", "examples/*.yaml", "examples/*/*.yaml", "examples/*/*/*.yaml"} {
+	for _, pattern := range []string{"docs/*.md", "examples/*.yaml", "examples/*/*.yaml", "examples/*/*/*.yaml", "examples/*/README.md", "test/render/scenarios/*/*.yaml"} {
 		m, err := filepath.Glob(filepath.Join("..", pattern))
 		if err != nil {
 			t.Fatal(err)

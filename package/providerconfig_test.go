@@ -66,15 +66,19 @@ func providerConfigOf(u *unstructured.Unstructured) string {
 
 // TestComposedObjectsUseShippedProviderConfigs: every provider-kubernetes
 // Object the function composes in any rendered scenario (the goldens of
-// examples/*/expected.yaml, TenantGateways' namespaced Objects and Tenants'
-// cluster-scoped ones) names a provider config the install ships under the
+// examples/*/expected.yaml and test/render/scenarios/*/expected.yaml,
+// TenantGateways' namespaced Objects and Tenants' cluster-scoped ones) names a provider config the install ships under the
 // project's name. An Object that named none would act through "default",
 // the platform's provider config, possibly on another cluster.
 func TestComposedObjectsUseShippedProviderConfigs(t *testing.T) {
 	shipped := shippedProviderConfigs(t)
-	goldens, err := filepath.Glob(filepath.Join("..", "examples", "*", "expected.yaml"))
-	if err != nil || len(goldens) == 0 {
-		t.Fatalf("no golden found: %v", err)
+	var goldens []string
+	for _, dir := range []string{"examples", filepath.Join("test", "render", "scenarios")} {
+		g, err := filepath.Glob(filepath.Join("..", dir, "*", "expected.yaml"))
+		if err != nil || len(g) == 0 {
+			t.Fatalf("no golden found under %s: %v", dir, err)
+		}
+		goldens = append(goldens, g...)
 	}
 	seen := map[string]int{}
 	var stray []string

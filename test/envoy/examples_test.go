@@ -37,7 +37,7 @@ var judged = map[string]struct {
 	counts map[string]int
 }{
 	"acme-server": {
-		shows:  "an ACME server of its own changes only the Issuer: the http listener alone; port 80 redirects, as in http01-basic",
+		shows:  "an ACME server of its own changes only the Issuer: the http listener alone; port 80 redirects, as in http01",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 1, CheckRouteTable: 1, CheckPort80: 1},
 	},
 	"orders-waiting": {
@@ -82,12 +82,12 @@ var judged = map[string]struct {
 		shows:  "a child's claim on its parent's name refused (NotDelegated); the child's own name, claimed by the parent too, served to the child only",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckFilterChains: 1, CheckPort80: 3, CheckRefused: 2, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
 	},
-	"dns01-children": {
+	"dns01-cloudflare": {
 		shows: "dns01 child listeners admitting only their child; the wildcard certificate covering one label down and a name two labels down that the status warns of; " +
 			"a route of a tenant outside the apex refused",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 5, CheckFilterChains: 1, overlappingTLS: 4, CheckPort80: 6, CheckRefused: 1, CheckRouteRefused: 1, CheckServedAccepted: 4, CheckServedCertificate: 4, CheckServedRouting: 4},
 	},
-	"edge-child": {
+	"edge": {
 		shows:  "edge: the apex's and the child's names served on port 80 in plain HTTP, nothing on 443; the TLSRoute refused",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 1, CheckRefused: 1, CheckRouteRefused: 1, CheckServedAccepted: 2, CheckServedRouting: 2},
 	},
@@ -100,7 +100,7 @@ var judged = map[string]struct {
 		shows:  "existingSecret: every HTTPS listener presents the operator's Secret (its SANs are made from the listeners' hostnames: coverage is not judged against a real certificate)",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 4, CheckRouteTable: 4, CheckFilterChains: 1, overlappingTLS: 3, CheckPort80: 3, CheckServedAccepted: 2, CheckServedCertificate: 2, CheckServedRouting: 2},
 	},
-	"http01-basic": {
+	"http01": {
 		shows:  "the http listener alone; port 80 redirects",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 1, CheckRouteTable: 1, CheckPort80: 1},
 	},
@@ -125,7 +125,7 @@ var judged = map[string]struct {
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 6, CheckRouteTable: 3, CheckFilterChains: 1, overlappingTLS: 2, CheckPort80: 1},
 	},
 	"pinned-address": {
-		shows:  "an address pinned through spec.infrastructure and spec.addresses: the http listener alone, accepted; port 80 redirects, as in http01-basic",
+		shows:  "an address pinned through spec.infrastructure and spec.addresses: the http listener alone, accepted; port 80 redirects, as in http01",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 1, CheckRouteTable: 1, CheckPort80: 1},
 	},
 	"section-names": {
@@ -182,8 +182,8 @@ type knownDisagreement struct {
 var knownDisagreements = []knownDisagreement{}
 
 // TestExamples has Envoy Gateway's translator judge the Gateway of every
-// render scenario that composes one (examples/*/expected.yaml, the
-// committed goldens) and fails on every disagreement with the function's
+// user example and test scenario that composes one (their expected.yaml,
+// the committed goldens) and fails on every disagreement with the function's
 // status and docs/design.md that knownDisagreements does not list (see
 // Judge for what is checked), and on every listed one that no longer
 // occurs.

@@ -84,9 +84,10 @@ type Scenario struct {
 }
 
 // LoadScenario reads one rendered scenario: dir is its folder under
-// examples/ (required.yaml and observed.yaml are the cluster the function
-// saw) and rendered is the render output (examples/<scenario>/expected.yaml,
-// or _output/render/<scenario>.yaml after `make render`).
+// examples/ or test/render/scenarios/ (required.yaml and observed.yaml are
+// the cluster the function saw) and rendered is the render output
+// (<dir>/expected.yaml, or _output/render/<scenario>.yaml after `make
+// render`).
 func LoadScenario(dir, rendered string) (*Scenario, error) {
 	cluster, err := readDocs(filepath.Join(dir, "required.yaml"))
 	if err != nil {

@@ -25,15 +25,19 @@ type golden struct {
 	required, expected []map[string]any
 }
 
-// copyGolden copies examples/<scenario>/ (required.yaml, observed.yaml,
-// expected.yaml) into a temp dir and decodes what a test may change.
+// copyGolden copies a render scenario's folder (required.yaml,
+// observed.yaml, expected.yaml) into a temp dir and decodes what a test may change.
 func copyGolden(t *testing.T, scenario string) *golden {
 	t.Helper()
 	root, err := render.RepoRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := filepath.Join(root, render.ExamplesDir, scenario)
+	sc, err := render.Find(root, scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := sc.Dir
 	g := &golden{dir: t.TempDir()}
 	for _, f := range []string{"required.yaml", "observed.yaml", render.FileExpected} {
 		b, err := os.ReadFile(filepath.Join(src, f))
@@ -294,7 +298,7 @@ func TestJudgeFails(t *testing.T) {
 		},
 		"ChildListenerRemoved": {
 			reason:   "edge without the child's listener: the child's hostname falls to edge (*.example.org), which does not admit it.",
-			scenario: "edge-child",
+			scenario: "edge",
 			mutate: func(t *testing.T, g *golden) {
 				g.gateway(t, func(gw *gwapiv1.Gateway) {
 					gw.Spec.Listeners = slices.DeleteFunc(gw.Spec.Listeners, func(l gwapiv1.Listener) bool { return l.Name == "edge-child-alice-cf290f3a" })
@@ -309,7 +313,7 @@ func TestJudgeFails(t *testing.T) {
 		"EdgeWildcardAdmitsAChild": {
 			reason: "edge, with the apex's wildcard listener admitting the child too: both port-80 listeners give the child's name a virtual host, " +
 				"in the one route table of the port, which Envoy rejects.",
-			scenario: "edge-child",
+			scenario: "edge",
 			mutate: func(t *testing.T, g *golden) {
 				g.gateway(t, func(gw *gwapiv1.Gateway) {
 					admitByName(listener(t, gw, "edge"), "default", "tenant-alice", "tenant-root")

@@ -1,5 +1,6 @@
 // Package render runs `crossplane render` against the function for every
-// scenario under examples/, offline: the function is a local process (the
+// user example under examples/ and every test scenario under
+// test/render/scenarios/, offline: the function is a local process (the
 // Development runtime) and the render engine is a local Crossplane core
 // binary, so no Docker daemon and no registry are involved. It backs both
 // `make render` (cmd/render) and the golden tests (render_test.go).
@@ -36,7 +37,12 @@ const (
 
 // Paths relative to the repository root.
 const (
-	ExamplesDir  = "examples"
+	// ExamplesDir holds the examples a user copies, one folder per use case
+	// with a README.md.
+	ExamplesDir = "examples"
+	// ScenariosDir holds the scenarios that exist to test: states,
+	// refusals, regressions, conflicts.
+	ScenariosDir = "test/render/scenarios"
 	FunctionsYML = "examples/functions.yaml"
 	// SchemasDir holds the OpenAPI documents render answers schema
 	// requirements from: a cluster serving the Gateway API v1.6 standard
@@ -100,25 +106,70 @@ func RepoRoot(dir string) (string, error) {
 	}
 }
 
-// A Scenario is one folder under examples/ holding an xr.yaml.
+// A Scenario is one folder under examples/ or test/render/scenarios/
+// holding an xr.yaml. Names are unique across both.
 type Scenario struct {
 	Name string
 	Dir  string
+	// Path is Dir relative to the repository root, for messages.
+	Path string
+	// Example is true for a user example (examples/), false for a test
+	// scenario.
+	Example bool
 }
 
-// Scenarios lists the scenarios under root/examples, sorted by name.
+// Examples lists the user examples under root/examples, sorted by name.
+func Examples(root string) ([]Scenario, error) {
+	return list(root, ExamplesDir, true)
+}
+
+// Scenarios lists every user example and test scenario, sorted by name,
+// and fails when a name is used in both places.
 func Scenarios(root string) ([]Scenario, error) {
-	entries, err := os.ReadDir(filepath.Join(root, ExamplesDir))
+	ex, err := list(root, ExamplesDir, true)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := list(root, ScenariosDir, false)
+	if err != nil {
+		return nil, err
+	}
+	out := append(ex, sc...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	for i := 1; i < len(out); i++ {
+		if out[i].Name == out[i-1].Name {
+			return nil, fmt.Errorf("scenario name %q is used by both %s and %s", out[i].Name, out[i-1].Path, out[i].Path)
+		}
+	}
+	return out, nil
+}
+
+// Find returns the user example or test scenario of that name.
+func Find(root, name string) (Scenario, error) {
+	all, err := Scenarios(root)
+	if err != nil {
+		return Scenario{}, err
+	}
+	for _, sc := range all {
+		if sc.Name == name {
+			return sc, nil
+		}
+	}
+	return Scenario{}, fmt.Errorf("no scenario %q under %s or %s", name, ExamplesDir, ScenariosDir)
+}
+
+func list(root, rel string, example bool) ([]Scenario, error) {
+	entries, err := os.ReadDir(filepath.Join(root, rel))
 	if err != nil {
 		return nil, fmt.Errorf("cannot list scenarios: %w", err)
 	}
 	var out []Scenario
 	for _, e := range entries {
-		dir := filepath.Join(root, ExamplesDir, e.Name())
+		dir := filepath.Join(root, rel, e.Name())
 		if !e.IsDir() || !exists(filepath.Join(dir, fileXR)) {
 			continue
 		}
-		out = append(out, Scenario{Name: e.Name(), Dir: dir})
+		out = append(out, Scenario{Name: e.Name(), Dir: dir, Path: filepath.ToSlash(filepath.Join(rel, e.Name())), Example: example})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil

@@ -14,7 +14,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite each scenario's expected.yaml from the rendered output")
 
-// TestRender renders every scenario under examples/ through the shipped
+// TestRender renders every user example (examples/) and test scenario
+// (test/render/scenarios/) through the shipped
 // Composition and XRD, and checks that the output equals the scenario's
 // expected.yaml byte for byte, that a second render gives the same bytes, and
 // that every rendered object passes `crossplane resource validate` against
@@ -65,7 +66,7 @@ func TestRender(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(scenarios) == 0 {
-		t.Fatal("no scenarios under examples/")
+		t.Fatalf("no scenarios under %s or %s", ExamplesDir, ScenariosDir)
 	}
 	for _, sc := range scenarios {
 		t.Run(sc.Name, func(t *testing.T) {
@@ -84,7 +85,7 @@ func TestRender(t *testing.T) {
 				t.Fatalf("cannot read %s (run `make golden` to create it): %v", golden, err)
 			}
 			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("render of examples/%s differs from %s (-want +got); run `make golden` if the change is meant:\n%s", sc.Name, FileExpected, diff)
+				t.Errorf("render of %s differs from %s (-want +got); run `make golden` if the change is meant:\n%s", sc.Path, FileExpected, diff)
 			}
 
 			again, err := Render(ctx, tools, root, sc, fn.Address)
@@ -92,11 +93,11 @@ func TestRender(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got, again) {
-				t.Errorf("two renders of examples/%s differ (-first +second):\n%s", sc.Name, cmp.Diff(string(got), string(again)))
+				t.Errorf("two renders of %s differ (-first +second):\n%s", sc.Path, cmp.Diff(string(got), string(again)))
 			}
 
 			if out, err := Validate(ctx, tools, schemas, got, cache); err != nil {
-				t.Errorf("rendered objects of examples/%s do not validate:\n%v", sc.Name, err)
+				t.Errorf("rendered objects of %s do not validate:\n%v", sc.Path, err)
 			} else {
 				t.Logf("%s", out)
 			}

@@ -40,6 +40,7 @@ import (
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 
 	"github.com/cozystack/function-tenant-gateway/test/fake"
+	"github.com/cozystack/function-tenant-gateway/test/render"
 )
 
 // serviceConfig is the one Crossplane v2.4 dials every function with
@@ -205,13 +206,14 @@ func (r *counting) RunFunction(ctx context.Context, req *fnv1.RunFunctionRequest
 	return rsp, err
 }
 
-// scenario is the request of a render scenario (examples/<name>): its XR
+// scenario is the request of a render scenario (a user example or a test
+// scenario, by name): its XR
 // and observed resources, keyed by their composition-resource-name.
 func scenario(t *testing.T, name string) *fnv1.RunFunctionRequest {
 	t.Helper()
 	xr := docs(t, "xr.yaml", name)
 	if len(xr) != 1 {
-		t.Fatalf("examples/%s/xr.yaml holds %d objects", name, len(xr))
+		t.Fatalf("the xr.yaml of scenario %s holds %d objects", name, len(xr))
 	}
 	observed := map[string]*fnv1.Resource{}
 	for _, o := range docs(t, "observed.yaml", name) {
@@ -221,11 +223,19 @@ func scenario(t *testing.T, name string) *fnv1.RunFunctionRequest {
 	return &fnv1.RunFunctionRequest{Meta: &fnv1.RequestMeta{Tag: "replicas"}, Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: xr[0]}, Resources: observed}, Desired: &fnv1.State{}}
 }
 
-// docs are the YAML documents of examples/<scenario>/<file>, none when it
+// docs are the YAML documents of the render scenario's file, none when it
 // does not exist.
 func docs(t *testing.T, file, scenario string) []*structpb.Struct {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "examples", scenario, file))
+	root, err := render.RepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := render.Find(root, scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(sc.Dir, file))
 	if os.IsNotExist(err) {
 		return nil
 	}
@@ -236,7 +246,7 @@ func docs(t *testing.T, file, scenario string) []*structpb.Struct {
 	for _, d := range strings.Split(string(b), "\n---") {
 		var m map[string]any
 		if err := yaml.Unmarshal([]byte(d), &m); err != nil {
-			t.Fatalf("examples/%s/%s: %v", scenario, file, err)
+			t.Fatalf("%s/%s: %v", sc.Path, file, err)
 		}
 		if m == nil {
 			continue

@@ -1,5 +1,6 @@
-// Command render renders every scenario under examples/ against the function
-// and writes each output to <out>/<scenario>.yaml. It starts the function
+// Command render renders the user examples under examples/ against the
+// function and writes each output to <out>/<example>.yaml; with -all, the
+// test scenarios under test/render/scenarios/ too. It starts the function
 // binary on a loopback port and stops it by its PID when done.
 package main
 
@@ -15,14 +16,15 @@ import (
 
 func main() {
 	out := flag.String("out", "_output/render", "directory to write one rendered file per scenario to")
+	all := flag.Bool("all", false, "render the test scenarios too, not only the user examples")
 	flag.Parse()
-	if err := run(*out); err != nil {
+	if err := run(*out, *all); err != nil {
 		fmt.Fprintln(os.Stderr, "render:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string) error {
+func run(out string, all bool) error {
 	tools, err := render.ToolsFromEnv()
 	if err != nil {
 		return err
@@ -35,7 +37,11 @@ func run(out string) error {
 	if err != nil {
 		return err
 	}
-	scenarios, err := render.Scenarios(root)
+	list := render.Examples
+	if all {
+		list = render.Scenarios
+	}
+	scenarios, err := list(root)
 	if err != nil {
 		return err
 	}
@@ -63,7 +69,7 @@ func run(out string) error {
 		if err := os.WriteFile(dst, b, 0o600); err != nil { //nolint:gosec // The output directory is the caller's choice.
 			return fmt.Errorf("cannot write %s: %w", dst, err)
 		}
-		fmt.Printf("# ---- %s (examples/%s) -> %s\n%s", sc.Name, sc.Name, dst, b)
+		fmt.Printf("# ---- %s (%s) -> %s\n%s", sc.Name, sc.Path, dst, b)
 	}
 	return fn.Stop()
 }
