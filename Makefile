@@ -311,6 +311,7 @@ golden: tools build
 generate:
 	go tool controller-gen object paths=./apis/...
 	go tool controller-gen crd:crdVersions=v1 paths=./apis/... output:crd:stdout | go run ./apis/internal/xrdgen/cmd/xrdgen -root .
+	go run ./apis/internal/refgen/cmd/refgen -root .
 
 # Reproducible packages: a static binary built with -trimpath, a runtime
 # layer with fixed metadata, and xpkg build, which adds no timestamps.

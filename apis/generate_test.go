@@ -17,6 +17,7 @@ import (
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
 	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/apis/internal/refgen"
 	"github.com/cozystack/function-tenant-gateway/apis/internal/xrdgen"
 )
 
@@ -52,6 +53,24 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 		if diff := cmp.Diff(string(want), string(got)); diff != "" {
 			t.Errorf("%s is stale; run `make generate` (-generated +committed):\n%s", path, diff)
 		}
+	}
+}
+
+// TestReferenceIsFresh regenerates docs/reference.md from the committed
+// XRDs and CRD (TestGeneratedFilesAreFresh keeps those fresh), the platform
+// settings and the function's flags, and fails when the committed page
+// differs: run `make generate`.
+func TestReferenceIsFresh(t *testing.T) {
+	want, err := refgen.Generate("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join("..", refgen.Path))
+	if err != nil {
+		t.Fatalf("cannot read %s (run `make generate`): %v", refgen.Path, err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s is stale; run `make generate` (-generated +committed):\n%s", refgen.Path, diff)
 	}
 }
 
