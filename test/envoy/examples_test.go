@@ -87,6 +87,18 @@ var judged = map[string]struct {
 			"a route of a tenant outside the apex refused",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 5, CheckFilterChains: 1, overlappingTLS: 4, CheckPort80: 6, CheckRefused: 1, CheckRouteRefused: 1, CheckServedAccepted: 4, CheckServedCertificate: 4, CheckServedRouting: 4},
 	},
+	"dns01-route53": {
+		shows:  "dns01 through route53, no route: the fixed https and https-apex listeners on the one wildcard Certificate (both listeners overlap on it); port 80 redirects",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckFilterChains: 1, overlappingTLS: 2, CheckPort80: 1},
+	},
+	"dns01-digitalocean": {
+		shows:  "dns01 through digitalocean, no route: the fixed https and https-apex listeners on the one wildcard Certificate (both listeners overlap on it); port 80 redirects",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckFilterChains: 1, overlappingTLS: 2, CheckPort80: 1},
+	},
+	"dns01-rfc2136": {
+		shows:  "dns01 through rfc2136, no route: the fixed https and https-apex listeners on the one wildcard Certificate (both listeners overlap on it); port 80 redirects",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 3, CheckFilterChains: 1, overlappingTLS: 2, CheckPort80: 1},
+	},
 	"edge": {
 		shows:  "edge: the apex's and the child's names served on port 80 in plain HTTP, nothing on 443; the TLSRoute refused",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 3, CheckRouteTable: 1, CheckRefused: 1, CheckRouteRefused: 1, CheckServedAccepted: 2, CheckServedRouting: 2},
