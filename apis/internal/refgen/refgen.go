@@ -306,7 +306,7 @@ type Setting struct {
 // examples/cluster/platform.yaml. TestSettingsAreRead checks that each one
 // is read.
 var Settings = []Setting{
-	{Path: "publishing.host", Type: "string", Doc: "Apex of the root tenant; every other tenant's apex derives from it unless the tenant sets `spec.host`. Empty: no tenant is derived."},
+	{Path: "publishing.host", Type: "string", Doc: "Apex of the root tenant. A child's apex is `<name>.<parent apex>` unless the tenant sets `spec.host`."},
 	{Path: "publishing.ingressName", Type: "string", Default: tenant.DefaultIngressName, Doc: "Name of the publishing tenant's namespace, whose Gateway serves the platform's own services."},
 	{Path: "publishing.exposedServices", Type: "list of string", Doc: "The platform services exposed; those also in `gateway.tlsPassthroughServices` get a TLS passthrough listener on the publishing tenant's Gateway. No entry may hold a comma."},
 	{Path: "publishing.certificates.solver", Type: "string", Default: tenant.DefaultSolver, Allowed: "`http01`, `dns01`", Doc: "Certificate mode of every owning tenant's TenantGateway, unless `wildcardSecretName` or an edge class decides otherwise."},
@@ -314,7 +314,7 @@ var Settings = []Setting{
 	{Path: "publishing.certificates.wildcardSecretName", Type: "string", Doc: "Non-empty: every owning tenant's TenantGateway serves this wildcard Secret (`existingSecret` mode); the Secret must exist in each owning tenant's namespace."},
 	{Path: "publishing.certificates.dns01", Type: "object", Fields: "spec.dns01", Doc: "The DNS-01 provider, copied into every owning tenant's TenantGateway when `solver` is `dns01`. Its Secrets must exist in each owning tenant's namespace."},
 	{Path: "publishing.certificates.acmeServers", Type: "map of object", Fields: "spec.acme", Doc: "ACME servers besides Let's Encrypt, by name; `issuerName` selects one, which each owning tenant's TenantGateway carries in `spec.acme`. Unknown keys are refused. An External Account Binding's Secret must exist in each owning tenant's namespace."},
-	{Path: "gateway.enabled", Type: "boolean", Default: "false", Doc: "true: tenants publish through Gateway API, and owning tenants get a TenantGateway."},
+	{Path: "gateway.enabled", Type: "boolean", Default: "false", Doc: "Gateway API publishing of the platform services is on: the publishing tenant's Gateway gets a TLS passthrough listener for each of `gateway.tlsPassthroughServices` in `publishing.exposedServices`."},
 	{Path: "gateway.className", Type: "string", Default: v1alpha1.DefaultGatewayClassName, Doc: "GatewayClass of the publishing tenant's Gateway, and of every owning tenant's that selects none."},
 	{Path: "gateway.tenantSelectableClasses", Type: "list of string", Doc: "GatewayClasses a tenant may select with `spec.gatewayClass` besides `className`."},
 	{Path: "gateway.edgeTerminatedClasses", Type: "list of string", Doc: "GatewayClasses whose TLS ends in front of the Gateway: a tenant on one gets `certMode: edge`."},
