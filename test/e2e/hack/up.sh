@@ -277,7 +277,7 @@ our_runtime(){
 kubectl apply -f "$ROOT/examples/cluster/provider-kubernetes-runtime.yaml" >/dev/null || fail "cannot apply examples/cluster/provider-kubernetes-runtime.yaml"
 sed 's#registry.example.internal/#127.0.0.1:5000/#' "$ROOT/examples/cluster/mirror/image-configs.yaml" | kubectl apply -f - >/dev/null \
   || fail "cannot apply examples/cluster/mirror/image-configs.yaml"
-# The function's flags, as docs/configuration.md tells a platform to set
+# The function's flags, as docs/operations.md (Settings per platform size) tells a platform to set
 # them: a DeploymentRuntimeConfig, here given to the dependency-installed
 # Function by a runtime ImageConfig of its (mirrored) source. The tests read
 # its debug log (calls per XR) and wait in units of its TTL.
