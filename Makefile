@@ -247,13 +247,13 @@ E2E_BEFORE_INSTALL ?= $(abspath test/e2e/hack/reference-seed.sh)
 e2e: e2e-tools build xpkg
 	$(E2E_ENV) E2E_RUN='$(E2E_RUN)' bash test/e2e/hack/run.sh
 
-# A platform of N Tenants on the same control plane (issue #26, docs/scale.md),
+# A platform of N Tenants on the same control plane (issue #26, docs/benchmarks.md),
 # in neither `make test` nor `make e2e`: TestScale runs only when SCALE_N is
 # set. It measures convergence from empty, the steady state's API requests,
 # CPU and memory, function calls and a route change's latency, then rewrites
-# docs/scale.md and docs/scale.png from every run recorded in docs/scale/.
+# docs/benchmarks.md and docs/scale.png from every run recorded in docs/scale/.
 # SETTINGS picks what the steady state costs: harness (up.sh's short periods,
-# those of make e2e) or quiet (the settings docs/scale.md recommends, at
+# those of make e2e) or quiet (the 5m periods of docs/benchmarks.md, at
 # periods short enough to measure: function TTL, provider poll and Crossplane
 # poll 5m). Crossplane and the function run without --debug, as in production.
 # Hold the e2e lock: flock /tmp/e2e.lock make scale N=100.

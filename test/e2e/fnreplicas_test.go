@@ -82,7 +82,7 @@ func (p fnPod) metrics() string { return "http://" + net.JoinHostPort(p.ip, "808
 // assume one pod.
 func TestFunctionReplicas(t *testing.T) {
 	if os.Getenv("FN_REPLICAS") != "2" {
-		t.Skip("FN_REPLICAS is not 2: run FN_REPLICAS=2 make e2e E2E_RUN='^TestFunctionReplicas$' (docs/scale.md, Several function replicas)")
+		t.Skip("FN_REPLICAS is not 2: run FN_REPLICAS=2 make e2e E2E_RUN='^TestFunctionReplicas$' (docs/benchmarks.md, Several function replicas)")
 	}
 	const ns = "tenant-replicas"
 	const apex = "replicas.example"

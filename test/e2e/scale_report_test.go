@@ -62,14 +62,14 @@ func (p scalePhase) cpuTotal() float64 {
 	return n
 }
 
-// The generated part of docs/scale.md lies between these markers; the rest
+// The generated part of docs/benchmarks.md lies between these markers; the rest
 // of the file is prose the test leaves alone.
 const (
 	scaleBegin = "<!-- scale:begin (written by make scale; do not edit) -->"
 	scaleEnd   = "<!-- scale:end -->"
 )
 
-// writeScale records the run and rewrites docs/scale.md's table and
+// writeScale records the run and rewrites docs/benchmarks.md's table and
 // docs/scale.png from every run recorded.
 func writeScale(docs string, rec scaleRecord) error {
 	dir := filepath.Join(docs, "scale")
@@ -87,7 +87,7 @@ func writeScale(docs string, rec scaleRecord) error {
 	if err != nil {
 		return err
 	}
-	md := filepath.Join(docs, "scale.md")
+	md := filepath.Join(docs, "benchmarks.md")
 	old, err := os.ReadFile(md)
 	if err != nil && !os.IsNotExist(err) {
 		return fmt.Errorf("cannot read %s: %w", md, err)
@@ -182,7 +182,7 @@ const (
 	marginR        = 14
 )
 
-// settingsColor is each settings' line colour (docs/scale.md's legend).
+// settingsColor is each settings' line colour (docs/benchmarks.md's legend).
 func settingsColor(s string) color.RGBA {
 	switch s {
 	case "harness":

@@ -76,7 +76,7 @@ func scaleSettings(t *testing.T) scaleConfig {
 	t.Helper()
 	v := os.Getenv("SCALE_N")
 	if v == "" {
-		t.Skip("SCALE_N is not set: TestScale runs under make scale (docs/scale.md)")
+		t.Skip("SCALE_N is not set: TestScale runs under make scale (docs/benchmarks.md)")
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 3 || n > 5000 {
@@ -123,7 +123,7 @@ func scaleSettings(t *testing.T) scaleConfig {
 // apiserver_request_total), the CPU and resident memory of Crossplane,
 // provider-kubernetes and the function (from /proc), the function's calls
 // per second, and a route change's latency at that scale. It records the
-// run in docs/scale/ and rewrites docs/scale.md's table and docs/scale.png
+// run in docs/scale/ and rewrites docs/benchmarks.md's table and docs/scale.png
 // from every run recorded there. It runs only under make scale; nothing is
 // deleted at the end, since the control plane is wiped.
 func TestScale(t *testing.T) {

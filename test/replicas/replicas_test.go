@@ -2,7 +2,7 @@
 // v2.4 calls a Deployment runtime's: two function processes behind one DNS
 // name, dialled with Crossplane's gRPC target form and service config. The
 // end-to-end version, through Crossplane itself, is TestFunctionReplicas in
-// test/e2e (docs/scale.md, Several function replicas).
+// test/e2e (docs/benchmarks.md, Several function replicas).
 package replicas
 
 import (

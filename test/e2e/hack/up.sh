@@ -225,7 +225,7 @@ for k in crt key; do cp "$P/provider.$k" "$S/provider-certs/tls.$k"; done
 # gets a TLS Secret of this name from Crossplane.)
 [ "${E2E_COEXIST:-0}" = 1 ] || kubectl -n crossplane-system create secret generic provider-kubernetes-tls-server --from-file=tls.crt="$P/provider.crt" --from-file=tls.key="$P/provider.key" \
   --from-file=ca.crt="$P/ca.crt" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
-# make scale varies what the steady state costs (docs/scale.md):
+# make scale varies what the steady state costs (docs/benchmarks.md):
 # CROSSPLANE_POLL, CROSSPLANE_FLAGS (more flags), FUNCTION_TTL, PROVIDER_POLL,
 # PROVIDER_SYNC, and E2E_DEBUG (empty: no --debug for Crossplane and the
 # function, as in production). CROSSPLANE_SETTINGS=default runs Crossplane
@@ -277,7 +277,7 @@ our_runtime(){
 kubectl apply -f "$ROOT/examples/cluster/provider-kubernetes-runtime.yaml" >/dev/null || fail "cannot apply examples/cluster/provider-kubernetes-runtime.yaml"
 sed 's#registry.example.internal/#127.0.0.1:5000/#' "$ROOT/examples/cluster/mirror/image-configs.yaml" | kubectl apply -f - >/dev/null \
   || fail "cannot apply examples/cluster/mirror/image-configs.yaml"
-# The function's flags, as docs/configuration.md tells a platform to set
+# The function's flags, as docs/operations.md (Settings per platform size) tells a platform to set
 # them: a DeploymentRuntimeConfig, here given to the dependency-installed
 # Function by a runtime ImageConfig of its (mirrored) source. The tests read
 # its debug log (calls per XR) and wait in units of its TTL.
@@ -395,7 +395,7 @@ start_provider(){
   # Two substitutions, since every process here shares one network namespace:
   # the health probe moves off :8081, and the poll and sync periods shorten to
   # what the tests' timeouts allow (docs/development.md lists both).
-  # PROVIDER_POLL and PROVIDER_SYNC override them (make scale, docs/scale.md).
+  # PROVIDER_POLL and PROVIDER_SYNC override them (make scale, docs/benchmarks.md).
   provider_env+=(HEALTH_PROBE_BIND_ADDRESS=127.0.0.1:18082)
   provider_args+=(--poll="${PROVIDER_POLL:-15s}" --sync="${PROVIDER_SYNC:-1m}")
   echo "provider-kubernetes as $SA: args ${provider_args[*]}; env ${provider_env[*]}" > "$L/provider-kubernetes-runtime.log"
