@@ -292,7 +292,8 @@ func lookup(s []byte, keys []string, out []wireValue) {
 	}
 }
 
-// valueOf reads a Value's bytes. A number's payload is its 8 bytes.
+// valueOf reads a Value's bytes. A number's payload is its 8 bytes, a
+// bool's (or null's) its varint.
 func valueOf(b []byte) wireValue {
 	var v wireValue
 	for len(b) > 0 {
@@ -300,8 +301,12 @@ func valueOf(b []byte) wireValue {
 		if n < 0 {
 			break
 		}
-		if typ == protowire.Fixed64Type {
+		switch typ {
+		case protowire.Fixed64Type:
 			p = b[n-8 : n]
+		case protowire.VarintType:
+			_, _, t := protowire.ConsumeTag(b)
+			p = b[t:n]
 		}
 		b = b[n:]
 		if num >= fieldValueNull && num <= fieldValueList {
@@ -321,6 +326,15 @@ func (v wireValue) number() float64 {
 		return 0
 	}
 	return math.Float64frombits(bits)
+}
+
+// boolean is the bool a Value holds, or false.
+func (v wireValue) boolean() bool {
+	if v.kind != fieldValueBool {
+		return false
+	}
+	x, n := protowire.ConsumeVarint(v.payload)
+	return n > 0 && x != 0
 }
 
 // str is the string a Value holds, or "".
