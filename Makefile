@@ -299,7 +299,6 @@ test: tools build $(EGCTL)
 	go test -run '^$$' -fuzz '^FuzzRunFunction$$' -fuzztime $(FUZZTIME) ./fn
 	go test -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime $(FUZZTIME) ./fn
 	go test -run '^$$' -fuzz '^FuzzObservedLazy$$' -fuzztime $(FUZZTIME) ./fn
-	go test -run '^$$' -fuzz '^FuzzObservedLazy$$' -fuzztime $(FUZZTIME) ./fn
 	go test -run '^$$' -fuzz '^FuzzHostKey$$' -fuzztime $(FUZZTIME) ./fn/gateway
 	go test -run '^$$' -fuzz '^FuzzIsolation$$' -fuzztime $(FUZZTIME) ./fn/gateway
 
