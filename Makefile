@@ -302,6 +302,7 @@ test: tools build $(EGCTL)
 	cd $(CLI_MOD) && go vet ./cmd/... ./internal/... && go test -count=1 ./cmd/... ./internal/...
 	go test -run '^$$' -fuzz '^FuzzRunFunction$$' -fuzztime $(FUZZTIME) ./fn
 	go test -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime $(FUZZTIME) ./fn
+	go test -run '^$$' -fuzz '^FuzzObservedLazy$$' -fuzztime $(FUZZTIME) ./fn
 	go test -run '^$$' -fuzz '^FuzzHostKey$$' -fuzztime $(FUZZTIME) ./fn/gateway
 	go test -run '^$$' -fuzz '^FuzzIsolation$$' -fuzztime $(FUZZTIME) ./fn/gateway
 

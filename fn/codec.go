@@ -14,17 +14,19 @@ import (
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 )
 
-// Field numbers of RunFunctionRequest.required_resources and of its map
-// entries.
+// Field numbers of RunFunctionRequest.observed and .required_resources, and
+// of State.resources.
 const (
+	fieldRequestObserved          protowire.Number = 2
 	fieldRequestRequiredResources protowire.Number = 8
+	fieldStateResources           protowire.Number = 2
 )
 
 // Codec is the gRPC codec for the proto content subtype that decodes a
-// RunFunctionRequest lazily: its route requirements stay bytes, read field by
-// field by the function; every other message, and everything else in the
-// request, goes through gRPC's own proto codec. See Lazy decoding in
-// docs/design.md.
+// RunFunctionRequest lazily: its route requirements and observed composed
+// resources stay bytes, read field by field by the function; every other
+// message, and everything else in the request, goes through gRPC's own
+// proto codec. See Lazy decoding in docs/design.md.
 type Codec struct {
 	proto encoding.CodecV2
 }
@@ -61,39 +63,56 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 
 // DecodeRequest decodes a RunFunctionRequest from b as proto.Unmarshal does,
 // except that each route requirement (httproutes, tlsroutes and their
-// per-namespace forms) in canonical form is kept as its Resources message's
-// bytes, in the Resources' unknown fields, where observeRoutes reads it. The
-// request keeps slices of b, which must not change afterwards.
+// per-namespace forms) and each observed composed resource in canonical form
+// is kept as its message's bytes (Resources, Resource), in the message's
+// unknown fields, where observeRoutes and resourceView read it. The request
+// keeps slices of b, which must not change afterwards.
 func DecodeRequest(b []byte, req *fnv1.RunFunctionRequest) error {
-	rest, lazy, ok := splitRoutes(b)
+	sp, ok := split(b)
 	if !ok {
 		return proto.Unmarshal(b, req)
 	}
-	if err := proto.Unmarshal(rest, req); err != nil {
+	if err := proto.Unmarshal(sp.rest, req); err != nil {
 		return err
 	}
-	if len(lazy) == 0 {
-		return nil
+	if len(sp.routes) > 0 && req.RequiredResources == nil {
+		req.RequiredResources = make(map[string]*fnv1.Resources, len(sp.routes))
 	}
-	if req.RequiredResources == nil {
-		req.RequiredResources = make(map[string]*fnv1.Resources, len(lazy))
-	}
-	for key, raw := range lazy {
+	for key, raw := range sp.routes {
 		rs := &fnv1.Resources{}
 		rs.ProtoReflect().SetUnknown(protoreflect.RawFields(raw))
 		req.RequiredResources[key] = rs
 	}
+	if len(sp.observed) > 0 && req.GetObserved().GetResources() == nil {
+		// The request had an observed state (split keeps its field), so
+		// req.Observed is set.
+		req.Observed.Resources = make(map[string]*fnv1.Resource, len(sp.observed))
+	}
+	for key, raw := range sp.observed {
+		r := &fnv1.Resource{}
+		r.ProtoReflect().SetUnknown(protoreflect.RawFields(raw))
+		req.Observed.Resources[key] = r
+	}
 	return nil
 }
 
-// splitRoutes separates the route requirements in canonical form from the
-// rest of a request's bytes. It returns false, to have protobuf decode the
-// whole request, when the bytes are not well-formed at the top level, a
-// required resource's map entry is not in canonical form, or a route
-// requirement's name appears twice (protobuf's last-one-wins would then
-// depend on the order).
-func splitRoutes(b []byte) ([]byte, map[string][]byte, bool) {
-	var lazy map[string][]byte
+// A splitRequest is a request's bytes without the messages kept as bytes,
+// and those messages by map key.
+type splitRequest struct {
+	rest     []byte
+	routes   map[string][]byte
+	observed map[string][]byte
+}
+
+// split separates the route requirements and the observed composed
+// resources in canonical form from the rest of a request's bytes. It
+// returns false, to have protobuf decode the whole request, when the bytes
+// are not well-formed at the top level or in the observed state, a map
+// entry is not in canonical form, the observed state is given twice
+// (protobuf would merge the two), or a name kept as bytes appears twice
+// (protobuf's last-one-wins would then depend on the order).
+func split(b []byte) (splitRequest, bool) {
+	var sp splitRequest
 	kept := map[string]bool{}
 	var parts [][]byte
 	size := 0
@@ -101,42 +120,92 @@ func splitRoutes(b []byte) ([]byte, map[string][]byte, bool) {
 		parts = append(parts, raw)
 		size += len(raw)
 	}
+	observedSeen := false
 	ok := eachFieldRaw(b, func(num protowire.Number, typ protowire.Type, v, raw []byte) bool {
-		if num != fieldRequestRequiredResources || typ != protowire.BytesType {
+		if typ != protowire.BytesType {
 			keep(raw)
 			return true
 		}
-		key, value, canonical := mapEntry(v)
-		switch {
-		case !canonical:
-			return false
-		case !isRouteRequirement(key) || !canonicalResources(value):
-			kept[key] = true
-			keep(raw)
-			return true
+		switch num {
+		case fieldRequestRequiredResources:
+			return lazyEntry(v, raw, isRouteRequirement, canonicalResources, &sp.routes, kept, keep)
+		case fieldRequestObserved:
+			if !once(&observedSeen) {
+				return false
+			}
+			state, ok := splitState(v, &sp.observed)
+			if ok {
+				keep(state)
+			}
+			return ok
 		}
-		if _, dup := lazy[key]; dup {
-			return false
-		}
-		if lazy == nil {
-			lazy = map[string][]byte{}
-		}
-		lazy[key] = value
+		keep(raw)
 		return true
 	})
 	if !ok {
-		return nil, nil, false
+		return sp, false
 	}
-	for key := range lazy {
+	for key := range sp.routes {
 		if kept[key] {
-			return nil, nil, false
+			return sp, false
 		}
 	}
-	rest := make([]byte, 0, size)
+	sp.rest = make([]byte, 0, size)
 	for _, p := range parts {
-		rest = append(rest, p...)
+		sp.rest = append(sp.rest, p...)
 	}
-	return rest, lazy, true
+	return sp, true
+}
+
+// lazyEntry reads the map entry v (its whole field raw): it goes into lazy
+// when its key is one lazily read and its value canonical, else to keep,
+// and its key into kept. False when the entry is not canonical or its key
+// is already in lazy.
+func lazyEntry(v, raw []byte, isLazy func(string) bool, canonical func([]byte) bool, lazy *map[string][]byte, kept map[string]bool, keep func([]byte)) bool {
+	key, value, ok := mapEntry(v)
+	switch {
+	case !ok:
+		return false
+	case !isLazy(key) || !canonical(value):
+		kept[key] = true
+		keep(raw)
+		return true
+	}
+	if _, dup := (*lazy)[key]; dup {
+		return false
+	}
+	if *lazy == nil {
+		*lazy = map[string][]byte{}
+	}
+	(*lazy)[key] = value
+	return true
+}
+
+// splitState returns the bytes of the observed state b as a request field
+// without the composed resources in canonical form, which go into lazy.
+func splitState(b []byte, lazy *map[string][]byte) ([]byte, bool) {
+	kept := map[string]bool{}
+	var rest []byte
+	keep := func(raw []byte) { rest = append(rest, raw...) }
+	every := func(string) bool { return true }
+	canonical := func(b []byte) bool { return canonicalResource(b, 0) }
+	ok := eachFieldRaw(b, func(num protowire.Number, typ protowire.Type, v, raw []byte) bool {
+		if num != fieldStateResources || typ != protowire.BytesType {
+			keep(raw)
+			return true
+		}
+		return lazyEntry(v, raw, every, canonical, lazy, kept, keep)
+	})
+	if !ok {
+		return nil, false
+	}
+	for key := range *lazy {
+		if kept[key] {
+			return nil, false
+		}
+	}
+	field := protowire.AppendTag(nil, fieldRequestObserved, protowire.BytesType)
+	return protowire.AppendBytes(field, rest), true
 }
 
 // mapEntry reads a map<string, message> entry holding its key and value once

@@ -3,6 +3,7 @@ package fn
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -122,6 +123,42 @@ func entry(key string, value []byte) []byte {
 	return protowire.AppendBytes(b, e)
 }
 
+// observedRequest is codecRequest with composed resources observed: those
+// the function reads fields of under their keys, the rest under others.
+func observedRequest(t testing.TB) []byte {
+	t.Helper()
+	req := &fnv1.RunFunctionRequest{}
+	if err := proto.Unmarshal(codecRequest(t, false), req); err != nil {
+		t.Fatal(err)
+	}
+	keys := []string{"gateway", "certificate-wildcard"}
+	req.Observed.Resources = map[string]*fnv1.Resource{}
+	for i, s := range observedSeeds {
+		key := fmt.Sprintf("other-%d", i)
+		if i < len(keys) {
+			key = keys[i]
+		}
+		req.Observed.Resources[key] = &fnv1.Resource{Resource: resource.MustStructJSON(s), Ready: fnv1.Ready_READY_TRUE}
+	}
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// lazyObserved are the observed composed resources a decoded request holds
+// as bytes.
+func lazyObserved(req *fnv1.RunFunctionRequest) []string {
+	var out []string
+	for k, r := range req.GetObserved().GetResources() {
+		if r.GetResource() == nil && len(r.ProtoReflect().GetUnknown()) > 0 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 func TestDecodeRequest(t *testing.T) {
 	one, err := proto.Marshal(&fnv1.Resources{Items: []*fnv1.Resource{{Resource: resource.MustStructJSON(codecRoutes[0])}}})
 	if err != nil {
@@ -132,11 +169,41 @@ func TestDecodeRequest(t *testing.T) {
 	twiceInItem := protowire.AppendTag(nil, fieldResourcesItems, protowire.BytesType)
 	item, _ := protowire.ConsumeBytes(one[protowire.SizeTag(fieldResourcesItems):])
 	twiceInItem = protowire.AppendBytes(twiceInItem, append(append([]byte(nil), item...), item...))
+	observed := observedRequest(t)
+	// The observed state alone, given twice: protobuf merges the two.
+	var state []byte
+	eachFieldRaw(observed, func(num protowire.Number, _ protowire.Type, _, raw []byte) bool {
+		if num == fieldRequestObserved {
+			state = raw
+		}
+		return true
+	})
+	// One observed resource given twice in one state.
+	gw, err := proto.Marshal(&fnv1.State{Resources: map[string]*fnv1.Resource{"gateway": {Resource: resource.MustStructJSON(observedSeeds[0])}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gwTwice := protowire.AppendBytes(protowire.AppendTag(nil, fieldRequestObserved, protowire.BytesType), append(append([]byte(nil), gw...), gw...))
 	cases := map[string]struct {
-		reason string
-		b      []byte
-		lazy   []string
+		reason   string
+		b        []byte
+		lazy     []string
+		observed []string
 	}{
+		"Observed": {
+			reason:   "Observed composed resources are kept as bytes",
+			b:        observed,
+			lazy:     []string{"httproutes", "tlsroutes"},
+			observed: []string{"gateway", "certificate-wildcard", "other-2", "other-3", "other-4", "other-5", "other-6"},
+		},
+		"ObservedTwice": {
+			reason: "An observed state given twice is merged by protobuf, so protobuf decodes the request",
+			b:      append(append([]byte(nil), state...), state...),
+		},
+		"ObservedKeyTwice": {
+			reason: "An observed resource given twice is left to protobuf, whose last one wins",
+			b:      gwTwice,
+		},
 		"Scoped": {
 			reason: "Routes listed per namespace are kept as bytes, every other requirement decoded",
 			b:      codecRequest(t, true),
@@ -175,6 +242,9 @@ func TestDecodeRequest(t *testing.T) {
 			if diff := cmp.Diff(tc.lazy, got, sortStrings); diff != "" {
 				t.Errorf("%s: lazy requirements -want, +got:\n%s", tc.reason, diff)
 			}
+			if diff := cmp.Diff(tc.observed, lazyObserved(req), sortStrings); diff != "" {
+				t.Errorf("%s: lazy observed resources -want, +got:\n%s", tc.reason, diff)
+			}
 			decodeBoth(t, tc.b, NewFunction())
 		})
 	}
@@ -200,6 +270,7 @@ func TestCodecUnmarshal(t *testing.T) {
 func FuzzDecodeRequest(f *testing.F) {
 	f.Add(codecRequest(f, true))
 	f.Add(codecRequest(f, false))
+	f.Add(observedRequest(f))
 	for _, r := range codecRoutes {
 		b, err := proto.Marshal(&fnv1.Resources{Items: []*fnv1.Resource{{Resource: resource.MustStructJSON(r)}}})
 		if err != nil {

@@ -4,12 +4,9 @@ import (
 	"fmt"
 	"sort"
 
-	"google.golang.org/protobuf/types/known/structpb"
-	corev1 "k8s.io/api/core/v1"
-
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/request"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
@@ -59,58 +56,13 @@ func list(s *structpb.Struct, path ...string) ([]*structpb.Value, error) {
 }
 
 // stringMap reads an object of strings, leaving out values of other types.
-func stringMap(v *structpb.Value) map[string]string {
+func stringMap(v val) map[string]string {
 	out := map[string]string{}
-	for k, f := range v.GetStructValue().GetFields() {
-		if s, ok := f.GetKind().(*structpb.Value_StringValue); ok {
-			out[k] = s.StringValue
+	v.object().each(func(k string, f val) {
+		if f.isString() {
+			out[k] = f.str()
 		}
-	}
-	return out
-}
-
-// conditions maps each condition type in a conditions list to its status.
-func conditions(v *structpb.Value) map[string]string {
-	return observedConditions(v).Conditions
-}
-
-// observedConditions maps each condition type in a conditions list to its
-// status, its reason and its message.
-func observedConditions(v *structpb.Value) *gateway.ObservedResource {
-	cs := conditionList(v)
-	o := &gateway.ObservedResource{
-		Conditions: make(map[string]string, len(cs)),
-		Reasons:    make(map[string]string, len(cs)),
-		Messages:   make(map[string]string, len(cs)),
-	}
-	for _, c := range cs {
-		t := string(c.Type)
-		o.Conditions[t], o.Reasons[t], o.Messages[t] = string(c.Status), string(c.Reason), c.Message
-	}
-	return o
-}
-
-// conditionList reads a conditions list into typed conditions, in order.
-func conditionList(v *structpb.Value) []xpv2.Condition {
-	values := v.GetListValue().GetValues()
-	out := make([]xpv2.Condition, 0, len(values))
-	for _, c := range values {
-		s := c.GetStructValue()
-		out = append(out, xpv2.Condition{
-			Type: xpv2.ConditionType(str(s, "type")), Status: corev1.ConditionStatus(str(s, "status")),
-			Reason: xpv2.ConditionReason(str(s, "reason")), Message: str(s, "message"),
-		})
-	}
-	return out
-}
-
-// observeComposed reads the conditions of every composed resource Crossplane
-// observed, by composition resource name.
-func observeComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.ObservedResource {
-	out := map[string]*gateway.ObservedResource{}
-	for key, r := range req.GetObserved().GetResources() {
-		out[key] = observedConditions(field(r.GetResource(), "status", "conditions"))
-	}
+	})
 	return out
 }
 

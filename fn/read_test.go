@@ -39,7 +39,7 @@ func TestReadValues(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			g := got{Str: str(s, tc.path...), Strings: stringMap(field(s, tc.path...))}
+			g := got{Str: str(s, tc.path...), Strings: stringMap(valueView(field(s, tc.path...)))}
 			l, err := list(s, tc.path...)
 			for _, v := range l {
 				g.List = append(g.List, v.AsInterface())
@@ -58,6 +58,12 @@ func TestReadValues(t *testing.T) {
 // messages by type, and as typed conditions in order.
 func TestReadConditions(t *testing.T) {
 	v := resource.MustStructJSON(`{"c":[{"type":"Ready","status":"False","reason":"Creating","message":"not yet"},{"type":"Synced","status":"True","reason":"ReconcileSuccess"}]}`).GetFields()["c"]
+	readConditions(t, valueView(v))
+}
+
+// readConditions checks the readers of a conditions list on v.
+func readConditions(t *testing.T, v val) {
+	t.Helper()
 	if diff := cmp.Diff(map[string]string{"Ready": "False", "Synced": "True"}, conditions(v)); diff != "" {
 		t.Errorf("conditions: -want, +got:\n%s", diff)
 	}
@@ -72,7 +78,7 @@ func TestReadConditions(t *testing.T) {
 	if diff := cmp.Diff(want, conditionList(v)); diff != "" {
 		t.Errorf("conditionList: -want, +got:\n%s", diff)
 	}
-	if diff := cmp.Diff([]xpv2.Condition{}, conditionList(nil)); diff != "" {
+	if diff := cmp.Diff([]xpv2.Condition{}, conditionList(val{})); diff != "" {
 		t.Errorf("conditionList of nothing: -want, +got:\n%s", diff)
 	}
 }

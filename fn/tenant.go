@@ -7,7 +7,6 @@ import (
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
@@ -73,7 +72,7 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 		Name: name, Parent: parent, Spec: x.Spec, ParentLabels: parentLabels, Platform: platform,
 		WildcardSecret: observedReplica(req), Observed: observeComposed(req), GatewayConditions: observedGatewayConditions(req),
 		GatewayClasses: observedClassNames(req), ClusterIssuers: observedClusterIssuers(log, req),
-		PublishingLabels: requiredLabels(req, reqPublishingNamespace), Conditions: conditionList(field(req.GetObserved().GetComposite().GetResource(), "status", "conditions")),
+		PublishingLabels: requiredLabels(req, reqPublishingNamespace), Conditions: conditionList(structView(req.GetObserved().GetComposite().GetResource()).at("status", "conditions")),
 	})
 	if c, ok := tenant.Acceptance(name, parent, err); ok {
 		setTenantCondition(rsp, c)
@@ -149,7 +148,7 @@ func requireTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.R
 // (nil when it does not exist or was not required).
 func requiredLabels(req *fnv1.RunFunctionRequest, key string) map[string]string {
 	if items := req.GetRequiredResources()[key].GetItems(); len(items) > 0 {
-		return stringMap(field(items[0].GetResource(), "metadata", "labels"))
+		return stringMap(valueView(field(items[0].GetResource(), "metadata", "labels")))
 	}
 	return nil
 }
@@ -186,25 +185,6 @@ func setTenantDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 		setTenantCondition(rsp, c)
 	}
 	return nil
-}
-
-// observedReplica is the Secret of the listeners' name in the tenant
-// namespace as the replica holder Object observed it, nil until it has. The
-// provider redacts the Secret's data in that status (--sanitize-secrets);
-// only the labels are read.
-func observedReplica(req *fnv1.RunFunctionRequest) *tenant.ObservedSecret {
-	m := field(req.GetObserved().GetResources()[tenant.KeyReplica].GetResource(), "status", "atProvider", "manifest").GetStructValue()
-	if m == nil {
-		return nil
-	}
-	return &tenant.ObservedSecret{Labels: stringMap(field(m, "metadata", "labels"))}
-}
-
-// observedGatewayConditions are the conditions of the tenant's
-// TenantGateway as provider-kubernetes observed it in its Object.
-func observedGatewayConditions(req *fnv1.RunFunctionRequest) []xpv2.Condition {
-	obj := req.GetObserved().GetResources()[tenant.KeyTenantGateway].GetResource()
-	return conditionList(field(obj, "status", "atProvider", "manifest", "status", "conditions"))
 }
 
 // observedClassNames are the names of the GatewayClasses the run listed;

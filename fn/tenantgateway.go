@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/protobuf/types/known/structpb"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/crossplane/function-sdk-go/logging"
@@ -348,7 +347,7 @@ func observeNamedNamespaces(req *fnv1.RunFunctionRequest, names []string) map[st
 			continue
 		}
 		s := items[0].GetResource()
-		out[n] = &gateway.Namespace{Name: n, Labels: stringMap(field(s, keyMetadata, "labels")), Annotations: stringMap(field(s, keyMetadata, "annotations"))}
+		out[n] = &gateway.Namespace{Name: n, Labels: stringMap(valueView(field(s, keyMetadata, "labels"))), Annotations: stringMap(valueView(field(s, keyMetadata, "annotations")))}
 	}
 	return out
 }
@@ -402,55 +401,4 @@ func observePrevious(req *fnv1.RunFunctionRequest) (gateway.PreviousStatus, []st
 	}
 	p.Orders = status.Orders
 	return p, nil
-}
-
-// observeGatewayComposed is observeComposed with what the computation reads
-// of the composed wildcard Certificate and Gateway besides their conditions:
-// the Certificate's dnsNames, the Gateway's listeners and their conditions.
-func observeGatewayComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.ObservedResource {
-	out := observeComposed(req)
-	if o := out[gateway.KeyCertificateWildcard]; o != nil {
-		s := req.GetObserved().GetResources()[gateway.KeyCertificateWildcard].GetResource()
-		o.DNSNames = []string{}
-		for _, v := range field(s, keySpec, "dnsNames").GetListValue().GetValues() {
-			o.DNSNames = append(o.DNSNames, v.GetStringValue())
-		}
-	}
-	if o := out[gateway.KeyGateway]; o != nil {
-		s := req.GetObserved().GetResources()[gateway.KeyGateway].GetResource()
-		o.ListenerHostnames = map[string]string{}
-		for _, v := range field(s, keySpec, "listeners").GetListValue().GetValues() {
-			if n := str(v.GetStructValue(), "name"); n != "" {
-				o.ListenerNames = append(o.ListenerNames, n)
-				o.ListenerHostnames[n] = str(v.GetStructValue(), "hostname")
-			}
-		}
-		o.Listeners = map[string]map[string]string{}
-		o.Generation = int64(field(s, keyMetadata, "generation").GetNumberValue())
-		o.StatusGenerations = observedGenerations(field(s, "status", "conditions"))
-		o.ListenerGenerations = map[string]int64{}
-		for _, v := range field(s, "status", "listeners").GetListValue().GetValues() {
-			l := v.GetStructValue()
-			o.Listeners[str(l, "name")] = conditions(field(l, "conditions"))
-			for _, g := range observedGenerations(field(l, "conditions")) {
-				if old, ok := o.ListenerGenerations[str(l, "name")]; !ok || g < old {
-					o.ListenerGenerations[str(l, "name")] = g
-				}
-			}
-		}
-	}
-	return out
-}
-
-// observedGenerations maps each condition type of a conditions list to the
-// observedGeneration its controller wrote with it, where it wrote one.
-func observedGenerations(v *structpb.Value) map[string]int64 {
-	out := map[string]int64{}
-	for _, c := range v.GetListValue().GetValues() {
-		s := c.GetStructValue()
-		if g := field(s, "observedGeneration").GetNumberValue(); g > 0 {
-			out[str(s, "type")] = int64(g)
-		}
-	}
-	return out
 }

@@ -232,17 +232,7 @@ func wireItems(b []byte) [][]byte {
 		if num != fieldResourcesItems || typ != protowire.BytesType {
 			continue
 		}
-		var s []byte
-		for len(item) > 0 {
-			num, typ, v, n := next(item)
-			if n < 0 {
-				break
-			}
-			item = item[n:]
-			if num == fieldResourceResource && typ == protowire.BytesType {
-				s = v
-			}
-		}
+		s := wireResource(item)
 		out = append(out, s)
 	}
 	return out
@@ -261,38 +251,17 @@ func lookup(s []byte, keys []string, out []wireValue) {
 	for i := range out {
 		out[i] = wireValue{}
 	}
-	for len(s) > 0 {
-		num, _, entry, n := next(s)
-		if n < 0 {
-			return
-		}
-		s = s[n:]
-		if num != fieldStructFields {
-			continue
-		}
-		var key, val []byte
-		for len(entry) > 0 {
-			num, _, v, n := next(entry)
-			if n < 0 {
-				break
-			}
-			entry = entry[n:]
-			switch num {
-			case fieldEntryKey:
-				key = v
-			case fieldEntryValue:
-				val = v
-			}
-		}
+	wireEach(s, func(key []byte, v wireValue) {
 		for i, k := range keys {
 			if i < len(out) && string(key) == k {
-				out[i] = valueOf(val)
+				out[i] = v
 			}
 		}
-	}
+	})
 }
 
-// valueOf reads a Value's bytes. A number's payload is its 8 bytes.
+// valueOf reads a Value's bytes. A number's payload is its 8 bytes, a
+// bool's (or null's) its varint.
 func valueOf(b []byte) wireValue {
 	var v wireValue
 	for len(b) > 0 {
@@ -300,8 +269,12 @@ func valueOf(b []byte) wireValue {
 		if n < 0 {
 			break
 		}
-		if typ == protowire.Fixed64Type {
+		switch typ {
+		case protowire.Fixed64Type:
 			p = b[n-8 : n]
+		case protowire.VarintType:
+			_, _, t := protowire.ConsumeTag(b)
+			p = b[t:n]
 		}
 		b = b[n:]
 		if num >= fieldValueNull && num <= fieldValueList {
@@ -321,6 +294,15 @@ func (v wireValue) number() float64 {
 		return 0
 	}
 	return math.Float64frombits(bits)
+}
+
+// boolean is the bool a Value holds, or false.
+func (v wireValue) boolean() bool {
+	if v.kind != fieldValueBool {
+		return false
+	}
+	x, n := protowire.ConsumeVarint(v.payload)
+	return n > 0 && x != 0
 }
 
 // str is the string a Value holds, or "".
