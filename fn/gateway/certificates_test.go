@@ -71,8 +71,8 @@ func TestAttackCertificateForALongLabel(t *testing.T) {
 		wantState v1alpha1.HostnameState
 		wantCerts int
 	}{
-		"Label63": {label: strings.Repeat("a", 63), wantState: v1alpha1.HostnameListening, wantCerts: 1},
-		"Label64": {label: strings.Repeat("a", 64), wantState: v1alpha1.HostnameInvalid},
+		"Label63":  {label: strings.Repeat("a", 63), wantState: v1alpha1.HostnameListening, wantCerts: 1},
+		"Label64":  {label: strings.Repeat("a", 64), wantState: v1alpha1.HostnameInvalid},
 		"Label200": {label: strings.Repeat("b", 200), wantState: v1alpha1.HostnameInvalid},
 	}
 	for name, tc := range cases {
