@@ -109,7 +109,9 @@ func conditionList(v *structpb.Value) []xpv2.Condition {
 func observeComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.ObservedResource {
 	out := map[string]*gateway.ObservedResource{}
 	for key, r := range req.GetObserved().GetResources() {
-		out[key] = observedConditions(field(r.GetResource(), "status", "conditions"))
+		o := observedConditions(field(r.GetResource(), "status", "conditions"))
+		o.Name = str(r.GetResource(), keyMetadata, "name")
+		out[key] = o
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -35,8 +36,47 @@ const ZoneGuardPath = "/.well-known/tenant-gateway/zone-guard"
 
 const keyZoneGuardPrefix = "zone-guard-"
 
-// ZoneGuardKey is the composition resource name of a child apex's guard.
+// ZoneGuardKey is the composition resource name of a child apex's guard:
+// zone-guard-<label>-<hex8>, unless another apex of the Gateway derives the
+// same (see zoneGuardKeys).
 func ZoneGuardKey(apex string) string { return keyZoneGuardPrefix + HostKey(apex) }
+
+// fullZoneGuardKey is zone-guard-<apex>: the whole apex, so no two apexes
+// share it, and never a short key (an apex has a dot, a short key none).
+func fullZoneGuardKey(apex string) string { return keyZoneGuardPrefix + apex }
+
+// zoneGuardKeys gives each guard (apex → its Object's name) a key no other
+// guard has, as listener names are given (see Names in docs/design.md): the
+// 32-bit short key unless another apex derives the same. Then the guard
+// Crossplane observes under the short key (by its Object's name) keeps it,
+// else the byte-smaller apex, and the others take the full key; a guard
+// observed under its full key keeps it, so that its Object is never handed
+// from one key to another.
+func zoneGuardKeys(in *Input, guards map[string]string) map[string]string {
+	apexes := slices.Sorted(maps.Keys(guards))
+	keys := make(map[string]string, len(apexes))
+	groups := map[string][]string{}
+	for _, a := range apexes {
+		if o := in.Observed[fullZoneGuardKey(a)]; o != nil && o.Name == guards[a] {
+			keys[a] = fullZoneGuardKey(a)
+			continue
+		}
+		groups[ZoneGuardKey(a)] = append(groups[ZoneGuardKey(a)], a)
+	}
+	for short, g := range groups {
+		keeper := g[0]
+		if o := in.Observed[short]; o != nil {
+			if i := slices.IndexFunc(g, func(a string) bool { return o.Name == guards[a] }); i >= 0 {
+				keeper = g[i]
+			}
+		}
+		for _, a := range g {
+			keys[a] = fullZoneGuardKey(a)
+		}
+		keys[keeper] = short
+	}
+	return keys
+}
 
 func isZoneGuardKey(key string) bool { return strings.HasPrefix(key, keyZoneGuardPrefix) }
 
@@ -67,7 +107,9 @@ func zoneGuards(in *Input, t *tenancy, children []*child) ([]Resource, error) {
 			byApex[a] = append(byApex[a], n.Name)
 		}
 	}
-	var out []Resource
+	var guarded []*child
+	guardNS := map[string]string{}
+	objects := map[string]string{}
 	for _, ch := range children {
 		if ch.slot == nil || !ch.slot.kept || ch.slot.name == "" {
 			continue
@@ -76,11 +118,18 @@ func zoneGuards(in *Input, t *tenancy, children []*child) ([]Resource, error) {
 		if i < 0 {
 			continue
 		}
-		o, err := zoneGuardObject(in, byApex[ch.apex][i], ch.apex, ch.slot.name)
+		guarded = append(guarded, ch)
+		guardNS[ch.apex] = byApex[ch.apex][i]
+		objects[ch.apex] = ZoneGuardObjectName(in.Name, guardNS[ch.apex])
+	}
+	keys := zoneGuardKeys(in, objects)
+	out := make([]Resource, 0, len(guarded))
+	for _, ch := range guarded {
+		o, err := zoneGuardObject(in, guardNS[ch.apex], ch.apex, ch.slot.name)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Resource{Key: ZoneGuardKey(ch.apex), Object: o})
+		out = append(out, Resource{Key: keys[ch.apex], Object: o})
 	}
 	return out, nil
 }

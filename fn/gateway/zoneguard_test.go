@@ -199,3 +199,60 @@ func TestZoneGuardMovesToAnAdmittedNamespace(t *testing.T) {
 		t.Errorf("login.bob.alice.example.org, in bob's zone, is answered by %v on listener %s", rs, l)
 	}
 }
+
+// TestAttackZoneGuardKeyCollision: alice names a nested tenant so that its
+// apex derives the same 32-bit short key as bob's nested tenant's
+// (harbor.x19ul5zj.alice.example.org and harbor.bob.example.org, both
+// harbor-3005190e: a birthday search of minutes), to take the composition
+// resource name of bob's zone guard: bob's zone loses its guard, or alice's
+// guard is written through the Object Crossplane holds for bob's. What
+// must hold: every guard has a key of its own, each key holds the Object of
+// its own zone's namespace, and a guard Crossplane already observes keeps
+// its key whoever came first.
+func TestAttackZoneGuardKeyCollision(t *testing.T) {
+	const bob, alice = "harbor.bob.example.org", "harbor.x19ul5zj.alice.example.org"
+	if ZoneGuardKey(bob) != ZoneGuardKey(alice) {
+		t.Fatalf("the pair no longer collides: %s, %s", ZoneGuardKey(bob), ZoneGuardKey(alice))
+	}
+	nss := append(platform(), labelled("tenant-bob-harbor", bob), labelled("tenant-alice-x19ul5zj", alice))
+	routes := []Route{
+		routeTo("tenant-bob-harbor", "www", "www."+bob),
+		routeTo("tenant-alice-x19ul5zj", "www", "www."+alice),
+	}
+	bobObject, aliceObject := ZoneGuardObjectName("cozystack", "tenant-bob-harbor"), ZoneGuardObjectName("cozystack", "tenant-alice-x19ul5zj")
+	cases := map[string]struct {
+		observed map[string]*ObservedResource
+		want     map[string]string // key → the guard Object's name
+	}{
+		"Fresh": {
+			want: map[string]string{ZoneGuardKey(bob): bobObject, fullZoneGuardKey(alice): aliceObject},
+		},
+		"AliceObservedUnderTheShortKey": {
+			observed: map[string]*ObservedResource{ZoneGuardKey(alice): {Name: aliceObject}},
+			want:     map[string]string{ZoneGuardKey(alice): aliceObject, fullZoneGuardKey(bob): bobObject},
+		},
+		"BobObservedUnderTheFullKey": {
+			observed: map[string]*ObservedResource{fullZoneGuardKey(bob): {Name: bobObject}},
+			want:     map[string]string{ZoneGuardKey(alice): aliceObject, fullZoneGuardKey(bob): bobObject},
+		},
+	}
+	for name, tc := range cases {
+		for mode, spec := range wildcardSpecs {
+			t.Run(name+"/"+mode, func(t *testing.T) {
+				out := attack(t, Input{Spec: spec, Namespaces: nss, Routes: routes, Observed: tc.observed})
+				got := map[string]string{}
+				for _, r := range out.Resources {
+					if o, ok := r.Object.(*kobjv1alpha1.Object); ok && isZoneGuardKey(r.Key) {
+						if _, dup := got[r.Key]; dup {
+							t.Errorf("two guards under key %s", r.Key)
+						}
+						got[r.Key] = o.Name
+					}
+				}
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("zone guards by key, -want +got:\n%s", diff)
+				}
+			})
+		}
+	}
+}
