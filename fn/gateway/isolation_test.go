@@ -393,8 +393,9 @@ func TestAttackForeignAttachedNamespace(t *testing.T) {
 
 func TestAttackUnboundedGrowth(t *testing.T) {
 	// 8,000 contested hostnames with long first labels, claimed from two
-	// namespaces delegated the apex, 16 per route.
-	label := strings.Repeat("l", 60)
+	// namespaces delegated the apex, 16 per route (63 characters, DNS's
+	// limit of a label).
+	label := strings.Repeat("l", 58)
 	var routes []Route
 	for i := range 500 {
 		var hs []string

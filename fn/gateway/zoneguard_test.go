@@ -256,3 +256,58 @@ func TestAttackZoneGuardKeyCollision(t *testing.T) {
 		}
 	}
 }
+
+// TestAttackParentWildcardOnAChildApex: a parent routes a wildcard (or a
+// route without hostnames) over its zone, to answer a nested tenant's bare
+// apex: a child's listener is *.<child>, which does not match the apex
+// itself, so the parent's wider listener takes it by SNI, and in a shared
+// table *.<parent> is its longest wildcard suffix. What must hold: no
+// route of the parent's answers the child's apex, on any table the Gateway
+// has (per SNI and shared); the child's own route on its apex is served.
+func TestAttackParentWildcardOnAChildApex(t *testing.T) {
+	hostless := Route{Kind: KindHTTPRoute, Namespace: "tenant-root", Name: "all", ParentRefs: []ParentRef{{Name: "cozystack"}}}
+	cases := map[string]struct {
+		routes  []Route
+		request string
+		want    []string // the routes that may answer it
+	}{
+		"AliceWildcardOnBob": {
+			routes:  []Route{routeTo("tenant-alice", "all", "*.alice.example.org"), routeTo("tenant-alice-bob", "www", "www.bob.alice.example.org")},
+			request: "bob.alice.example.org",
+		},
+		"RootWildcardOnAlice": {
+			routes:  []Route{routeTo("tenant-root", "all", "*.example.org"), routeTo("tenant-alice", "www", "www.alice.example.org")},
+			request: "alice.example.org",
+		},
+		"RootWithoutHostnamesOnBob": {
+			routes:  []Route{hostless, routeTo("tenant-alice-bob", "www", "www.bob.alice.example.org")},
+			request: "bob.alice.example.org",
+		},
+		"BobRoutesHisApex": {
+			routes:  []Route{routeTo("tenant-alice", "all", "*.alice.example.org"), routeTo("tenant-alice-bob", "apex", "bob.alice.example.org")},
+			request: "bob.alice.example.org",
+			want:    []string{"HTTPRoute/tenant-alice-bob/apex"},
+		},
+	}
+	for name, tc := range cases {
+		for mode, spec := range wildcardSpecs {
+			t.Run(name+"/"+mode, func(t *testing.T) {
+				in := Input{Spec: spec, Namespaces: nested(), Routes: tc.routes}
+				first := attackP(t, &in)
+				in = fedBack(in, first)
+				in.Routes = tableRoutes(t, &in, first)
+				out := attackP(t, &in)
+				port := gwapiv1.PortNumber(443)
+				if spec.CertMode == v1alpha1.CertModeEdge {
+					port = 80
+				}
+				for _, shared := range []bool{false, true} {
+					l, rs := answerIn(t, &in, out, port, tc.request, shared)
+					if diff := cmp.Diff(tc.want, rs, cmpopts.EquateEmpty()); diff != "" {
+						t.Errorf("shared=%v: %s on listener %q, answering routes -want +got:\n%s", shared, tc.request, l, diff)
+					}
+				}
+			})
+		}
+	}
+}
