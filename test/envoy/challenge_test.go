@@ -69,7 +69,7 @@ func TestAttackChallengeThroughTheRedirect(t *testing.T) {
 		"OtherToken":          {host: "shop.alice.example.org", path: gateway.ACMEChallengePath + "/hers"},
 		"NameWithoutASolver":  {host: "www.alice.example.org", path: gateway.ACMEChallengePath + "/hers"},
 		"ChallengeDirectory":  {host: "www.alice.example.org", path: gateway.ACMEChallengePath},
-		"EveryOtherPathStill": {host: "shop.alice.example.org", path: "/", want: answer{Redirect: &Redirect{Scheme: "https", Code: 301}}},
+		"EveryOtherPathStill": {host: "www.alice.example.org", path: "/", want: answer{Redirect: &Redirect{Scheme: "https", Code: 301}}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
