@@ -48,14 +48,14 @@ func solverRoute(ns, tgw, host, token, svc string) gwapiv1.HTTPRoute {
 // no backend at all; every other path still redirects to https.
 func TestAttackChallengeThroughTheRedirect(t *testing.T) {
 	spec := tgwv1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: tgwv1alpha1.CertModeHTTP01, IssuerName: "letsencrypt-prod"}
-	nss := []gateway.Namespace{reviewNS("tenant-root", "example.org"), reviewNS("tenant-alice", "alice.example.org")}
+	nss := []gateway.Namespace{tenantNS("tenant-root", "example.org"), tenantNS("tenant-alice", "alice.example.org")}
 	routes := []gateway.Route{
-		reviewRoute("tenant-alice", "shop", "shop.alice.example.org"),
-		reviewRoute("tenant-alice", "www", "www.alice.example.org"),
+		tenantRoute("tenant-alice", "shop", "shop.alice.example.org"),
+		tenantRoute("tenant-alice", "www", "www.alice.example.org"),
 	}
-	_, s := reviewCompose(t, gateway.Input{Spec: spec, Namespaces: nss, Routes: routes})
+	_, s := composeScenario(t, gateway.Input{Spec: spec, Namespaces: nss, Routes: routes})
 	s.HTTPRoutes = append(s.HTTPRoutes, solverRoute("tenant-root", "cozystack", "shop.alice.example.org", "t0ken", "cm-acme-http-solver-shop"))
-	r := reviewTranslate(t, s)
+	r := translateScenario(t, s)
 
 	type answer struct {
 		Redirect *Redirect
