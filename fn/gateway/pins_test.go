@@ -211,7 +211,8 @@ func TestReachThroughOwnPinIsBounded(t *testing.T) {
 	}
 }
 
-// composeOnly is attackP without its checks: for a test that asserts a
+// composeOnly composes tenant-root's Gateway, filling in the caller's Input
+// as attackP does, without attackP's checks: for a test that asserts a
 // documented limit, which the oracle would report.
 func composeOnly(t *testing.T, in *Input) *Output {
 	t.Helper()
@@ -219,9 +220,11 @@ func composeOnly(t *testing.T, in *Input) *Output {
 	if in.GatewayClass == nil {
 		in.GatewayClass = someClass
 	}
-	in.NamedNamespaces = map[string]*Namespace{}
-	for i := range in.Namespaces {
-		in.NamedNamespaces[in.Namespaces[i].Name] = &in.Namespaces[i]
+	if in.NamedNamespaces == nil {
+		in.NamedNamespaces = map[string]*Namespace{}
+		for i := range in.Namespaces {
+			in.NamedNamespaces[in.Namespaces[i].Name] = &in.Namespaces[i]
+		}
 	}
 	out, err := Compose(*in)
 	if err != nil {
