@@ -22,7 +22,10 @@ import (
 func observeComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.ObservedResource {
 	out := map[string]*gateway.ObservedResource{}
 	for key, r := range req.GetObserved().GetResources() {
-		out[key] = observedConditions(resourceView(r).at("status", "conditions"))
+		v := resourceView(r)
+		o := observedConditions(v.at("status", "conditions"))
+		o.Name = v.at(keyMetadata, "name").str()
+		out[key] = o
 	}
 	return out
 }

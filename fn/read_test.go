@@ -84,14 +84,14 @@ func readConditions(t *testing.T, v val) {
 }
 
 // TestObserveComposed: what the edge reads of every composed resource
-// Crossplane observed, whatever its kind: its conditions, by key.
+// Crossplane observed, whatever its kind: its name and conditions, by key.
 func TestObserveComposed(t *testing.T) {
 	req := &fnv1.RunFunctionRequest{Observed: &fnv1.State{Resources: map[string]*fnv1.Resource{
 		"namespace":     {Resource: resource.MustStructJSON(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-bob"}}`)},
 		"tenantgateway": {Resource: resource.MustStructJSON(`{"kind":"Object","status":{"conditions":[{"type":"Ready","status":"True","reason":"Available"}]}}`)},
 	}}}
 	want := map[string]*gateway.ObservedResource{
-		"namespace":     {Conditions: map[string]string{}, Reasons: map[string]string{}, Messages: map[string]string{}},
+		"namespace":     {Name: "tenant-bob", Conditions: map[string]string{}, Reasons: map[string]string{}, Messages: map[string]string{}},
 		"tenantgateway": {Conditions: map[string]string{"Ready": "True"}, Reasons: map[string]string{"Ready": "Available"}, Messages: map[string]string{"Ready": ""}},
 	}
 	if diff := cmp.Diff(want, observeComposed(req)); diff != "" {

@@ -13,8 +13,9 @@ type child struct {
 	namespace string
 	state     v1alpha1.ChildApexState
 	message   string
-	// slot is the child's listener in wildcard modes.
-	slot *slot
+	// slot is the child's listener in wildcard modes; apexPin the
+	// listener of its bare apex, when it has one (see apexPins).
+	slot, apexPin *slot
 	// idle: no route of a namespace delegated this apex claims a hostname
 	// that may be served (see Budgets in docs/design.md).
 	idle bool

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
 
@@ -181,6 +183,22 @@ func invalidHostname(in *Input, h string) string {
 		return fmt.Sprintf("%q is not a valid Gateway API hostname (lowercase DNS name, optionally starting with \"*.\")", h)
 	case isWildcard(h) && in.Spec.CertMode == v1alpha1.CertModeHTTP01:
 		return "HTTP-01 cannot issue wildcard certificates; use certMode dns01 or existingSecret for wildcard hostnames"
+	case in.Spec.CertMode == v1alpha1.CertModeHTTP01:
+		return longLabel(h)
+	}
+	return ""
+}
+
+// longLabel says why a hostname with a DNS label over 63 characters gets no
+// certificate, or "". The Gateway API admits such a hostname (its schema
+// bounds only the whole name), but no DNS name has such a label and no ACME
+// CA issues for one: an http01 Certificate for it would only spend an order
+// and never be ready.
+func longLabel(h string) string {
+	for l := range strings.SplitSeq(base(h), ".") {
+		if len(l) > validation.DNS1123LabelMaxLength {
+			return fmt.Sprintf("its DNS label %.20s… is %d characters, over DNS's limit of %d: no ACME CA issues a certificate for it; use a shorter label", l, len(l), validation.DNS1123LabelMaxLength)
+		}
 	}
 	return ""
 }

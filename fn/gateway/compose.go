@@ -62,7 +62,7 @@ func Compose(in Input) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	reports, reportsLeftOut, err := routeReports(&in, claims)
+	reports, reportsLeftOut, err := routeReports(&in, t, claims)
 	if err != nil {
 		return nil, err
 	}

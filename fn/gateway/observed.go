@@ -12,6 +12,8 @@ import (
 // An ObservedResource is a composed resource Crossplane observed under its
 // composition resource name: it exists, and is ours.
 type ObservedResource struct {
+	// Name is the resource's metadata.name.
+	Name string
 	// Conditions maps a condition type to its status ("True", "False", …).
 	Conditions map[string]string
 	// Reasons and Messages map a condition type to the reason and message

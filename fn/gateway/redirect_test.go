@@ -37,7 +37,9 @@ func TestRedirectObject(t *testing.T) {
 
 // wantRedirect is the redirect as an operator reads it: on the http
 // listener of the TenantGateway's own Gateway only, no hostnames (every
-// host), no matches and no backends, 301 to https.
+// host); ACME challenge paths match a rule without backends (never
+// redirected: only cert-manager's solver route answers them), every other
+// path 301 to https.
 func wantRedirect(ns, name, tgw string) *gwapiv1.HTTPRoute {
 	return &gwapiv1.HTTPRoute{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "HTTPRoute"},
@@ -47,10 +49,13 @@ func wantRedirect(ns, name, tgw string) *gwapiv1.HTTPRoute {
 				Group: ptr.To(gwapiv1.Group("gateway.networking.k8s.io")), Kind: ptr.To(gwapiv1.Kind("Gateway")),
 				Name: gwapiv1.ObjectName(tgw), SectionName: ptr.To(gwapiv1.SectionName("http")),
 			}}},
-			Rules: []gwapiv1.HTTPRouteRule{{Filters: []gwapiv1.HTTPRouteFilter{{
-				Type:            gwapiv1.HTTPRouteFilterRequestRedirect,
-				RequestRedirect: &gwapiv1.HTTPRequestRedirectFilter{Scheme: ptr.To("https"), StatusCode: ptr.To(301)},
-			}}}},
+			Rules: []gwapiv1.HTTPRouteRule{
+				{Matches: []gwapiv1.HTTPRouteMatch{{Path: &gwapiv1.HTTPPathMatch{Type: ptr.To(gwapiv1.PathMatchPathPrefix), Value: ptr.To("/.well-known/acme-challenge")}}}},
+				{Filters: []gwapiv1.HTTPRouteFilter{{
+					Type:            gwapiv1.HTTPRouteFilterRequestRedirect,
+					RequestRedirect: &gwapiv1.HTTPRequestRedirectFilter{Scheme: ptr.To("https"), StatusCode: ptr.To(301)},
+				}}},
+			},
 		},
 	}
 }

@@ -70,10 +70,13 @@ type report struct {
 
 // routeReports composes a report for every namespace but the owner's
 // (whose administrators read the TenantGateway) with at least one route
-// that has a hostname not served: namespace order, at most MaxRouteReports.
-// A report names only routes of its own namespace, and its Object writes
-// only into that namespace, a namespace routes were read from.
-func routeReports(in *Input, claims []*claim) ([]Resource, int, error) {
+// that has a hostname not served, at most MaxRouteReports: when more ask,
+// the budgets' round-robin picks them (one namespace per branch of the
+// delegation tree per round), so that a tenant's nested tenants, however
+// many and however named, take no other branch's report. A report names
+// only routes of its own namespace, and its Object writes only into that
+// namespace, a namespace routes were read from.
+func routeReports(in *Input, t *tenancy, claims []*claim) ([]Resource, int, error) {
 	byNS := map[string]*report{}
 	var order []string
 	for _, c := range claims {
@@ -96,22 +99,18 @@ func routeReports(in *Input, claims []*claim) ([]Resource, int, error) {
 		}
 	}
 	slices.Sort(order)
-	reported := 0
+	var cands []budgeted
 	for _, ns := range order {
 		if len(byNS[ns].unserved) > 0 {
-			reported++
+			cands = append(cands, budgeted{hostname: ns, namespace: ns})
 		}
 	}
-	limit := min(maxReportBytes, maxReportsBytes/max(min(reported, MaxRouteReports), 1))
-	var out []Resource
-	left := 0
+	kept := fairShare(cands, MaxRouteReports, t)
+	limit := min(maxReportBytes, maxReportsBytes/max(len(kept), 1))
+	out := make([]Resource, 0, len(kept))
 	for _, ns := range order {
 		r := byNS[ns]
-		if len(r.unserved) == 0 {
-			continue
-		}
-		if len(out) == MaxRouteReports {
-			left++
+		if len(r.unserved) == 0 || !kept[ns] {
 			continue
 		}
 		o, err := reportObject(in, r, limit)
@@ -120,7 +119,7 @@ func routeReports(in *Input, claims []*claim) ([]Resource, int, error) {
 		}
 		out = append(out, Resource{Key: ReportKey(ns), Object: o})
 	}
-	return out, left, nil
+	return out, len(cands) - len(kept), nil
 }
 
 // claimMessage is the message status.hostnames gives a claim.

@@ -140,3 +140,53 @@ func TestRouteReportsBounded(t *testing.T) {
 		t.Errorf("a cut report's summary does not say so: %q", summary)
 	}
 }
+
+// TestAttackReportsCrowdedOutByName: alice makes more nested tenants than
+// there are report places, named to sort before every other tenant's
+// namespace, each with a refused route, so that bob and carol (other
+// branches) get no report and cannot read why their routes are refused.
+// What must hold: every branch with a refused route gets a report; alice's
+// branch gets the places nobody else needs, and the count left out is
+// what her branch asked beyond them.
+func TestAttackReportsCrowdedOutByName(t *testing.T) {
+	cases := map[string]struct {
+		nested   int
+		wantAll  int
+		wantLeft int
+	}{
+		"FewerThanThePlaces":   {nested: 10, wantAll: 13, wantLeft: 0},
+		"OneMoreThanThePlaces": {nested: MaxRouteReports, wantAll: MaxRouteReports, wantLeft: 3},
+		"ManyMore":             {nested: 3 * MaxRouteReports, wantAll: MaxRouteReports, wantLeft: 2*MaxRouteReports + 3},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			nss := append(platform(), labelled("tenant-carol", "carol.example.org"))
+			routes := []Route{
+				routeTo("tenant-bob", "steal", "www.carol.example.org"),
+				routeTo("tenant-carol", "steal", "www.bob.example.org"),
+				routeTo("tenant-alice", "steal", "www.bob.example.org"),
+			}
+			for i := range tc.nested {
+				ns := fmt.Sprintf("tenant-alice-a%03d", i)
+				nss = append(nss, labelled(ns, fmt.Sprintf("a%03d.alice.example.org", i)))
+				routes = append(routes, routeTo(ns, "steal", "www.bob.example.org"))
+			}
+			out := attack(t, Input{Spec: http01Spec, Namespaces: nss, Routes: routes})
+			got := reported(t, out)
+			byOthers := map[string]bool{}
+			for k := range got {
+				if ns, _, _ := strings.Cut(k, "/"); !strings.HasPrefix(ns, "tenant-alice") {
+					byOthers[ns] = true
+				}
+			}
+			type counts struct {
+				Others    map[string]bool
+				All, Left int
+			}
+			want := counts{Others: map[string]bool{"tenant-bob": true, "tenant-carol": true}, All: tc.wantAll, Left: tc.wantLeft}
+			if diff := cmp.Diff(want, counts{Others: byOthers, All: len(got), Left: out.ReportsLeftOut}); diff != "" {
+				t.Errorf("route reports, -want +got:\n%s", diff)
+			}
+		})
+	}
+}

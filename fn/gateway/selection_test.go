@@ -21,17 +21,21 @@ func naming(section string, port int32, ns, name string, hosts ...string) Route 
 // checkSelection: every listener named after a hostname (an http01 listener
 // or a pin) is there for a claim that is not NoMatchingParent, or for one the
 // listener took from the listener its route names (see Listener selection
-// in docs/design.md); no Certificate names a hostname only such claims ask
-// for.
+// in docs/design.md), or for the zone guard of a listening child's bare
+// apex; no Certificate names a hostname only such claims ask for.
 func checkSelection(t *testing.T, out *Output) {
 	t.Helper()
 	gw := composedGateway(out)
 	if gw == nil || strings.Contains(condition(out, ConditionRoutesAccepted).Message, "status.hostnames lists") {
 		return // status.hostnames was cut short
 	}
+	zones := map[string]bool{}
+	for _, c := range out.ChildApexes {
+		zones[c.Apex] = c.State == v1alpha1.ChildApexListening
+	}
 	for _, l := range gw.Spec.Listeners {
 		n := string(l.Name)
-		if n == ListenerHTTPSApex || n == ListenerEdgeApex || !strings.HasPrefix(n, prefixHTTPS) && !strings.HasPrefix(n, prefixEdge) || strings.HasPrefix(n, prefixChild) || strings.HasPrefix(n, prefixEdgeChild) {
+		if zones[hostOf(l)] || n == ListenerHTTPSApex || n == ListenerEdgeApex || !strings.HasPrefix(n, prefixHTTPS) && !strings.HasPrefix(n, prefixEdge) || strings.HasPrefix(n, prefixChild) || strings.HasPrefix(n, prefixEdgeChild) {
 			continue
 		}
 		ok := false

@@ -28,6 +28,9 @@ type slot struct {
 	// from the namespace served it through a wider listener: that listener
 	// is kept only with the pin (keepGuarded).
 	guards *slot
+	// zoneApex marks the listener of a child's bare apex that exists for
+	// its zone guard (apexPins), not for a route of the child's.
+	zoneApex bool
 	// served: the listener is on the Gateway now (or, for a child apex in
 	// dns01, its names are on the certificate), as the budget judged it.
 	served bool

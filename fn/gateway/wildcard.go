@@ -223,6 +223,64 @@ func (c *coverage) childSlots(in *Input, children []*child) []*slot {
 	return out
 }
 
+// apexPins give a listening child apex a listener of its bare apex when a
+// route of a wider zone would otherwise answer it. A child's listener is
+// *.<child>, which does not match the child apex itself, so the wider
+// listener *.<parent> takes it (by SNI, and in a shared table, where
+// *.<parent> is the longest wildcard suffix of the name): a parent's
+// wildcard route, or one without hostnames, would answer a name delegated
+// to the child. The pin admits what the child's listener admits, and the
+// zone guard lists the apex on it (see Zone guards in docs/design.md). A
+// child that routes its apex itself already has a pin for it (pinSlots).
+// Only an exposed apex takes a place, and the pin is the child's turn in
+// the budget: a zone no wider route reaches costs nothing more.
+func (c *coverage) apexPins(in *Input, t *tenancy, children []*child, claims []*claim, hostless []*Route) []*slot {
+	var out []*slot
+	for _, ch := range children {
+		if ch.slot == nil {
+			continue
+		}
+		if s := c.pins[ch.apex]; s != nil {
+			ch.apexPin = s
+			continue
+		}
+		if c.exact[ch.apex] != nil || !exposedApex(t, ch.apex, claims, hostless) {
+			continue
+		}
+		s := &slot{prefix: pinPrefix(in.Spec.CertMode), subject: ch.apex, hostname: ch.apex, namespace: ch.namespace, admit: ch.slot.admit, zoneApex: true}
+		ch.apexPin = s
+		c.pins[ch.apex] = s
+		out = append(out, s)
+	}
+	return out
+}
+
+// exposedApex reports whether a route of a namespace delegated a zone wider
+// than apex could answer apex through a wider listener: a wildcard above it,
+// or a route without hostnames.
+func exposedApex(t *tenancy, apex string, claims []*claim, hostless []*Route) bool {
+	wider := func(ns string) bool {
+		d, ok := t.delegation(ns)
+		return ok && d != apex && strings.HasSuffix(apex, "."+d)
+	}
+	for _, cl := range claims {
+		if cl.state == "" && isWildcard(cl.hostname) && strings.HasSuffix(apex, "."+base(cl.hostname)) && wider(cl.namespace) {
+			return true
+		}
+	}
+	return slices.ContainsFunc(hostless, func(r *Route) bool { return wider(r.Namespace) })
+}
+
+// keepApexPins leaves out an apex pin whose child listener is left out: the
+// zone is then its parent's, as DNS would have it, apex included.
+func keepApexPins(children []*child) {
+	for _, ch := range children {
+		if ch.apexPin != nil && ch.slot != nil && !ch.slot.kept && ch.apexPin.zoneApex {
+			ch.apexPin.kept = false
+		}
+	}
+}
+
 // pinSlots decides which hostnames need a listener of their own that admits
 // only their owner (see Conflicts in docs/design.md), in hostname order.
 // Wildcards are judged first, the least specific first, so that a wildcard

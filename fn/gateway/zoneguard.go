@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -35,8 +36,47 @@ const ZoneGuardPath = "/.well-known/tenant-gateway/zone-guard"
 
 const keyZoneGuardPrefix = "zone-guard-"
 
-// ZoneGuardKey is the composition resource name of a child apex's guard.
+// ZoneGuardKey is the composition resource name of a child apex's guard:
+// zone-guard-<label>-<hex8>, unless another apex of the Gateway derives the
+// same (see zoneGuardKeys).
 func ZoneGuardKey(apex string) string { return keyZoneGuardPrefix + HostKey(apex) }
+
+// fullZoneGuardKey is zone-guard-<apex>: the whole apex, so no two apexes
+// share it, and never a short key (an apex has a dot, a short key none).
+func fullZoneGuardKey(apex string) string { return keyZoneGuardPrefix + apex }
+
+// zoneGuardKeys gives each guard (apex → its Object's name) a key no other
+// guard has, as listener names are given (see Names in docs/design.md): the
+// 32-bit short key unless another apex derives the same. Then the guard
+// Crossplane observes under the short key (by its Object's name) keeps it,
+// else the byte-smaller apex, and the others take the full key; a guard
+// observed under its full key keeps it, so that its Object is never handed
+// from one key to another.
+func zoneGuardKeys(in *Input, guards map[string]string) map[string]string {
+	apexes := slices.Sorted(maps.Keys(guards))
+	keys := make(map[string]string, len(apexes))
+	groups := map[string][]string{}
+	for _, a := range apexes {
+		if o := in.Observed[fullZoneGuardKey(a)]; o != nil && o.Name == guards[a] {
+			keys[a] = fullZoneGuardKey(a)
+			continue
+		}
+		groups[ZoneGuardKey(a)] = append(groups[ZoneGuardKey(a)], a)
+	}
+	for short, g := range groups {
+		keeper := g[0]
+		if o := in.Observed[short]; o != nil {
+			if i := slices.IndexFunc(g, func(a string) bool { return o.Name == guards[a] }); i >= 0 {
+				keeper = g[i]
+			}
+		}
+		for _, a := range g {
+			keys[a] = fullZoneGuardKey(a)
+		}
+		keys[keeper] = short
+	}
+	return keys
+}
 
 func isZoneGuardKey(key string) bool { return strings.HasPrefix(key, keyZoneGuardPrefix) }
 
@@ -67,7 +107,9 @@ func zoneGuards(in *Input, t *tenancy, children []*child) ([]Resource, error) {
 			byApex[a] = append(byApex[a], n.Name)
 		}
 	}
-	var out []Resource
+	var guarded []*child
+	guardNS := map[string]string{}
+	objects := map[string]string{}
 	for _, ch := range children {
 		if ch.slot == nil || !ch.slot.kept || ch.slot.name == "" {
 			continue
@@ -76,33 +118,52 @@ func zoneGuards(in *Input, t *tenancy, children []*child) ([]Resource, error) {
 		if i < 0 {
 			continue
 		}
-		o, err := zoneGuardObject(in, byApex[ch.apex][i], ch.apex, ch.slot.name)
+		guarded = append(guarded, ch)
+		guardNS[ch.apex] = byApex[ch.apex][i]
+		objects[ch.apex] = ZoneGuardObjectName(in.Name, guardNS[ch.apex])
+	}
+	keys := zoneGuardKeys(in, objects)
+	out := make([]Resource, 0, len(guarded))
+	for _, ch := range guarded {
+		ns := guardNS[ch.apex]
+		apexListener := ""
+		if p := ch.apexPin; p != nil && p.kept && p.name != "" && p.admit.admits(t, ns) {
+			apexListener = p.name
+		}
+		o, err := zoneGuardObject(in, ns, ch.apex, ch.slot.name, apexListener)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Resource{Key: ZoneGuardKey(ch.apex), Object: o})
+		out = append(out, Resource{Key: keys[ch.apex], Object: o})
 	}
 	return out, nil
 }
 
-// zoneGuardRoute is the guard of the zone apex for the child listener.
-func zoneGuardRoute(in *Input, ns, apex, listener string) *gwapiv1.HTTPRoute {
-	group := gwapiv1.Group(gwapiv1.GroupName)
-	kind := gwapiv1.Kind("Gateway")
-	owner := gwapiv1.Namespace(in.Namespace)
-	section := gwapiv1.SectionName(listener)
+// zoneGuardRoute is the guard of the zone apex for the child listener and,
+// when the apex has a listener of its own (apexListener), for the bare apex
+// too: one parentRef and one hostname for each.
+func zoneGuardRoute(in *Input, ns, apex, listener, apexListener string) *gwapiv1.HTTPRoute {
+	ref := func(section string) gwapiv1.ParentReference {
+		return gwapiv1.ParentReference{
+			Group:       ptr.To(gwapiv1.Group(gwapiv1.GroupName)),
+			Kind:        ptr.To(gwapiv1.Kind("Gateway")),
+			Namespace:   ptr.To(gwapiv1.Namespace(in.Namespace)),
+			Name:        gwapiv1.ObjectName(in.Name),
+			SectionName: ptr.To(gwapiv1.SectionName(section)),
+		}
+	}
+	refs := []gwapiv1.ParentReference{ref(listener)}
+	hosts := []gwapiv1.Hostname{gwapiv1.Hostname("*." + apex)}
+	if apexListener != "" {
+		refs = append(refs, ref(apexListener))
+		hosts = append(hosts, gwapiv1.Hostname(apex))
+	}
 	return &gwapiv1.HTTPRoute{
 		TypeMeta:   metav1.TypeMeta{APIVersion: gwapiv1.GroupVersion.String(), Kind: KindHTTPRoute},
 		ObjectMeta: metav1.ObjectMeta{Name: ZoneGuardName(in.Name), Namespace: ns, Labels: commonLabels(in)},
 		Spec: gwapiv1.HTTPRouteSpec{
-			CommonRouteSpec: gwapiv1.CommonRouteSpec{ParentRefs: []gwapiv1.ParentReference{{
-				Group:       &group,
-				Kind:        &kind,
-				Namespace:   &owner,
-				Name:        gwapiv1.ObjectName(in.Name),
-				SectionName: &section,
-			}}},
-			Hostnames: []gwapiv1.Hostname{gwapiv1.Hostname("*." + apex)},
+			CommonRouteSpec: gwapiv1.CommonRouteSpec{ParentRefs: refs},
+			Hostnames:       hosts,
 			Rules: []gwapiv1.HTTPRouteRule{{
 				Matches: []gwapiv1.HTTPRouteMatch{{Path: &gwapiv1.HTTPPathMatch{
 					Type:  ptr.To(gwapiv1.PathMatchExact),
@@ -116,8 +177,8 @@ func zoneGuardRoute(in *Input, ns, apex, listener string) *gwapiv1.HTTPRoute {
 // zoneGuardObject is the Object that writes a guard. It may create, update
 // and delete its HTTPRoute (the default management policies): the route is
 // the function's, in the child's namespace.
-func zoneGuardObject(in *Input, ns, apex, listener string) (*kobjv1alpha1.Object, error) {
-	raw, err := jsonobj.Manifest(zoneGuardRoute(in, ns, apex, listener))
+func zoneGuardObject(in *Input, ns, apex, listener, apexListener string) (*kobjv1alpha1.Object, error) {
+	raw, err := jsonobj.Manifest(zoneGuardRoute(in, ns, apex, listener, apexListener))
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the zone guard of %s: %w", apex, err)
 	}
@@ -126,22 +187,34 @@ func zoneGuardObject(in *Input, ns, apex, listener string) (*kobjv1alpha1.Object
 
 // isZoneGuard reports whether r is exactly a guard this TenantGateway
 // composes: its name, in a namespace of a child apex (other than the
-// owner's), the one hostname *.<that apex>, and one parentRef naming that
-// apex's listener on this Gateway. Such a route claims nothing (a guard
-// must not make its zone look used, see Budgets in docs/design.md). A tenant can
-// make one, but only one that does what the function's does, in its own
-// zone; any other route of that name is a claim like every route.
+// owner's), the hostname *.<that apex> with one parentRef naming that
+// apex's listener on this Gateway, or also the apex itself with a second
+// parentRef naming the apex's own listener. Such a route claims nothing (a
+// guard must not make its zone look used, see Budgets in docs/design.md). A
+// tenant can make one, but only one that does what the function's does, in
+// its own zone; any other route of that name is a claim like every route.
 func isZoneGuard(in *Input, t *tenancy, r *Route) bool {
+	n := len(r.Hostnames)
 	if r.Kind != KindHTTPRoute || r.Name != ZoneGuardName(in.Name) || r.Namespace == in.Namespace ||
-		len(r.Hostnames) != 1 || len(r.ParentRefs) != 1 || in.Spec.CertMode == v1alpha1.CertModeHTTP01 {
+		n < 1 || n > 2 || len(r.ParentRefs) != n || in.Spec.CertMode == v1alpha1.CertModeHTTP01 {
 		return false
 	}
 	apex := t.host(r.Namespace)
-	if apex == "" || apex == in.Spec.Apex || r.Hostnames[0] != "*."+apex {
+	if apex == "" || apex == in.Spec.Apex || r.Hostnames[0] != "*."+apex || (n == 2 && r.Hostnames[1] != apex) {
 		return false
 	}
 	refs := parentRefsTo(in, r)
-	return len(refs) == 1 && refs[0].Port == 0 && namesChildListener(in, refs[0].SectionName, apex)
+	if len(refs) != n || refs[0].Port != 0 || !namesChildListener(in, refs[0].SectionName, apex) {
+		return false
+	}
+	return n == 1 || (refs[1].Port == 0 && namesPin(in, refs[1].SectionName, apex))
+}
+
+// namesPin reports whether section is the pin of hostname h in any of the
+// forms its name can take.
+func namesPin(in *Input, section, h string) bool {
+	key, ok := strings.CutPrefix(section, pinPrefix(in.Spec.CertMode))
+	return ok && (key == HostKey(h) || key == LongHostKey(h) || key == HashHostKey(h))
 }
 
 // namesChildListener reports whether section is the listener of child apex

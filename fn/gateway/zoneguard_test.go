@@ -199,3 +199,115 @@ func TestZoneGuardMovesToAnAdmittedNamespace(t *testing.T) {
 		t.Errorf("login.bob.alice.example.org, in bob's zone, is answered by %v on listener %s", rs, l)
 	}
 }
+
+// TestAttackZoneGuardKeyCollision: alice names a nested tenant so that its
+// apex derives the same 32-bit short key as bob's nested tenant's
+// (harbor.x19ul5zj.alice.example.org and harbor.bob.example.org, both
+// harbor-3005190e: a birthday search of minutes), to take the composition
+// resource name of bob's zone guard: bob's zone loses its guard, or alice's
+// guard is written through the Object Crossplane holds for bob's. What
+// must hold: every guard has a key of its own, each key holds the Object of
+// its own zone's namespace, and a guard Crossplane already observes keeps
+// its key whoever came first.
+func TestAttackZoneGuardKeyCollision(t *testing.T) {
+	const bob, alice = "harbor.bob.example.org", "harbor.x19ul5zj.alice.example.org"
+	if ZoneGuardKey(bob) != ZoneGuardKey(alice) {
+		t.Fatalf("the pair no longer collides: %s, %s", ZoneGuardKey(bob), ZoneGuardKey(alice))
+	}
+	nss := append(platform(), labelled("tenant-bob-harbor", bob), labelled("tenant-alice-x19ul5zj", alice))
+	routes := []Route{
+		routeTo("tenant-bob-harbor", "www", "www."+bob),
+		routeTo("tenant-alice-x19ul5zj", "www", "www."+alice),
+	}
+	bobObject, aliceObject := ZoneGuardObjectName("cozystack", "tenant-bob-harbor"), ZoneGuardObjectName("cozystack", "tenant-alice-x19ul5zj")
+	cases := map[string]struct {
+		observed map[string]*ObservedResource
+		want     map[string]string // key → the guard Object's name
+	}{
+		"Fresh": {
+			want: map[string]string{ZoneGuardKey(bob): bobObject, fullZoneGuardKey(alice): aliceObject},
+		},
+		"AliceObservedUnderTheShortKey": {
+			observed: map[string]*ObservedResource{ZoneGuardKey(alice): {Name: aliceObject}},
+			want:     map[string]string{ZoneGuardKey(alice): aliceObject, fullZoneGuardKey(bob): bobObject},
+		},
+		"BobObservedUnderTheFullKey": {
+			observed: map[string]*ObservedResource{fullZoneGuardKey(bob): {Name: bobObject}},
+			want:     map[string]string{ZoneGuardKey(alice): aliceObject, fullZoneGuardKey(bob): bobObject},
+		},
+	}
+	for name, tc := range cases {
+		for mode, spec := range wildcardSpecs {
+			t.Run(name+"/"+mode, func(t *testing.T) {
+				out := attack(t, Input{Spec: spec, Namespaces: nss, Routes: routes, Observed: tc.observed})
+				got := map[string]string{}
+				for _, r := range out.Resources {
+					if o, ok := r.Object.(*kobjv1alpha1.Object); ok && isZoneGuardKey(r.Key) {
+						if _, dup := got[r.Key]; dup {
+							t.Errorf("two guards under key %s", r.Key)
+						}
+						got[r.Key] = o.Name
+					}
+				}
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("zone guards by key, -want +got:\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// TestAttackParentWildcardOnAChildApex: a parent routes a wildcard (or a
+// route without hostnames) over its zone, to answer a nested tenant's bare
+// apex: a child's listener is *.<child>, which does not match the apex
+// itself, so the parent's wider listener takes it by SNI, and in a shared
+// table *.<parent> is its longest wildcard suffix. What must hold: no
+// route of the parent's answers the child's apex, on any table the Gateway
+// has (per SNI and shared); the child's own route on its apex is served.
+func TestAttackParentWildcardOnAChildApex(t *testing.T) {
+	hostless := Route{Kind: KindHTTPRoute, Namespace: "tenant-root", Name: "all", ParentRefs: []ParentRef{{Name: "cozystack"}}}
+	cases := map[string]struct {
+		routes  []Route
+		request string
+		want    []string // the routes that may answer it
+	}{
+		"AliceWildcardOnBob": {
+			routes:  []Route{routeTo("tenant-alice", "all", "*.alice.example.org"), routeTo("tenant-alice-bob", "www", "www.bob.alice.example.org")},
+			request: "bob.alice.example.org",
+		},
+		"RootWildcardOnAlice": {
+			routes:  []Route{routeTo("tenant-root", "all", "*.example.org"), routeTo("tenant-alice", "www", "www.alice.example.org")},
+			request: "alice.example.org",
+		},
+		"RootWithoutHostnamesOnBob": {
+			routes:  []Route{hostless, routeTo("tenant-alice-bob", "www", "www.bob.alice.example.org")},
+			request: "bob.alice.example.org",
+		},
+		"BobRoutesHisApex": {
+			routes:  []Route{routeTo("tenant-alice", "all", "*.alice.example.org"), routeTo("tenant-alice-bob", "apex", "bob.alice.example.org")},
+			request: "bob.alice.example.org",
+			want:    []string{"HTTPRoute/tenant-alice-bob/apex"},
+		},
+	}
+	for name, tc := range cases {
+		for mode, spec := range wildcardSpecs {
+			t.Run(name+"/"+mode, func(t *testing.T) {
+				in := Input{Spec: spec, Namespaces: nested(), Routes: tc.routes}
+				first := attackP(t, &in)
+				in = fedBack(in, first)
+				in.Routes = tableRoutes(t, &in, first)
+				out := attackP(t, &in)
+				port := gwapiv1.PortNumber(443)
+				if spec.CertMode == v1alpha1.CertModeEdge {
+					port = 80
+				}
+				for _, shared := range []bool{false, true} {
+					l, rs := answerIn(t, &in, out, port, tc.request, shared)
+					if diff := cmp.Diff(tc.want, rs, cmpopts.EquateEmpty()); diff != "" {
+						t.Errorf("shared=%v: %s on listener %q, answering routes -want +got:\n%s", shared, tc.request, l, diff)
+					}
+				}
+			})
+		}
+	}
+}

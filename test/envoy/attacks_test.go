@@ -77,23 +77,23 @@ func wantBackends(t *testing.T, r *Result, port int32, host string, want ...stri
 // slowest case.
 func TestAttackEnvoyFullBudget(t *testing.T) {
 	spec := tgwv1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: tgwv1alpha1.CertModeEdge}
-	nss := []gateway.Namespace{reviewNS("tenant-root", "example.org"), reviewNS("tenant-alice", "alice.example.org"), reviewNS("tenant-alice-bob", "bob.alice.example.org")}
-	routes := []gateway.Route{reviewRoute("tenant-alice-bob", "own", "a.bob.alice.example.org")}
+	nss := []gateway.Namespace{tenantNS("tenant-root", "example.org"), tenantNS("tenant-alice", "alice.example.org"), tenantNS("tenant-alice-bob", "bob.alice.example.org")}
+	routes := []gateway.Route{tenantRoute("tenant-alice-bob", "own", "a.bob.alice.example.org")}
 	for i := range gateway.MaxListeners - 2 {
 		ns := fmt.Sprintf("tenant-alice-e%02d", i)
-		nss = append(nss, reviewNS(ns, fmt.Sprintf("e%02d.alice.example.org", i)))
-		routes = append(routes, reviewRoute(ns, "r", fmt.Sprintf("www.e%02d.alice.example.org", i)))
+		nss = append(nss, tenantNS(ns, fmt.Sprintf("e%02d.alice.example.org", i)))
+		routes = append(routes, tenantRoute(ns, "r", fmt.Sprintf("www.e%02d.alice.example.org", i)))
 	}
-	first, _ := reviewCompose(t, gateway.Input{Spec: spec, Namespaces: nss, Routes: routes})
-	nss = append(nss, reviewNS("tenant-alice-zed", "zed.alice.example.org"))
+	first, _ := composeScenario(t, gateway.Input{Spec: spec, Namespaces: nss, Routes: routes})
+	nss = append(nss, tenantNS("tenant-alice-zed", "zed.alice.example.org"))
 	routes = append(routes,
-		reviewRoute("tenant-alice", "grab", "a.bob.alice.example.org"),
-		reviewRoute("tenant-alice", "reach", "*.zed.alice.example.org"),
-		reviewRoute("tenant-alice-zed", "shop", "shop.zed.alice.example.org"),
+		tenantRoute("tenant-alice", "grab", "a.bob.alice.example.org"),
+		tenantRoute("tenant-alice", "reach", "*.zed.alice.example.org"),
+		tenantRoute("tenant-alice-zed", "shop", "shop.zed.alice.example.org"),
 	)
-	second, _ := reviewCompose(t, gateway.Input{Spec: spec, Namespaces: nss, Routes: routes, Observed: observe(first)})
-	_, s := reviewCompose(t, gateway.Input{Spec: spec, Namespaces: nss, Routes: routes, Observed: observe(second)})
-	r := reviewTranslate(t, s)
+	second, _ := composeScenario(t, gateway.Input{Spec: spec, Namespaces: nss, Routes: routes, Observed: observe(first)})
+	_, s := composeScenario(t, gateway.Input{Spec: spec, Namespaces: nss, Routes: routes, Observed: observe(second)})
+	r := translateScenario(t, s)
 	judgeTables(t, s, r, spec.CertMode)
 	wantBackends(t, r, 80, "a.bob.alice.example.org", "tenant-alice-bob/own:80")
 	for _, h := range []string{"shop.zed.alice.example.org", "login.zed.alice.example.org"} {
@@ -115,14 +115,14 @@ func TestAttackEnvoyEmptyNestedTenantsHoardTheBudgets(t *testing.T) {
 				spec.WildcardSecretRef = &tgwv1alpha1.LocalSecretReference{Name: "wildcard"}
 				port = 443
 			}
-			nss := []gateway.Namespace{reviewNS("tenant-root", "example.org"), reviewNS("tenant-alice", "alice.example.org")}
+			nss := []gateway.Namespace{tenantNS("tenant-root", "example.org"), tenantNS("tenant-alice", "alice.example.org")}
 			for i := range 70 {
-				nss = append(nss, reviewNS(fmt.Sprintf("tenant-alice-e%02d", i), fmt.Sprintf("e%02d.alice.example.org", i)))
+				nss = append(nss, tenantNS(fmt.Sprintf("tenant-alice-e%02d", i), fmt.Sprintf("e%02d.alice.example.org", i)))
 			}
-			first, _ := reviewCompose(t, gateway.Input{Spec: spec, Namespaces: nss})
-			nss = append(nss, reviewNS("tenant-carol", "carol.example.org"))
-			_, s := reviewCompose(t, gateway.Input{Spec: spec, Namespaces: nss, Routes: []gateway.Route{reviewRoute("tenant-carol", "shop", "shop.carol.example.org")}, Observed: observe(first)})
-			r := reviewTranslate(t, s)
+			first, _ := composeScenario(t, gateway.Input{Spec: spec, Namespaces: nss})
+			nss = append(nss, tenantNS("tenant-carol", "carol.example.org"))
+			_, s := composeScenario(t, gateway.Input{Spec: spec, Namespaces: nss, Routes: []gateway.Route{tenantRoute("tenant-carol", "shop", "shop.carol.example.org")}, Observed: observe(first)})
+			r := translateScenario(t, s)
 			judgeTables(t, s, r, mode)
 			wantBackends(t, r, port, "shop.carol.example.org", "tenant-carol/shop:80")
 		})

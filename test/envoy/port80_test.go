@@ -88,7 +88,7 @@ func TestAttackOwnerPort80(t *testing.T) {
 		t.Errorf("routes the admission policies refuse the owner's administrator, -want +got:\n%s", diff)
 	}
 	spec := tgwv1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: tgwv1alpha1.CertModeHTTP01, IssuerName: "letsencrypt-prod"}
-	_, s := reviewCompose(t, gateway.Input{Spec: spec, Namespaces: []gateway.Namespace{reviewNS("tenant-root", "example.org")}, Routes: admitted})
+	_, s := composeScenario(t, gateway.Input{Spec: spec, Namespaces: []gateway.Namespace{tenantNS("tenant-root", "example.org")}, Routes: admitted})
 	r, err := Translate(t.Context(), egctl, s)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -18,21 +17,13 @@ import (
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
-// The findings of the third attack review (fn/gateway/review_test.go) that
-// are about a table the implementation shares, judged by Envoy Gateway's
+// Attacks on tables the implementation shares, judged by Envoy Gateway's
 // own translator: the function composes, the translator answers with the
 // xDS it would send, and the test reads the route tables and where a
-// request goes. REVIEW_FINDINGS=1 runs them (they fail on the function as
-// it is); EGCTL names the translator, as for every test of this package.
+// request goes; EGCTL names the translator, as for every test of this
+// package.
 
-func reviewFinding(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv("REVIEW_FINDINGS") != "1" {
-		t.Skip(what)
-	}
-}
-
-func reviewNS(name, host string) gateway.Namespace {
+func tenantNS(name, host string) gateway.Namespace {
 	l := map[string]string{gateway.LabelNamespaceGateway: "tenant-root"}
 	if host != "" {
 		l[gateway.LabelNamespaceHost] = host
@@ -40,7 +31,7 @@ func reviewNS(name, host string) gateway.Namespace {
 	return gateway.Namespace{Name: name, Labels: l}
 }
 
-func reviewRoute(ns, name string, hosts ...string) gateway.Route {
+func tenantRoute(ns, name string, hosts ...string) gateway.Route {
 	ref := gateway.ParentRef{Name: "cozystack"}
 	if ns != "tenant-root" {
 		ref.Namespace = "tenant-root"
@@ -48,9 +39,9 @@ func reviewRoute(ns, name string, hosts ...string) gateway.Route {
 	return gateway.Route{Kind: gateway.KindHTTPRoute, Namespace: ns, Name: name, ParentRefs: []gateway.ParentRef{ref}, Hostnames: hosts}
 }
 
-// reviewCompose composes tenant-root's Gateway and builds the Scenario the
+// composeScenario composes tenant-root's Gateway and builds the Scenario the
 // translator judges: every route with a backend Service named after it.
-func reviewCompose(t *testing.T, in gateway.Input) (*gateway.Output, *Scenario) {
+func composeScenario(t *testing.T, in gateway.Input) (*gateway.Output, *Scenario) {
 	t.Helper()
 	in.Name, in.Namespace, in.UID, in.CertManagerNamespace = "cozystack", "tenant-root", "u", "cozy-cert-manager"
 	in.NamedNamespaces = map[string]*gateway.Namespace{}
@@ -135,7 +126,7 @@ func reviewCompose(t *testing.T, in gateway.Input) (*gateway.Output, *Scenario) 
 	return out, s
 }
 
-func reviewTranslate(t *testing.T, s *Scenario) *Result {
+func translateScenario(t *testing.T, s *Scenario) *Result {
 	t.Helper()
 	r, err := Translate(context.Background(), Egctl(t), s)
 	if err != nil {
@@ -162,33 +153,33 @@ func duplicateDomains(r *Result) []string {
 	return out
 }
 
-// TestReviewEnvoyPublisherWildcardPin is finding 2: a wildcard pin and the
+// TestAttackEnvoyPublisherWildcardPin: a wildcard pin and the
 // apex's wildcard both list the winner's name under the pin.
-func TestReviewEnvoyPublisherWildcardPin(t *testing.T) {
+func TestAttackEnvoyPublisherWildcardPin(t *testing.T) {
 	spec := tgwv1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: tgwv1alpha1.CertModeEdge, AttachedNamespaces: []tgwv1alpha1.DNSLabel{"cozy-dashboard"}}
-	_, s := reviewCompose(t, gateway.Input{Spec: spec, Namespaces: []gateway.Namespace{reviewNS("tenant-root", "example.org"), reviewNS("cozy-dashboard", "")}, Routes: []gateway.Route{
-		reviewRoute("tenant-root", "apps", "*.apps.example.org"),
-		reviewRoute("cozy-dashboard", "apps", "*.apps.example.org"),
-		reviewRoute("cozy-dashboard", "a", "a.apps.example.org"),
+	_, s := composeScenario(t, gateway.Input{Spec: spec, Namespaces: []gateway.Namespace{tenantNS("tenant-root", "example.org"), tenantNS("cozy-dashboard", "")}, Routes: []gateway.Route{
+		tenantRoute("tenant-root", "apps", "*.apps.example.org"),
+		tenantRoute("cozy-dashboard", "apps", "*.apps.example.org"),
+		tenantRoute("cozy-dashboard", "a", "a.apps.example.org"),
 	}})
-	r := reviewTranslate(t, s)
+	r := translateScenario(t, s)
 	if d := duplicateDomains(r); len(d) > 0 {
 		t.Errorf("Envoy would refuse the port-80 route table: %s", strings.Join(d, "; "))
 	}
 }
 
-// TestReviewEnvoyParentCatchAll is finding 8: on an edge Gateway a request
+// TestAttackEnvoyParentCatchAll: on an edge Gateway a request
 // for a name of bob's zone his routes do not list went to alice's wildcard;
 // bob's zone guard now lists *.bob.alice.example.org under his listener.
-func TestReviewEnvoyParentCatchAll(t *testing.T) {
+func TestAttackEnvoyParentCatchAll(t *testing.T) {
 	spec := tgwv1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: tgwv1alpha1.CertModeEdge}
-	_, s := reviewCompose(t, gateway.Input{Spec: spec, Namespaces: []gateway.Namespace{
-		reviewNS("tenant-root", "example.org"), reviewNS("tenant-alice", "alice.example.org"), reviewNS("tenant-alice-bob", "bob.alice.example.org"),
+	_, s := composeScenario(t, gateway.Input{Spec: spec, Namespaces: []gateway.Namespace{
+		tenantNS("tenant-root", "example.org"), tenantNS("tenant-alice", "alice.example.org"), tenantNS("tenant-alice-bob", "bob.alice.example.org"),
 	}, Routes: []gateway.Route{
-		reviewRoute("tenant-alice", "phish", "*.alice.example.org"),
-		reviewRoute("tenant-alice-bob", "www", "www.bob.alice.example.org"),
+		tenantRoute("tenant-alice", "phish", "*.alice.example.org"),
+		tenantRoute("tenant-alice-bob", "www", "www.bob.alice.example.org"),
 	}})
-	r := reviewTranslate(t, s)
+	r := translateScenario(t, s)
 	if b, err := r.Backends(80, "login.bob.alice.example.org"); err == nil {
 		t.Errorf("login.bob.alice.example.org, in bob's zone, goes to %v", b)
 	}
@@ -197,19 +188,19 @@ func TestReviewEnvoyParentCatchAll(t *testing.T) {
 	}
 }
 
-// TestReviewEnvoyDroppedPinServed is finding 5: the owner's name whose pin
+// TestAttackEnvoyDroppedPinServed: the owner's name whose pin
 // the full budget left out is answered on an edge Gateway by edge, though
 // status says OverListenerLimit.
-func TestReviewEnvoyDroppedPinServed(t *testing.T) {
+func TestAttackEnvoyDroppedPinServed(t *testing.T) {
 	spec := tgwv1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: tgwv1alpha1.CertModeEdge}
-	nss := []gateway.Namespace{reviewNS("tenant-root", "example.org"), reviewNS("tenant-alice", "alice.example.org")}
-	routes := []gateway.Route{reviewRoute("tenant-alice", "www", "www.alice.example.org")}
+	nss := []gateway.Namespace{tenantNS("tenant-root", "example.org"), tenantNS("tenant-alice", "alice.example.org")}
+	routes := []gateway.Route{tenantRoute("tenant-alice", "www", "www.alice.example.org")}
 	for i := range gateway.MaxListeners - 3 {
 		ns := fmt.Sprintf("tenant-f%02d", i)
-		nss = append(nss, reviewNS(ns, fmt.Sprintf("f%02d.example.org", i)))
-		routes = append(routes, reviewRoute(ns, "www", fmt.Sprintf("www.f%02d.example.org", i)))
+		nss = append(nss, tenantNS(ns, fmt.Sprintf("f%02d.example.org", i)))
+		routes = append(routes, tenantRoute(ns, "www", fmt.Sprintf("www.f%02d.example.org", i)))
 	}
-	first, _ := reviewCompose(t, gateway.Input{Spec: spec, Namespaces: nss, Routes: routes})
+	first, _ := composeScenario(t, gateway.Input{Spec: spec, Namespaces: nss, Routes: routes})
 	obs := &gateway.ObservedResource{ListenerHostnames: map[string]string{}}
 	for _, r := range first.Resources {
 		if gw, ok := r.Object.(*gwapiv1.Gateway); ok {
@@ -221,7 +212,7 @@ func TestReviewEnvoyDroppedPinServed(t *testing.T) {
 			}
 		}
 	}
-	out, s := reviewCompose(t, gateway.Input{Spec: spec, Namespaces: nss, Routes: append(routes, reviewRoute("tenant-root", "shop", "shop.alice.example.org")),
+	out, s := composeScenario(t, gateway.Input{Spec: spec, Namespaces: nss, Routes: append(routes, tenantRoute("tenant-root", "shop", "shop.alice.example.org")),
 		Observed: map[string]*gateway.ObservedResource{gateway.KeyGateway: obs}})
 	state := ""
 	for _, h := range out.Hostnames {
@@ -229,7 +220,7 @@ func TestReviewEnvoyDroppedPinServed(t *testing.T) {
 			state = string(h.State)
 		}
 	}
-	r := reviewTranslate(t, s)
+	r := translateScenario(t, s)
 	if b, err := r.Backends(80, "shop.alice.example.org"); err == nil && state != string(tgwv1alpha1.HostnameCovered) {
 		t.Errorf("shop.alice.example.org goes to %v, but status says %s", b, state)
 	}
