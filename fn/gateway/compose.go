@@ -29,10 +29,10 @@ func Compose(in Input) (*Output, error) {
 	judgeShape(&in, t, claims, children)
 	markIdle(t, children, claims)
 	orders := newLedger(&in)
-	var keptNames []string
+	var certNames []string
 	if mode == v1alpha1.CertModeDNS01 {
-		keptNames = holdDNS01(&in, t, orders, children)
-		capCertificateNames(&in, t, children, len(keptNames))
+		capCertificateNames(&in, t, children)
+		certNames = orderDNS01(&in, t, orders, children)
 	}
 	contests := resolveConflicts(claims)
 
@@ -58,7 +58,7 @@ func Compose(in Input) (*Output, error) {
 		HostnameStates:     countByState(claims, claimState),
 		ChildApexStates:    countByState(children, childState),
 	}
-	planned, err := planResources(&in, t, p, children, keptNames)
+	planned, err := planResources(&in, t, p, children, certNames)
 	if err != nil {
 		return nil, err
 	}
@@ -68,10 +68,15 @@ func Compose(in Input) (*Output, error) {
 	}
 	planned = append(planned, reports...)
 	out.ReportsLeftOut = reportsLeftOut
-	if mode == v1alpha1.CertModeDNS01 {
-		orderDNS01(&in, t, orders, children, append(childNames(&in, children), wildcardNames(keptNames)...))
+	out.Record = orders.Record(in.ledgerRecordFound())
+	if out.Record != nil {
+		r, err := ledgerRecordResource(&in, out.Record)
+		if err != nil {
+			return nil, err
+		}
+		planned = append(planned, r)
 	}
-	out.Orders = orders.status()
+	out.OrderQuota, out.OrdersUsed = in.Quota, orders.total()
 
 	var refused []string
 	out.Resources, out.Probes, refused = guard(&in, planned)
@@ -124,7 +129,7 @@ func servedListeners(in *Input) map[string]string {
 // guard: the Gateway, the Issuer and Certificates of the ACME modes, the
 // redirect route, the zone guards of child apexes, and the namespace
 // patches.
-func planResources(in *Input, t *tenancy, p *plan, children []*child, keptNames []string) ([]Resource, error) {
+func planResources(in *Input, t *tenancy, p *plan, children []*child, certNames []string) ([]Resource, error) {
 	mode := in.Spec.CertMode
 	planned := []Resource{{Key: KeyGateway, Object: gatewayObject(in, p.listeners)}}
 	switch mode {
@@ -134,10 +139,11 @@ func planResources(in *Input, t *tenancy, p *plan, children []*child, keptNames 
 			planned = append(planned, Resource{Key: CertificateKey(s.name), Object: hostCertificate(in, s.name, s.hostname)})
 		}
 	case v1alpha1.CertModeDNS01:
-		planned = append(planned,
-			Resource{Key: KeyIssuer, Object: issuerObject(in)},
-			Resource{Key: KeyCertificateWildcard, Object: wildcardCertificate(in, append(childNames(in, children), wildcardNames(keptNames)...))},
-		)
+		planned = append(planned, Resource{Key: KeyIssuer, Object: issuerObject(in)})
+		if certNames != nil {
+			// nil: the first certificate waits for an order.
+			planned = append(planned, Resource{Key: KeyCertificateWildcard, Object: wildcardCertificate(in, certNames)})
+		}
 	case v1alpha1.CertModeExistingSecret, v1alpha1.CertModeEdge:
 		// No Issuer and no Certificate: the operator's Secret, or TLS in
 		// front of the Gateway.
@@ -155,14 +161,4 @@ func planResources(in *Input, t *tenancy, p *plan, children []*child, keptNames 
 		return nil, err
 	}
 	return append(append(planned, guards...), patches...), nil
-}
-
-// wildcardNames are the certificate names of child apexes whose names stay
-// on the dns01 certificate while their branch may not order (holdDNS01).
-func wildcardNames(apexes []string) []string {
-	out := make([]string, 0, 2*len(apexes))
-	for _, a := range apexes {
-		out = append(out, a, "*."+a)
-	}
-	return out
 }

@@ -93,8 +93,6 @@ type PreviousStatus struct {
 	ChildApexes map[string]bool
 	// Digests are the digests of what was last warned about.
 	Digests v1alpha1.StatusDigests
-	// Orders are status.orders: the certificate orders of the window.
-	Orders []v1alpha1.OrderStatus
 }
 
 // Condition status values.

@@ -1,104 +1,371 @@
 package gateway
 
 import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
+	"golang.org/x/net/publicsuffix"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 )
 
-// The ACME order budget (see "Certificate orders" in docs/design.md): ACME
-// CAs limit the certificates issued per registered domain per week, shared
-// by every tenant of the apex, so no branch of the delegation tree may cause
-// more than spec.acmeOrdersPerBranch orders per OrderWindow. An order is a
-// Certificate the function composes anew, or a change of the dns01
-// certificate's names.
+// The ACME order ledger (see "Certificate orders" in docs/design.md): an
+// ACME CA limits the certificates it issues per registered domain per
+// window, and every TenantGateway under that domain shares the limit. Each
+// TenantGateway keeps its part of the ledger in a record of its own (a
+// ConfigMap in the platform's namespace, written through an Object with
+// deletion policy Orphan) and reads every record of its registered domain:
+// the ledger is their union, which no TenantGateway's deletion, re-creation,
+// class or status resets.
+
 const (
-	OrderWindow = 7 * 24 * time.Hour
-	// maxOrders bounds status.orders.
-	maxOrders = 1000
+	// maxOrders bounds one record's orders: no quota a platform may set
+	// lets one TenantGateway order more within a window.
+	maxOrders = MaxOrderQuota
+	// maxWaitingBranches bounds one record's waiting demand.
+	maxWaitingBranches = 64
 )
 
-// A ledger is the orders of the window, read from the status the last run
-// wrote and kept in it.
-type ledger struct {
-	now time.Time
-	// limit is the orders per branch in the window; 0 for no bound.
-	limit   int
-	entries []v1alpha1.OrderStatus
+// OrderQuota is the CA's limit of orders per registered domain within
+// Window, shared by the branches that ask; Limit 0 is no bound.
+type OrderQuota struct {
+	Limit  int
+	Window time.Duration
 }
 
-// newLedger keeps the orders of the last run's status still in the window.
+// Bounded reports whether the quota bounds anything.
+func (q OrderQuota) Bounded() bool { return q.Limit > 0 }
+
+// OrderRecord is one TenantGateway's record of the ledger of its registered
+// domain, as the ConfigMap carries it.
+type OrderRecord struct {
+	// RegisteredDomain is the domain the CA counts orders under.
+	RegisteredDomain string `json:"registeredDomain"`
+	// TenantGateway is the writer, <namespace>/<name>.
+	TenantGateway string `json:"tenantGateway"`
+	// Apex of the writer: a TenantGateway under another's apex charges
+	// its orders to that one's branch (see ledger.branch).
+	Apex string `json:"apex"`
+	// Orders of the window, oldest first.
+	Orders []LedgerOrder `json:"orders,omitempty"`
+	// Waiting maps branches to the orders they wait for on the writer.
+	Waiting map[string]int `json:"waiting,omitempty"`
+}
+
+// LedgerOrder is one certificate order: one issuance cert-manager makes
+// because the function composed a Certificate anew or changed its names.
+type LedgerOrder struct {
+	// Branches charged: the branch that asked (several when one change of
+	// the dns01 certificate adds several branches' zones; it is still one
+	// order of the registered domain).
+	Branches []string `json:"branches"`
+	// Certificate is the composition resource name of the Certificate.
+	Certificate string `json:"certificate"`
+	// Names is the SHA-256 of the Certificate's names, in full.
+	Names string `json:"names"`
+	// At is when the function composed it.
+	At metav1.Time `json:"at"`
+	// Seen: a later run observed the Certificate with these names, so
+	// composing them again once it is gone is a new order.
+	Seen bool `json:"seen,omitempty"`
+}
+
+// RegisteredDomain is the domain an ACME CA counts apex's certificates
+// under: the public suffix plus one label (Let's Encrypt uses the Public
+// Suffix List, its private entries included), or apex itself when it is a
+// public suffix.
+func RegisteredDomain(apex string) string {
+	d, err := publicsuffix.EffectiveTLDPlusOne(strings.ToLower(apex))
+	if err != nil {
+		return strings.ToLower(apex)
+	}
+	return d
+}
+
+// fullHash is the whole SHA-256 of s in lowercase base32 without padding:
+// 52 characters, short enough for a label value and an object name.
+func fullHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:]))
+}
+
+// LedgerLabel is the label value every record of the registered domain of
+// apex carries: its full hash (a label value holds at most 63 characters,
+// so not the domain itself).
+func LedgerLabel(apex string) string { return fullHash(RegisteredDomain(apex)) }
+
+// LedgerRecordName is the ConfigMap of the TenantGateway ns/name's record:
+// a full hash of its identity, so that a TenantGateway re-created under the
+// same name finds its record.
+func LedgerRecordName(ns, name string) string {
+	return "tenant-gateway-orders-" + fullHash(ns+"/"+name)
+}
+
+// namesHash keys a Certificate's names: the full SHA-256 of the sorted
+// names, never a prefix.
+func namesHash(names []string) string {
+	s := slices.Clone(names)
+	slices.Sort(s)
+	sum := sha256.Sum256([]byte(strings.Join(s, "\n")))
+	return hex.EncodeToString(sum[:])
+}
+
+// A ledger is the union of the records of the registered domain as this run
+// reads them, the orders this run adds, and the fair share of the quota
+// among the branches that ask.
+type ledger struct {
+	now   time.Time
+	quota OrderQuota
+	// self is this TenantGateway's record; top is the apex its branches
+	// are named under.
+	self *OrderRecord
+	top  string
+	// others are the other records' orders of the window.
+	others []LedgerOrder
+	// waiting is the other records' waiting demand by branch.
+	waiting map[string]int
+	// wants is this run's demand by branch, granted what it may order.
+	wants, granted map[string]int
+	// share is each branch's fair share; nil until settled.
+	share map[string]int
+}
+
+// newLedger reads the records of the registered domain: its own (by name)
+// and the others', keeping the orders of the window.
 func newLedger(in *Input) *ledger {
-	l := &ledger{now: in.Now.UTC().Truncate(time.Second), limit: int(*in.Spec.ACMEOrdersPerBranch)}
-	for _, o := range in.Previous.Orders {
-		if o.At.Add(OrderWindow).After(l.now) && !o.At.After(l.now) {
-			l.entries = append(l.entries, o)
+	l := &ledger{
+		now: in.Now.UTC().Truncate(time.Second), quota: in.Quota, top: in.Spec.Apex,
+		self:    &OrderRecord{RegisteredDomain: RegisteredDomain(in.Spec.Apex), TenantGateway: in.Namespace + "/" + in.Name, Apex: in.Spec.Apex},
+		waiting: map[string]int{}, wants: map[string]int{}, granted: map[string]int{},
+	}
+	for _, r := range in.Ledger {
+		if r.RegisteredDomain != l.self.RegisteredDomain {
+			continue // another domain's record under a colliding label: never ours
+		}
+		own := r.TenantGateway == l.self.TenantGateway
+		for _, o := range r.Orders {
+			if !l.inWindow(o) {
+				continue
+			}
+			if own {
+				l.self.Orders = append(l.self.Orders, o)
+			} else {
+				l.others = append(l.others, o)
+			}
+		}
+		if own {
+			continue
+		}
+		for b, n := range r.Waiting {
+			l.waiting[b] += n
+		}
+		if a := strings.ToLower(r.Apex); a != l.top && strings.HasSuffix(l.top, "."+a) {
+			l.top = a // the widest apex over ours names the branches
+		}
+	}
+	// An order is seen once its Certificate is observed with its names, in
+	// any mode: composing them again after it is gone is a new order.
+	for key, o := range in.Observed {
+		if o.DNSNames != nil {
+			l.observe(key, o.DNSNames)
 		}
 	}
 	return l
 }
 
-// remaining is how many orders branch may still cause in the window.
-func (l *ledger) remaining(branch string) int {
-	if l.limit == 0 {
-		return maxOrders
+func (l *ledger) inWindow(o LedgerOrder) bool {
+	return o.At.Add(l.quota.Window).After(l.now) && !o.At.After(l.now)
+}
+
+// branch names the branch of the whole registered domain that local (a
+// branch of this Gateway's delegation tree) belongs to: under another
+// TenantGateway's apex, every order of this one is the branch of that
+// apex's tree its own apex is in. So a tenant cannot make more branches by
+// owning a Gateway of its own.
+func (l *ledger) branch(local string) string {
+	apex := l.self.Apex
+	if l.top == apex {
+		return local
 	}
+	rest := strings.TrimSuffix(apex, "."+l.top)
+	return rest[strings.LastIndexByte(rest, '.')+1:] + "." + l.top
+}
+
+// want adds n orders to branch's demand of this run.
+func (l *ledger) want(branch string, n int) { l.wants[branch] += n }
+
+// used is the orders of the window charged to branch, and in all.
+func (l *ledger) used(branch string) int {
 	n := 0
-	for _, o := range l.entries {
-		if o.Branch == branch {
+	for _, o := range slices.Concat(l.others, l.self.Orders) {
+		if slices.Contains(o.Branches, branch) {
 			n++
 		}
 	}
-	return max(l.limit-n, 0)
+	return n
 }
 
-// until is when branch may order again: its oldest order of the window
-// leaves it.
-func (l *ledger) until(branch string) time.Time {
-	for _, o := range l.entries {
-		if o.Branch == branch {
-			return o.At.Add(OrderWindow)
+func (l *ledger) total() int { return len(l.others) + len(l.self.Orders) }
+
+// settle computes the fair share once this run's demand is known: max-min
+// over every branch's demand (its orders of the window, what it waits for
+// on other Gateways, what it asks for here) and one more branch that has
+// not asked yet, whose share stays free so that a newcomer always finds
+// one.
+func (l *ledger) settle() {
+	if l.share != nil {
+		return
+	}
+	demand := map[string]int{}
+	for _, o := range slices.Concat(l.others, l.self.Orders) {
+		for _, b := range o.Branches {
+			demand[b]++
 		}
 	}
-	return l.now
+	for b, n := range l.waiting {
+		demand[b] += n
+	}
+	for b, n := range l.wants {
+		demand[b] += n
+	}
+	const newcomer = "" // no branch is named ""
+	demand[newcomer] = l.quota.Limit
+	l.share = maxMin(l.quota.Limit, demand)
 }
 
-// record charges branch with an order of certificate.
-func (l *ledger) record(branch, certificate string) {
-	l.entries = append(l.entries, v1alpha1.OrderStatus{Branch: branch, Certificate: certificate, At: metav1.NewTime(l.now)})
-}
-
-// latest is the certificate key of the newest order whose key starts with
-// prefix, or "".
-func (l *ledger) latest(prefix string) string {
-	for i := len(l.entries) - 1; i >= 0; i-- {
-		if strings.HasPrefix(l.entries[i].Certificate, prefix) {
-			return l.entries[i].Certificate
+// maxMin shares capacity among demands by water-filling: the smallest
+// demands are met whole, the rest share what is left equally (a remainder
+// goes one each, in name order).
+func maxMin(capacity int, demand map[string]int) map[string]int {
+	names := slices.SortedFunc(maps.Keys(demand), func(a, b string) int {
+		return cmp.Or(cmp.Compare(demand[a], demand[b]), strings.Compare(a, b))
+	})
+	share := make(map[string]int, len(names))
+	left := capacity
+	for i, b := range names {
+		each := left / (len(names) - i)
+		give := min(demand[b], each)
+		share[b] = give
+		left -= give
+	}
+	for _, b := range slices.Sorted(maps.Keys(share)) {
+		if left == 0 {
+			break
+		}
+		if share[b] < demand[b] {
+			share[b]++
+			left--
 		}
 	}
-	return ""
+	return share
 }
 
-// status is status.orders: in time order, the newest maxOrders.
-func (l *ledger) status() []v1alpha1.OrderStatus {
-	out := slices.Clone(l.entries)
-	slices.SortStableFunc(out, func(a, b v1alpha1.OrderStatus) int { return a.At.Compare(b.At.Time) })
-	if len(out) > maxOrders {
-		out = out[len(out)-maxOrders:]
+// take grants branch one order if its fair share and the registered
+// domain's quota leave one; free reports it takes nothing of the quota (one
+// change of the dns01 certificate is one order, whichever branches it
+// serves). The caller records what it took.
+func (l *ledger) take(branch string, free bool) bool {
+	if !l.quota.Bounded() {
+		return true
 	}
-	return out
+	l.settle()
+	if l.used(branch)+l.granted[branch] >= l.share[branch] || !free && l.total() >= l.quota.Limit {
+		return false
+	}
+	l.granted[branch]++
+	return true
+}
+
+// record charges branches with an order of certificate for names.
+func (l *ledger) record(certificate string, names []string, branches ...string) {
+	for _, b := range branches {
+		l.granted[b]--
+		l.wants[b]--
+	}
+	l.self.Orders = append(l.self.Orders, LedgerOrder{Branches: branches, Certificate: certificate, Names: namesHash(names), At: metav1.NewTime(l.now)})
+}
+
+// pending reports whether certificate was ordered for names and not seen
+// since: the same order, applied but not observed yet.
+func (l *ledger) pending(certificate string, names []string) bool {
+	h := namesHash(names)
+	for i := len(l.self.Orders) - 1; i >= 0; i-- {
+		if o := l.self.Orders[i]; o.Certificate == certificate && o.Names == h {
+			return !o.Seen
+		}
+	}
+	return false
+}
+
+// observe marks the orders of certificate for names as seen.
+func (l *ledger) observe(certificate string, names []string) {
+	h := namesHash(names)
+	for i := range l.self.Orders {
+		if o := &l.self.Orders[i]; o.Certificate == certificate && o.Names == h {
+			o.Seen = true
+		}
+	}
 }
 
 // waitMessage says why a change waits and until when.
 func (l *ledger) waitMessage(branch, what string) string {
-	return fmt.Sprintf("%s waits for a certificate order: branch %s caused %d orders in the last %s, at most %d (spec.acmeOrdersPerBranch: the ACME CA's weekly limits are shared by every tenant); it may order again after %s",
-		what, branch, l.limit-l.remaining(branch), OrderWindow, l.limit, l.until(branch).UTC().Format(time.RFC3339))
+	return fmt.Sprintf("%s waits for a certificate order: the ACME CA issues at most %d certificates for %s in %s, shared fairly by the branches that ask; branch %s has ordered %d of its share of %d; it may order again after %s",
+		what, l.quota.Limit, l.self.RegisteredDomain, l.quota.Window, branch, l.used(branch), l.share[branch], l.until(branch).UTC().Format(time.RFC3339))
+}
+
+// until is when branch may order again at the latest: its oldest order of
+// the window leaves it, or, when the quota is what binds, the registered
+// domain's oldest.
+func (l *ledger) until(branch string) time.Time {
+	all := slices.Concat(l.others, l.self.Orders)
+	slices.SortStableFunc(all, func(a, b LedgerOrder) int { return a.At.Compare(b.At.Time) })
+	for _, o := range all {
+		if slices.Contains(o.Branches, branch) {
+			return o.At.Add(l.quota.Window)
+		}
+	}
+	if len(all) > 0 {
+		return all[0].At.Add(l.quota.Window)
+	}
+	return l.now
+}
+
+// Record is the record to write: nil when there is nothing to keep and no
+// record to empty (found says one was read).
+func (l *ledger) Record(found bool) *OrderRecord {
+	if !l.quota.Bounded() {
+		return nil
+	}
+	r := *l.self
+	if len(r.Orders) > maxOrders {
+		r.Orders = r.Orders[len(r.Orders)-maxOrders:]
+	}
+	r.Waiting = nil
+	for _, b := range slices.Sorted(maps.Keys(l.wants)) {
+		if n := l.wants[b] - l.granted[b]; n > 0 && len(r.Waiting) < maxWaitingBranches {
+			if r.Waiting == nil {
+				r.Waiting = map[string]int{}
+			}
+			r.Waiting[b] = n
+		}
+	}
+	if len(r.Orders) == 0 && len(r.Waiting) == 0 && !found {
+		return nil
+	}
+	return &r
 }
 
 // branch is the branch of the delegation tree ns belongs to, as the
@@ -110,14 +377,6 @@ func (t *tenancy) branch(ns string) string {
 		return t.owner
 	}
 	return strings.TrimPrefix(name, "=")
-}
-
-// branchOfApex is the branch of a child apex no namespace holds any more.
-func (t *tenancy) branchOfApex(apex string) string {
-	if rest, ok := strings.CutSuffix(apex, "."+t.apex); ok {
-		return rest[strings.LastIndexByte(rest, '.')+1:] + "." + t.apex
-	}
-	return apex
 }
 
 // certificateState is what the function knows of a Certificate it is about
@@ -148,78 +407,113 @@ func certificateAt(in *Input, key string) certificateState {
 }
 
 // orderHTTP01 charges the new Certificates of the kept http01 listeners to
-// their branches and holds back those whose branch has no order left: they
-// lose their listener this run and their claims wait. A Certificate is new
-// when it is neither observed (nor found by its probe) nor composed by the
-// last run (status.listeners has its hostname): so an order is counted once,
-// even before Crossplane observes what it applied, and a hostname dropped
-// and asked for again is a new order. It returns the held slots, whose
+// their branches and holds back those whose branch may not order: they lose
+// their listener this run and their claims wait. A Certificate is new when
+// it is neither observed (nor found by its probe) nor ordered by an earlier
+// run and not observed since (the ledger's own record): so an order is
+// counted once, even before Crossplane observes what it applied, and a
+// hostname dropped and asked for again is a new order, whatever the
+// Gateway's mode was in between. It returns the held slots, whose
 // Certificates stay probed so that the decision holds.
 func orderHTTP01(in *Input, t *tenancy, l *ledger, slots []*slot) []*slot {
-	composed := make(map[string]bool, len(in.Previous.Listeners))
-	for _, h := range in.Previous.Listeners {
-		composed[h] = true
-	}
-	var held []*slot
+	var news []*slot
 	for _, s := range slots {
-		if !s.kept || composed[s.hostname] || certificateAt(in, CertificateKey(s.name)) != certificateAbsent {
+		key, names := CertificateKey(s.name), []string{s.hostname}
+		if !s.kept || certificateAt(in, key) != certificateAbsent || l.pending(key, names) {
 			continue
 		}
-		b := t.branch(s.namespace)
-		if l.remaining(b) == 0 {
+		news = append(news, s)
+		l.want(l.branch(t.branch(s.namespace)), 1)
+	}
+	var held []*slot
+	for _, s := range news {
+		b := l.branch(t.branch(s.namespace))
+		if !l.take(b, false) {
 			s.kept, s.waiting = false, l.waitMessage(b, s.hostname)
 			held = append(held, s)
 			continue
 		}
-		l.record(b, s.hostname)
+		l.record(CertificateKey(s.name), []string{s.hostname}, b)
 	}
 	return held
 }
 
-// holdDNS01 keeps the dns01 certificate's names for the branches that have
-// no order left: a child apex new to the certificate waits (no names, no
-// listener), and the names of one leaving it stay, whether its zone went
-// idle or its namespace is gone (those are returned, to stay on the
-// certificate). Only an observed certificate is compared: the first one is
-// the owner's order.
-func holdDNS01(in *Input, t *tenancy, l *ledger, children []*child) []string {
+// orderDNS01 decides the dns01 certificate's names, after the name cap. A
+// child apex new to the certificate is an order of its branch: one that may
+// not order waits (no names, no listener). Names leave for free: a change
+// that only removes names is no order at all, so the names of gone or idle
+// zones stay on the certificate until the next order, which drops them; the
+// name cap never keeps a place for them. So giving names up never waits for
+// the budget, and no removed zone keeps a newcomer out. The first
+// certificate is the owner's order.
+func orderDNS01(in *Input, t *tenancy, l *ledger, children []*child) []string {
 	cert := in.Observed[KeyCertificateWildcard]
 	if cert == nil {
+		names := childNames(in, children)
+		if certificateAt(in, KeyCertificateWildcard) != certificateAbsent || l.pending(KeyCertificateWildcard, names) {
+			return names // ours but not observed yet, or not looked up yet
+		}
+		// The first certificate: the owner's order, with every zone.
+		owner := l.branch(t.owner)
+		l.want(owner, 1)
+		if l.take(owner, false) {
+			l.record(KeyCertificateWildcard, names, owner)
+			return names
+		}
+		for _, c := range children {
+			if c.state == v1alpha1.ChildApexListening {
+				c.state, c.message = v1alpha1.ChildApexWaiting, l.waitMessage(owner, "adding "+c.apex+" to the wildcard certificate")
+			}
+		}
 		return nil
 	}
-	onCert := domains(cert.DNSNames)
-	present := map[string]bool{}
+	have := domains(cert.DNSNames)
+	adding := map[string][]*child{}
 	for _, c := range children {
-		present[c.apex] = true
-		if b := t.branch(c.namespace); l.remaining(b) == 0 {
-			holdChild(l, b, c, onCert[c.apex])
+		if c.state == v1alpha1.ChildApexListening && !have[c.apex] {
+			b := l.branch(t.branch(c.namespace))
+			adding[b] = append(adding[b], c)
 		}
 	}
-	var kept []string
-	for a := range onCert {
-		if a != in.Spec.Apex && !present[a] && l.remaining(t.branchOfApex(a)) == 0 {
-			kept = append(kept, a)
+	branches := slices.Sorted(maps.Keys(adding))
+	for _, b := range branches {
+		l.want(b, 1)
+	}
+	var charged []string
+	for _, b := range branches {
+		if l.take(b, len(charged) > 0) {
+			charged = append(charged, b)
+			continue
+		}
+		for _, c := range adding[b] {
+			c.state, c.message = v1alpha1.ChildApexWaiting, l.waitMessage(b, "adding "+c.apex+" to the wildcard certificate")
 		}
 	}
-	slices.Sort(kept)
-	return kept
+	names := childNames(in, children)
+	if len(charged) == 0 {
+		// Nothing added: names only leave, which waits for the next order.
+		return lingering(cert.DNSNames, names)
+	}
+	if !l.pending(KeyCertificateWildcard, names) {
+		l.record(KeyCertificateWildcard, names, charged...)
+	}
+	return names
 }
 
-// keyDNS01 prefixes the dns01 certificate's orders: the digest of its names.
-const keyDNS01 = "dns01:"
-
-// holdChild keeps a child apex of a branch with no order left as the
-// certificate has it: new to it, it waits; on it, it stays.
-// An idle zone new to it is left to the name cap, which makes it Idle; an
-// idle zone on it stays unless the cap gives its place to a newcomer, whose
-// branch that order is charged to (orderDNS01), not this one's.
-func holdChild(l *ledger, branch string, c *child, onCert bool) {
-	switch listening := c.state == v1alpha1.ChildApexListening; {
-	case listening && !onCert && !c.idle:
-		c.state, c.message = v1alpha1.ChildApexWaiting, l.waitMessage(branch, "adding "+c.apex+" to the wildcard certificate")
-	case !listening && onCert && c.state != v1alpha1.ChildApexOutsideApex:
-		c.state, c.message, c.held, c.frozen = v1alpha1.ChildApexListening, "", true, true
+// lingering are the certificate's names when nothing is added: the
+// observed ones, while they still cover every name wanted (else wanted, by
+// the same rule as ever: a change that adds is an order).
+func lingering(observed, wanted []string) []string {
+	have := domains(observed)
+	for d := range domains(wanted) {
+		if !have[d] {
+			return wanted
+		}
 	}
+	if len(observed) > maxCertificateDNSNames {
+		return wanted
+	}
+	return observed
 }
 
 // domains are the domains a certificate's names cover: each name without
@@ -232,67 +526,85 @@ func domains(names []string) map[string]bool {
 	return out
 }
 
-// orderDNS01 charges a change of the dns01 certificate's names to every
-// branch whose child apexes it adds or removes (the owner's for the first
-// certificate), once: a change already ordered is not charged again while
-// Crossplane has not observed it.
-func orderDNS01(in *Input, t *tenancy, l *ledger, children []*child, names []string) {
-	key := keyDNS01 + Hex8(strings.Join(names, ","))
-	if l.latest(keyDNS01) == key {
-		return // ordered already, not observed yet
-	}
-	switch certificateAt(in, KeyCertificateWildcard) {
-	case certificateUnknown:
-		return
-	case certificateAbsent:
-		l.record(t.owner, key)
-		return
-	}
-	cert := in.Observed[KeyCertificateWildcard]
-	if cert == nil || slices.Equal(cert.DNSNames, names) {
-		return // found by its probe (ours, not yet observed), or unchanged
-	}
-	byApex := map[string]string{}
-	for _, c := range children {
-		byApex[c.apex] = c.namespace
-	}
-	branches := changedBranches(t, byApex, children, domains(names), domains(cert.DNSNames))
-	if len(branches) == 0 {
-		branches[t.owner] = true // the same apexes, other names: the owner's
-	}
-	for _, b := range slices.Sorted(maps.Keys(branches)) {
-		l.record(b, key)
-	}
-}
+// KeyOrderLedger is the composition resource name of the Object that writes
+// the TenantGateway's record of the order ledger.
+const KeyOrderLedger = "order-ledger"
 
-// changedBranches are the branches whose child apexes a change from have
-// to want adds or removes. An idle zone leaves only when the name cap gives
-// its place to a newcomer: that is the newcomer's order, and charging the
-// idle zone's branch would let one tenant spend another's.
-func changedBranches(t *tenancy, byApex map[string]string, children []*child, want, have map[string]bool) map[string]bool {
-	idle := map[string]bool{}
-	for _, c := range children {
-		idle[c.apex] = c.state == v1alpha1.ChildApexIdle
-	}
-	branches := map[string]bool{}
-	added := false
-	for a := range want {
-		if !have[a] {
-			branches[branchOf(t, byApex, a)] = true
-			added = true
+// LabelOrderLedger marks every record of the order ledger with the full hash
+// of its registered domain (LedgerLabel), which every TenantGateway of that
+// domain selects.
+const LabelOrderLedger = "cozystack.io/order-ledger"
+
+// keyLedgerRecord is the ConfigMap's data key holding the record as JSON.
+const keyLedgerRecord = "record"
+
+// LedgerObjectName is the Object, in the owner's namespace, that writes the
+// record.
+func LedgerObjectName(tgw string) string { return tgw + "-order-ledger" }
+
+// ledgerRecordFound reports whether this TenantGateway's own record was
+// read: it is written again, emptied, rather than left behind.
+func (in *Input) ledgerRecordFound() bool {
+	self := in.Namespace + "/" + in.Name
+	for _, r := range in.Ledger {
+		if r.TenantGateway == self {
+			return true
 		}
 	}
-	for a := range have {
-		if !want[a] && (!idle[a] || !added) {
-			branches[branchOf(t, byApex, a)] = true
-		}
-	}
-	return branches
+	return false
 }
 
-func branchOf(t *tenancy, byApex map[string]string, apex string) string {
-	if ns, ok := byApex[apex]; ok {
-		return t.branch(ns)
+// ledgerRecordResource is the Object that writes record into the ledger's
+// namespace. While the record holds orders its management policies leave
+// out Delete (a namespaced managed resource's way to orphan), so that
+// deleting or re-creating the TenantGateway, or a tenant deleting the
+// Object, keeps what it ordered; an empty record goes with its Object.
+func ledgerRecordResource(in *Input, record *OrderRecord) (Resource, error) {
+	data, err := json.Marshal(record)
+	if err != nil {
+		return Resource{}, fmt.Errorf("cannot encode the order ledger's record: %w", err)
 	}
-	return t.branchOfApex(apex)
+	cm := &corev1.ConfigMap{
+		TypeMeta: metav1.TypeMeta{APIVersion: corev1.SchemeGroupVersion.String(), Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      LedgerRecordName(in.Namespace, in.Name),
+			Namespace: in.LedgerNamespace,
+			Labels:    map[string]string{LabelManagedBy: ManagedBy, LabelOrderLedger: LedgerLabel(in.Spec.Apex)},
+		},
+		Data: map[string]string{keyLedgerRecord: string(data)},
+	}
+	manifest, err := jsonobj.Manifest(cm)
+	if err != nil {
+		return Resource{}, fmt.Errorf("cannot encode the order ledger's record: %w", err)
+	}
+	obj := writerObject(in, LedgerObjectName(in.Name), manifest)
+	if len(record.Orders) > 0 {
+		obj.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
+	}
+	return Resource{Key: KeyOrderLedger, Object: obj}, nil
 }
+
+// DecodeLedgerRecord reads a record from its ConfigMap's data.
+func DecodeLedgerRecord(data map[string]string) (OrderRecord, error) {
+	var r OrderRecord
+	if err := json.Unmarshal([]byte(data[keyLedgerRecord]), &r); err != nil {
+		return r, fmt.Errorf("cannot decode the order ledger's record (data key %q): %w", keyLedgerRecord, err)
+	}
+	return r, nil
+}
+
+// QuotaSettingPath names the platform setting of the order quotas, by
+// issuer name, for messages.
+const QuotaSettingPath = "gateway.certificateOrders"
+
+// MaxOrderQuota is the largest quota a platform may set: one record holds
+// at most that many orders.
+const MaxOrderQuota = 1000
+
+// LetsEncryptQuota is Let's Encrypt's published limit of new certificates
+// per registered domain, the default for issuers named letsencrypt-*.
+var LetsEncryptQuota = OrderQuota{Limit: 50, Window: 7 * 24 * time.Hour}
+
+// LetsEncryptIssuerPrefix begins the issuer names whose quota defaults to
+// LetsEncryptQuota.
+const LetsEncryptIssuerPrefix = "letsencrypt-"

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,7 +50,7 @@ func fedBack(in Input, out *Output) Input {
 			in.Observed[r.Key] = &ObservedResource{DNSNames: c.Spec.DNSNames}
 		}
 	}
-	prev.Orders = out.Orders
+	in.Ledger = withRecord(in.Ledger, in.Namespace+"/"+in.Name, out.Record)
 	for _, c := range out.ChildApexes {
 		if c.State == v1alpha1.ChildApexListening {
 			prev.ChildApexes[c.Apex] = true
@@ -58,6 +59,17 @@ func fedBack(in Input, out *Output) Input {
 	prev.Digests = out.Digests
 	in.Previous = prev
 	return in
+}
+
+// withRecord is the ledger's records with the one of the TenantGateway
+// self replaced by rec (removed when nil), as the cluster holds them once
+// the run's record is applied.
+func withRecord(records []OrderRecord, self string, rec *OrderRecord) []OrderRecord {
+	out := slices.DeleteFunc(slices.Clone(records), func(r OrderRecord) bool { return r.TenantGateway == self })
+	if rec != nil {
+		out = append(out, *rec)
+	}
+	return out
 }
 
 // twice composes in, feeds the result back and composes again, judging both
