@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	"google.golang.org/protobuf/types/known/structpb"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -218,14 +217,16 @@ func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 }
 
 // requireLedger asks for the records of the order ledger of the apex's
-// registered domain, once the platform settings say where they are kept
-// (the namespace of gateway.certManagerNamespace: a platform namespace no
-// tenant writes). A setting that does not read is left to the run, which
+// registered domain where the platform settings say they are kept (the
+// namespace of gateway.certManagerNamespace: a platform namespace no tenant
+// writes). A setting that does not read is left to the run, which
 // ends Fatal naming it.
 func requireLedger(req *fnv1.RunFunctionRequest, r *fnv1.Requirements, tgw *v1alpha1.TenantGateway, settings fnv1beta1.Input) {
-	if _, ok := req.GetRequiredResources()[reqPlatform]; !ok || tgw.Spec.Apex == "" {
+	if tgw.Spec.Apex == "" {
 		return
 	}
+	// Before the settings are read the input's default stands, so that a
+	// platform that keeps it asks for the ledger on the first call.
 	data, _ := platformData(req)
 	ns, err := tenant.CertManagerNamespace(data, settings.CertManagerNamespace)
 	if err != nil {
@@ -456,17 +457,12 @@ func observePrevious(req *fnv1.RunFunctionRequest) (gateway.PreviousStatus, []st
 }
 
 // observeGatewayComposed is observeComposed with what the computation reads
-// of the composed Certificates and Gateway besides their conditions: each
-// Certificate's dnsNames, the Gateway's listeners and their conditions.
+// of the composed wildcard Certificate and Gateway besides their conditions:
+// the Certificate's dnsNames, the Gateway's listeners and their conditions.
 func observeGatewayComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.ObservedResource {
 	out := observeComposed(req)
-	for key, o := range out {
-		// Every Certificate's names: the order ledger tells an order
-		// applied but not observed yet from a new one by them.
-		s := req.GetObserved().GetResources()[key].GetResource()
-		if str(s, "kind") != cmv1.CertificateKind || str(s, "apiVersion") != cmv1.SchemeGroupVersion.String() {
-			continue
-		}
+	if o := out[gateway.KeyCertificateWildcard]; o != nil {
+		s := req.GetObserved().GetResources()[gateway.KeyCertificateWildcard].GetResource()
 		o.DNSNames = []string{}
 		for _, v := range field(s, keySpec, "dnsNames").GetListValue().GetValues() {
 			o.DNSNames = append(o.DNSNames, v.GetStringValue())

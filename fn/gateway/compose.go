@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	"slices"
 	"sort"
 
@@ -68,6 +69,7 @@ func Compose(in Input) (*Output, error) {
 	}
 	planned = append(planned, reports...)
 	out.ReportsLeftOut = reportsLeftOut
+	orders.close(composedCertificates(planned))
 	out.Record = orders.Record(in.ledgerRecordFound())
 	if out.Record != nil {
 		r, err := ledgerRecordResource(&in, out.Record)
@@ -161,4 +163,16 @@ func planResources(in *Input, t *tenancy, p *plan, children []*child, certNames 
 		return nil, err
 	}
 	return append(append(planned, guards...), patches...), nil
+}
+
+// composedCertificates maps the Certificates among planned to the hash of
+// their names, for the order ledger.
+func composedCertificates(planned []Resource) map[string]string {
+	out := map[string]string{}
+	for _, r := range planned {
+		if c, ok := r.Object.(*cmv1.Certificate); ok {
+			out[r.Key] = namesHash(c.Spec.DNSNames)
+		}
+	}
+	return out
 }

@@ -54,8 +54,12 @@ func (q OrderQuota) Bounded() bool { return q.Limit > 0 }
 type OrderRecord struct {
 	// RegisteredDomain is the domain the CA counts orders under.
 	RegisteredDomain string `json:"registeredDomain"`
-	// TenantGateway is the writer, <namespace>/<name>.
+	// TenantGateway is the writer, <namespace>/<name>, and UID its uid: a
+	// TenantGateway deleted and made again under the name has another, and
+	// every order its predecessor left open is closed (what it composed
+	// went with it).
 	TenantGateway string `json:"tenantGateway"`
+	UID           string `json:"uid,omitempty"`
 	// Apex of the writer: a TenantGateway under another's apex charges
 	// its orders to that one's branch (see ledger.branch).
 	Apex string `json:"apex"`
@@ -78,9 +82,11 @@ type LedgerOrder struct {
 	Names string `json:"names"`
 	// At is when the function composed it.
 	At metav1.Time `json:"at"`
-	// Seen: a later run observed the Certificate with these names, so
-	// composing them again once it is gone is a new order.
-	Seen bool `json:"seen,omitempty"`
+	// Closed: a later run composed the Certificate no more, or with other
+	// names, so composing these names again is a new order. While it is
+	// open the order stands for the Certificate as composed, applied or
+	// not (an apply that fails orders nothing twice).
+	Closed bool `json:"closed,omitempty"`
 }
 
 // RegisteredDomain is the domain an ACME CA counts apex's certificates
@@ -141,6 +147,10 @@ type ledger struct {
 	wants, granted map[string]int
 	// share is each branch's fair share; nil until settled.
 	share map[string]int
+	// unknown: a Certificate's probe is not answered yet, so this call may
+	// order once it is; the record is composed all the same, so that its
+	// own probe is asked in the same call.
+	unknown bool
 }
 
 // newLedger reads the records of the registered domain: its own (by name)
@@ -148,7 +158,7 @@ type ledger struct {
 func newLedger(in *Input) *ledger {
 	l := &ledger{
 		now: in.Now.UTC().Truncate(time.Second), quota: in.Quota, top: in.Spec.Apex,
-		self:    &OrderRecord{RegisteredDomain: RegisteredDomain(in.Spec.Apex), TenantGateway: in.Namespace + "/" + in.Name, Apex: in.Spec.Apex},
+		self:    &OrderRecord{RegisteredDomain: RegisteredDomain(in.Spec.Apex), TenantGateway: in.Namespace + "/" + in.Name, UID: in.UID, Apex: in.Spec.Apex},
 		waiting: map[string]int{}, wants: map[string]int{}, granted: map[string]int{},
 	}
 	for _, r := range in.Ledger {
@@ -161,6 +171,7 @@ func newLedger(in *Input) *ledger {
 				continue
 			}
 			if own {
+				o.Closed = o.Closed || r.UID != in.UID
 				l.self.Orders = append(l.self.Orders, o)
 			} else {
 				l.others = append(l.others, o)
@@ -174,13 +185,6 @@ func newLedger(in *Input) *ledger {
 		}
 		if a := strings.ToLower(r.Apex); a != l.top && strings.HasSuffix(l.top, "."+a) {
 			l.top = a // the widest apex over ours names the branches
-		}
-	}
-	// An order is seen once its Certificate is observed with its names, in
-	// any mode: composing them again after it is gone is a new order.
-	for key, o := range in.Observed {
-		if o.DNSNames != nil {
-			l.observe(key, o.DNSNames)
 		}
 	}
 	return l
@@ -298,24 +302,26 @@ func (l *ledger) record(certificate string, names []string, branches ...string) 
 	l.self.Orders = append(l.self.Orders, LedgerOrder{Branches: branches, Certificate: certificate, Names: namesHash(names), At: metav1.NewTime(l.now)})
 }
 
-// pending reports whether certificate was ordered for names and not seen
-// since: the same order, applied but not observed yet.
+// pending reports whether certificate's latest order is of names and
+// still open: the same order, composed by an earlier run.
 func (l *ledger) pending(certificate string, names []string) bool {
 	h := namesHash(names)
 	for i := len(l.self.Orders) - 1; i >= 0; i-- {
 		if o := l.self.Orders[i]; o.Certificate == certificate && o.Names == h {
-			return !o.Seen
+			return !o.Closed
 		}
 	}
 	return false
 }
 
-// observe marks the orders of certificate for names as seen.
-func (l *ledger) observe(certificate string, names []string) {
-	h := namesHash(names)
+// close closes the open orders of Certificates this run does not compose
+// with their names (composed maps composition resource names to the names'
+// hash). It changes the record only in a run that changes the Certificates
+// anyway, so a run that composes what the last one did writes nothing new.
+func (l *ledger) close(composed map[string]string) {
 	for i := range l.self.Orders {
-		if o := &l.self.Orders[i]; o.Certificate == certificate && o.Names == h {
-			o.Seen = true
+		if o := &l.self.Orders[i]; !o.Closed && composed[o.Certificate] != o.Names {
+			o.Closed = true
 		}
 	}
 }
@@ -362,7 +368,7 @@ func (l *ledger) Record(found bool) *OrderRecord {
 			r.Waiting[b] = n
 		}
 	}
-	if len(r.Orders) == 0 && len(r.Waiting) == 0 && !found {
+	if len(r.Orders) == 0 && len(r.Waiting) == 0 && !found && !l.unknown {
 		return nil
 	}
 	return &r
@@ -410,7 +416,8 @@ func certificateAt(in *Input, key string) certificateState {
 // their branches and holds back those whose branch may not order: they lose
 // their listener this run and their claims wait. A Certificate is new when
 // it is neither observed (nor found by its probe) nor ordered by an earlier
-// run and not observed since (the ledger's own record): so an order is
+// run and composed by every run since (an open order of the ledger's own
+// record): so an order is
 // counted once, even before Crossplane observes what it applied, and a
 // hostname dropped and asked for again is a new order, whatever the
 // Gateway's mode was in between. It returns the held slots, whose
@@ -419,7 +426,9 @@ func orderHTTP01(in *Input, t *tenancy, l *ledger, slots []*slot) []*slot {
 	var news []*slot
 	for _, s := range slots {
 		key, names := CertificateKey(s.name), []string{s.hostname}
-		if !s.kept || certificateAt(in, key) != certificateAbsent || l.pending(key, names) {
+		state := certificateAt(in, key)
+		l.unknown = l.unknown || s.kept && state == certificateUnknown
+		if !s.kept || state != certificateAbsent || l.pending(key, names) {
 			continue
 		}
 		news = append(news, s)
@@ -450,7 +459,9 @@ func orderDNS01(in *Input, t *tenancy, l *ledger, children []*child) []string {
 	cert := in.Observed[KeyCertificateWildcard]
 	if cert == nil {
 		names := childNames(in, children)
-		if certificateAt(in, KeyCertificateWildcard) != certificateAbsent || l.pending(KeyCertificateWildcard, names) {
+		state := certificateAt(in, KeyCertificateWildcard)
+		l.unknown = state == certificateUnknown
+		if state != certificateAbsent || l.pending(KeyCertificateWildcard, names) {
 			return names // ours but not observed yet, or not looked up yet
 		}
 		// The first certificate: the owner's order, with every zone.
