@@ -156,17 +156,19 @@ type gatewaySnapshot struct {
 	hostnames   map[v1alpha1.HostnameState]int
 	childApexes map[v1alpha1.ChildApexState]int
 	duration    time.Duration
+	orders      int
+	orderLimit  int
 }
 
 // gatewayCollector serves one fixed set of series per TenantGateway
-// composed within the expiry: 1 + 1 + 1 + 10 + 5 = 18 (see Metrics in
+// composed within the expiry: 1 + 1 + 1 + 10 + 5 + 2 = 20 (see Metrics in
 // docs/design.md). Series are built at scrape time from the snapshots, so
 // that an expired TenantGateway's series all go at once.
 type gatewayCollector struct {
 	now    func() time.Time
 	expiry time.Duration
 
-	listeners, hostnames, conflicts, childApexes, duration *prometheus.Desc
+	listeners, hostnames, conflicts, childApexes, duration, orders, orderLimit *prometheus.Desc
 
 	mu        sync.Mutex
 	snapshots map[types.NamespacedName]gatewaySnapshot
@@ -189,6 +191,10 @@ func newGatewayCollector() *gatewayCollector {
 			"Inheriting child apexes by state; OverListenerLimit and OverCertificateLimit are those left out.", withState, nil),
 		duration: prometheus.NewDesc("function_tenant_gateway_last_run_duration_seconds",
 			"Time in RunFunction of the last call that composed the TenantGateway.", xr, nil),
+		orders: prometheus.NewDesc("function_tenant_gateway_certificate_orders",
+			"ACME orders of the window in the ledger of the TenantGateway's registered domain, as its last composing call read and added to it (every TenantGateway of the domain reports the same ledger: aggregate with max by the domain's apex, never sum).", xr, nil),
+		orderLimit: prometheus.NewDesc("function_tenant_gateway_certificate_order_limit",
+			"The order quota of the TenantGateway's registered domain in force (platform setting gateway.certificateOrders); 0 is no bound.", xr, nil),
 		snapshots: map[types.NamespacedName]gatewaySnapshot{},
 	}
 }
@@ -205,6 +211,8 @@ func (c *gatewayCollector) record(xr types.NamespacedName, out *gateway.Output, 
 		hostnames:   out.HostnameStates,
 		childApexes: out.ChildApexStates,
 		duration:    d,
+		orders:      out.OrdersUsed,
+		orderLimit:  out.OrderQuota.Limit,
 	}
 	// Sweep here too, at most once an expiry, so that memory stays bounded
 	// when nobody scrapes.
@@ -226,7 +234,7 @@ func (c *gatewayCollector) sweep(now time.Time) {
 
 // Describe sends the descriptors of every series.
 func (c *gatewayCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.listeners, c.hostnames, c.conflicts, c.childApexes, c.duration} {
+	for _, d := range []*prometheus.Desc{c.listeners, c.hostnames, c.conflicts, c.childApexes, c.duration, c.orders, c.orderLimit} {
 		ch <- d
 	}
 }
@@ -254,6 +262,8 @@ func (c *gatewayCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(c.listeners, float64(s.listeners))
 		gauge(c.conflicts, float64(s.conflicts))
 		gauge(c.duration, s.duration.Seconds())
+		gauge(c.orders, float64(s.orders))
+		gauge(c.orderLimit, float64(s.orderLimit))
 		for _, st := range hostnameStates {
 			gauge(c.hostnames, float64(s.hostnames[st]), string(st))
 		}
