@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"sort"
 
+	"google.golang.org/protobuf/types/known/structpb"
+
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/request"
-	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )

@@ -124,14 +124,6 @@ func (v val) number() float64 {
 	return v.w.number()
 }
 
-// boolean is the bool the value holds, or false.
-func (v val) boolean() bool {
-	if !v.lazy {
-		return v.v.GetBoolValue()
-	}
-	return v.w.boolean()
-}
-
 // list are the values of a list, or nil.
 func (v val) list() []val {
 	if !v.lazy {

@@ -296,15 +296,6 @@ func (v wireValue) number() float64 {
 	return math.Float64frombits(bits)
 }
 
-// boolean is the bool a Value holds, or false.
-func (v wireValue) boolean() bool {
-	if v.kind != fieldValueBool {
-		return false
-	}
-	x, n := protowire.ConsumeVarint(v.payload)
-	return n > 0 && x != 0
-}
-
 // str is the string a Value holds, or "".
 func (v wireValue) str() string {
 	if v.kind != fieldValueString {

@@ -97,6 +97,8 @@ func ZoneGuardObjectName(tgw, ns string) string { return writerName(tgw, ns, "zg
 // name) that the listener still admits: a namespace kept off it (see
 // Conflicts in docs/design.md) could not attach one. A zone whose every
 // namespace is kept off gets none (a known limit, see Zone guards).
+//
+//nolint:gocyclo // One step per guard form (zone, exposed apex, key collision), read in order.
 func zoneGuards(in *Input, t *tenancy, children []*child) ([]Resource, error) {
 	if in.Spec.CertMode == v1alpha1.CertModeHTTP01 {
 		return nil, nil
@@ -193,6 +195,8 @@ func zoneGuardObject(in *Input, ns, apex, listener, apexListener string) (*kobjv
 // guard must not make its zone look used, see Budgets in docs/design.md). A
 // tenant can make one, but only one that does what the function's does, in
 // its own zone; any other route of that name is a claim like every route.
+//
+//nolint:gocyclo // Each check is one property of the exact route a guard is; apart they would read as options.
 func isZoneGuard(in *Input, t *tenancy, r *Route) bool {
 	n := len(r.Hostnames)
 	if r.Kind != KindHTTPRoute || r.Name != ZoneGuardName(in.Name) || r.Namespace == in.Namespace ||

@@ -74,7 +74,7 @@ func TestTenantClaims(t *testing.T) {
 	}
 	read := func(t *testing.T, path string) object {
 		t.Helper()
-		b, err := os.ReadFile(path) //nolint:gosec // Our own examples.
+		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}

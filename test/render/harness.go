@@ -134,7 +134,8 @@ func Scenarios(root string) ([]Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := append(ex, sc...)
+	out := make([]Scenario, 0, len(ex)+len(sc))
+	out = append(append(out, ex...), sc...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	for i := 1; i < len(out); i++ {
 		if out[i].Name == out[i-1].Name {

@@ -33,6 +33,12 @@ import (
 	"github.com/cozystack/function-tenant-gateway/fn/tenant"
 )
 
+// Type names as the reference prints them.
+const (
+	typeString  = "string"
+	typeStrings = "list of string"
+)
+
 // Path is where the reference is written, relative to the repository root.
 const Path = "docs/reference.md"
 
@@ -235,7 +241,7 @@ func typeOf(s *extv1.JSONSchemaProps) string {
 		return "list of " + typeOf(s.Items.Schema)
 	case s.Type == "object" && s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil:
 		return "map of " + typeOf(s.AdditionalProperties.Schema)
-	case s.Type == "string" && s.Format == "date-time":
+	case s.Type == typeString && s.Format == "date-time":
 		return "timestamp"
 	case s.Type == "":
 		return "any"
@@ -244,6 +250,8 @@ func typeOf(s *extv1.JSONSchemaProps) string {
 }
 
 // allowed states what the schema admits beyond the type.
+//
+//nolint:gocyclo // One case per schema keyword that restricts a value.
 func allowed(s *extv1.JSONSchemaProps) string {
 	var out []string
 	if len(s.Enum) > 0 {
@@ -306,21 +314,21 @@ type Setting struct {
 // examples/cluster/platform.yaml. TestSettingsAreRead checks that each one
 // is read.
 var Settings = []Setting{
-	{Path: "publishing.host", Type: "string", Doc: "Apex of the root tenant. A child's apex is `<name>.<parent apex>` unless the tenant sets `spec.host`."},
-	{Path: "publishing.ingressName", Type: "string", Default: tenant.DefaultIngressName, Doc: "Name of the publishing tenant's namespace, whose Gateway serves the platform's own services."},
-	{Path: "publishing.exposedServices", Type: "list of string", Doc: "The platform services exposed; those also in `gateway.tlsPassthroughServices` get a TLS passthrough listener on the publishing tenant's Gateway. No entry may hold a comma."},
-	{Path: "publishing.certificates.solver", Type: "string", Default: tenant.DefaultSolver, Allowed: "`http01`, `dns01`", Doc: "Certificate mode of every owning tenant's TenantGateway, unless `wildcardSecretName` or an edge class decides otherwise."},
-	{Path: "publishing.certificates.issuerName", Type: "string", Default: string(v1alpha1.IssuerLetsEncryptProd), Allowed: "`letsencrypt-prod`, `letsencrypt-stage`, a name under `acmeServers`", Doc: "The ACME server every owning tenant's certificates are ordered from."},
-	{Path: "publishing.certificates.wildcardSecretName", Type: "string", Doc: "Non-empty: every owning tenant's TenantGateway serves this wildcard Secret (`existingSecret` mode); the Secret must exist in each owning tenant's namespace."},
+	{Path: "publishing.host", Type: typeString, Doc: "Apex of the root tenant. A child's apex is `<name>.<parent apex>` unless the tenant sets `spec.host`."},
+	{Path: "publishing.ingressName", Type: typeString, Default: tenant.DefaultIngressName, Doc: "Name of the publishing tenant's namespace, whose Gateway serves the platform's own services."},
+	{Path: "publishing.exposedServices", Type: typeStrings, Doc: "The platform services exposed; those also in `gateway.tlsPassthroughServices` get a TLS passthrough listener on the publishing tenant's Gateway. No entry may hold a comma."},
+	{Path: "publishing.certificates.solver", Type: typeString, Default: tenant.DefaultSolver, Allowed: "`http01`, `dns01`", Doc: "Certificate mode of every owning tenant's TenantGateway, unless `wildcardSecretName` or an edge class decides otherwise."},
+	{Path: "publishing.certificates.issuerName", Type: typeString, Default: string(v1alpha1.IssuerLetsEncryptProd), Allowed: "`letsencrypt-prod`, `letsencrypt-stage`, a name under `acmeServers`", Doc: "The ACME server every owning tenant's certificates are ordered from."},
+	{Path: "publishing.certificates.wildcardSecretName", Type: typeString, Doc: "Non-empty: every owning tenant's TenantGateway serves this wildcard Secret (`existingSecret` mode); the Secret must exist in each owning tenant's namespace."},
 	{Path: "publishing.certificates.dns01", Type: "object", Fields: "spec.dns01", Doc: "The DNS-01 provider, copied into every owning tenant's TenantGateway when `solver` is `dns01`. Its Secrets must exist in each owning tenant's namespace."},
 	{Path: "publishing.certificates.acmeServers", Type: "map of object", Fields: "spec.acme", Doc: "ACME servers besides Let's Encrypt, by name; `issuerName` selects one, which each owning tenant's TenantGateway carries in `spec.acme`. Unknown keys are refused. An External Account Binding's Secret must exist in each owning tenant's namespace."},
 	{Path: "gateway.enabled", Type: "boolean", Default: "false", Doc: "Gateway API publishing of the platform services is on: the publishing tenant's Gateway gets a TLS passthrough listener for each of `gateway.tlsPassthroughServices` in `publishing.exposedServices`."},
-	{Path: "gateway.className", Type: "string", Default: v1alpha1.DefaultGatewayClassName, Doc: "GatewayClass of the publishing tenant's Gateway, and of every owning tenant's that selects none."},
-	{Path: "gateway.tenantSelectableClasses", Type: "list of string", Doc: "GatewayClasses a tenant may select with `spec.gatewayClass` besides `className`."},
-	{Path: "gateway.edgeTerminatedClasses", Type: "list of string", Doc: "GatewayClasses whose TLS ends in front of the Gateway: a tenant on one gets `certMode: edge`."},
-	{Path: "gateway.attachedNamespaces", Type: "list of string", Doc: "Platform namespaces whose routes the publishing tenant's Gateway serves."},
-	{Path: "gateway.tlsPassthroughServices", Type: "list of string", Default: "`" + strings.Join(tenant.DefaultTLSPassthroughServices, "`, `") + "`", Doc: "Platform services published with TLS passthrough when in `publishing.exposedServices`."},
-	{Path: "gateway.certManagerNamespace", Type: "string", Default: "the function input's `certManagerNamespace` (`" + fnv1beta1.DefaultCertManagerNamespace + "`)", Allowed: "a namespace name not starting with `tenant-`", Doc: "Namespace of cert-manager's HTTP-01 challenge routes, which every TenantGateway's port-80 listener admits. Read by every TenantGateway, not only Tenants'."},
+	{Path: "gateway.className", Type: typeString, Default: v1alpha1.DefaultGatewayClassName, Doc: "GatewayClass of the publishing tenant's Gateway, and of every owning tenant's that selects none."},
+	{Path: "gateway.tenantSelectableClasses", Type: typeStrings, Doc: "GatewayClasses a tenant may select with `spec.gatewayClass` besides `className`."},
+	{Path: "gateway.edgeTerminatedClasses", Type: typeStrings, Doc: "GatewayClasses whose TLS ends in front of the Gateway: a tenant on one gets `certMode: edge`."},
+	{Path: "gateway.attachedNamespaces", Type: typeStrings, Doc: "Platform namespaces whose routes the publishing tenant's Gateway serves."},
+	{Path: "gateway.tlsPassthroughServices", Type: typeStrings, Default: "`" + strings.Join(tenant.DefaultTLSPassthroughServices, "`, `") + "`", Doc: "Platform services published with TLS passthrough when in `publishing.exposedServices`."},
+	{Path: "gateway.certManagerNamespace", Type: typeString, Default: "the function input's `certManagerNamespace` (`" + fnv1beta1.DefaultCertManagerNamespace + "`)", Allowed: "a namespace name not starting with `tenant-`", Doc: "Namespace of cert-manager's HTTP-01 challenge routes, which every TenantGateway's port-80 listener admits. Read by every TenantGateway, not only Tenants'."},
 	{Path: "gateway.infrastructure", Type: "map of object", Fields: "spec.infrastructure and spec.addresses", Doc: "Pins an owning tenant's Gateway, by tenant namespace: `labels` and `annotations` go to the Gateway's `spec.infrastructure`, `addresses` to `spec.addresses`. Unknown keys are refused."},
 }
 
@@ -377,6 +385,8 @@ type Flag struct {
 // flags as kong, which parses them in the binary, names them. The struct is
 // rebuilt with reflect from the source, since a main package cannot be
 // imported.
+//
+//nolint:gocyclo // One case per flag type the CLI struct uses.
 func Flags(mainGo string) ([]Flag, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, mainGo, nil, parser.SkipObjectResolution)
@@ -437,7 +447,7 @@ func goType(e ast.Expr) (reflect.Type, error) {
 	switch t := e.(type) {
 	case *ast.Ident:
 		switch t.Name {
-		case "string":
+		case typeString:
 			return reflect.TypeFor[string](), nil
 		case "bool":
 			return reflect.TypeFor[bool](), nil
