@@ -16,14 +16,7 @@ import (
 // a scenario added to examples/ without either is noticed (one that exists
 // to test belongs under test/render/scenarios/).
 func TestExamplesIndexed(t *testing.T) {
-	root, err := RepoRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	examples, err := Examples(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, examples := userExamples(t)
 	index, err := os.ReadFile(filepath.Join(root, ExamplesDir, "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -54,14 +47,7 @@ func TestExamplesIndexed(t *testing.T) {
 // crossplane render renders composite resources, not claims, so the render
 // reads xr.yaml, and the two must not drift apart.
 func TestTenantClaims(t *testing.T) {
-	root, err := RepoRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	examples, err := Examples(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, examples := userExamples(t)
 	type object struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
@@ -125,4 +111,18 @@ func sorted(s []string) []string {
 	out := slices.Clone(s)
 	slices.Sort(out)
 	return out
+}
+
+// userExamples is the repository's root and its user examples.
+func userExamples(t *testing.T) (string, []Scenario) {
+	t.Helper()
+	root, err := RepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples, err := Examples(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, examples
 }
