@@ -5,6 +5,7 @@ import (
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
@@ -62,19 +63,21 @@ func issuerObject(in *Input) *cmv1.Issuer {
 }
 
 func http01Solver(in *Input) cmacme.ACMEChallengeSolver {
-	group := gwapiv1.Group(gwapiv1.GroupName)
-	kind := gwapiv1.Kind("Gateway")
-	ns := gwapiv1.Namespace(in.Namespace)
-	section := gwapiv1.SectionName(ListenerHTTP)
 	return cmacme.ACMEChallengeSolver{HTTP01: &cmacme.ACMEChallengeSolverHTTP01{
 		GatewayHTTPRoute: &cmacme.ACMEChallengeSolverHTTP01GatewayHTTPRoute{
-			ParentRefs: []gwapiv1.ParentReference{{
-				Group:       &group,
-				Kind:        &kind,
-				Name:        gwapiv1.ObjectName(in.Name),
-				Namespace:   &ns,
-				SectionName: &section,
-			}},
+			ParentRefs: []gwapiv1.ParentReference{gatewayParentRef(in, ListenerHTTP)},
 		},
 	}}
+}
+
+// gatewayParentRef names a listener of this TenantGateway's Gateway, with its
+// namespace, for a route in any namespace.
+func gatewayParentRef(in *Input, section string) gwapiv1.ParentReference {
+	return gwapiv1.ParentReference{
+		Group:       ptr.To(gwapiv1.Group(gwapiv1.GroupName)),
+		Kind:        ptr.To(gwapiv1.Kind("Gateway")),
+		Namespace:   ptr.To(gwapiv1.Namespace(in.Namespace)),
+		Name:        gwapiv1.ObjectName(in.Name),
+		SectionName: ptr.To(gwapiv1.SectionName(section)),
+	}
 }

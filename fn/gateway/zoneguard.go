@@ -145,19 +145,10 @@ func zoneGuards(in *Input, t *tenancy, children []*child) ([]Resource, error) {
 // when the apex has a listener of its own (apexListener), for the bare apex
 // too: one parentRef and one hostname for each.
 func zoneGuardRoute(in *Input, ns, apex, listener, apexListener string) *gwapiv1.HTTPRoute {
-	ref := func(section string) gwapiv1.ParentReference {
-		return gwapiv1.ParentReference{
-			Group:       ptr.To(gwapiv1.Group(gwapiv1.GroupName)),
-			Kind:        ptr.To(gwapiv1.Kind("Gateway")),
-			Namespace:   ptr.To(gwapiv1.Namespace(in.Namespace)),
-			Name:        gwapiv1.ObjectName(in.Name),
-			SectionName: ptr.To(gwapiv1.SectionName(section)),
-		}
-	}
-	refs := []gwapiv1.ParentReference{ref(listener)}
+	refs := []gwapiv1.ParentReference{gatewayParentRef(in, listener)}
 	hosts := []gwapiv1.Hostname{gwapiv1.Hostname("*." + apex)}
 	if apexListener != "" {
-		refs = append(refs, ref(apexListener))
+		refs = append(refs, gatewayParentRef(in, apexListener))
 		hosts = append(hosts, gwapiv1.Hostname(apex))
 	}
 	return &gwapiv1.HTTPRoute{
