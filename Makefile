@@ -1,26 +1,38 @@
 # function-tenant-gateway
 #
-#   make render   render every user example (examples/<name>) against the function
-#                 into _output/render/<name>.yaml (no cluster)
-#   make test     unit tests, golden render tests, offline schema validation,
-#                 Envoy Gateway's translator judging every render scenario's
-#                 Gateway and hand-written ones (test/envoy)
-#   make golden   rewrite the expected.yaml of every user example and test
-#                 scenario (test/render/scenarios/) from the current function
-#   make generate regenerate deepcopy code, the XRDs and the input CRD from apis/,
-#                 and docs/reference.md from them, the platform settings and
-#                 the function's flags
-#   make xpkg     build the Function package for linux/amd64 and linux/arm64
-#                 and the Configuration package (no Docker)
-#   make xpkg-check build them twice and check the digests are identical
-#   make lint     go vet and golangci-lint
-#   make bench    benchmarks of a full RunFunction against the do-nothing floor
-#   make envoy-tools  build Envoy Gateway's egctl and envoy-gateway into the tool cache
+# Every target:
+#   make render      render every user example (examples/<name>) against the
+#                    function into _output/render/<name>.yaml (no cluster)
+#   make test        vet, unit tests, golden render tests, offline schema
+#                    validation, Envoy Gateway's translator judging the
+#                    Gateways (test/envoy), the repository check (test/tracked)
+#                    and the fuzz targets for FUZZTIME executions each
+#   make vet         go vet over the module (e2e build tag included) and the
+#                    CLI tools module
+#   make lint        vet and golangci-lint
+#   make golden      rewrite the expected.yaml of every user example and test
+#                    scenario (test/render/scenarios/) from the current function
+#   make generate    regenerate deepcopy code, the XRDs and the input CRD from
+#                    apis/, and docs/reference.md from them, the platform
+#                    settings and the function's flags
+#   make build       build the function into $(OUT)/bin
+#   make xpkg        build the Function package for linux/amd64 and linux/arm64
+#                    and the Configuration packages (no Docker)
+#   make xpkg-check  build them twice and check the digests are identical
+#   make bench       benchmarks of a full RunFunction against the do-nothing floor
+#   make tools       build the Crossplane CLI and core (render, test, golden need them)
+#   make e2e-tools   build every tool of the end-to-end control plane
+#   make e2e         the end-to-end tests on a loopback control plane (test/e2e)
+#   make e2e-up      bring that control plane up and leave it running
+#   make e2e-down    stop it and wipe its directory
+#   make faults      the fault test alone on a control plane of its own
+#   make scale       N Tenants on a control plane; rewrites its section of docs/benchmarks.md
+#   make clean       remove $(OUT)
 #
 # Tools are built from the Go module proxy at the versions pinned in the tools
-# modules under package/tools/, into a cache outside the clone that is reused
-# across runs and clones. A binary's name carries its version and a hash of its
-# module's go.sum, so a version bump rebuilds it.
+# modules under package/tools/ and test/e2e/tools/, into a cache outside the
+# clone that is reused across runs and clones. A binary's name carries its
+# version and a hash of its module's go.sum, so a version bump rebuilds it.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -53,7 +65,7 @@ FUNCTION_BIN := $(OUT)/bin/function
 # Fuzz budgets are execution counts, not durations: a duration-based
 # -fuzztime races Go 1.26's fuzz coordinator at the deadline on a loaded
 # machine and fails with a bare "context deadline exceeded" and no input
-# (go.dev/issue/75804, fixed in Go 1.27). About 10 s each here.
+# (go.dev/issue/75804, fixed in Go 1.27).
 FUZZTIME     ?= 40000x
 
 # The package reference the Configuration depends on; `make xpkg` records it
@@ -74,7 +86,7 @@ XPKG_ARCHS   ?= amd64 arm64
 
 RENDER_ENV = CROSSPLANE=$(abspath $(CROSSPLANE)) CROSSPLANE_CORE=$(abspath $(CROSSPLANE_CORE)) FUNCTION_BIN=$(abspath $(FUNCTION_BIN))
 
-.PHONY: render test unit golden generate xpkg xpkg-check lint bench tools envoy-tools tls-tools e2e e2e-tools e2e-up e2e-down scale faults build clean
+.PHONY: render test vet golden generate xpkg xpkg-check lint bench tools e2e e2e-tools e2e-up e2e-down scale faults build clean
 
 $(CROSSPLANE):
 	@mkdir -p $(dir $@)
@@ -107,9 +119,9 @@ $(GOLANGCI_LINT):
 
 tools: $(CROSSPLANE) $(CROSSPLANE_CORE)
 
-# The end-to-end control plane (issue #6, in progress): kube-apiserver and
+# The end-to-end control plane: kube-apiserver and
 # kube-controller-manager v1.35.8 and provider-kubernetes, built from the Go
-# module proxy into the same cache. Cold: about 20 minutes on 2 cores.
+# module proxy into the same cache.
 K8S_MOD      := test/e2e/tools/k8s
 PKUBE_MOD    := test/e2e/tools/provider-kubernetes
 K8S_VERSION  := $(call pin,k8s.io/kubernetes,$(K8S_MOD)/go.mod)
@@ -149,11 +161,11 @@ $(REGISTRY):
 	mv $@.tmp $@
 
 # Envoy Gateway v1.9.1, a real Gateway API implementation that judges the
-# Gateways the function composes (issue #13). egctl runs its translator
+# Gateways the function composes. egctl runs its translator
 # offline for test/envoy (`make test`); the envoy-gateway controller runs in
 # the e2e control plane (test/e2e/hack/envoy-gateway.sh). Both come from one
-# tools module and share most packages: cold, egctl builds in about 7 minutes
-# on 2 cores, envoy-gateway in under a minute after it.
+# tools module and share most packages, so the second builds quickly after
+# the first.
 EG_MOD        := test/e2e/tools/envoy-gateway
 EG_VERSION    := $(call pin,github.com/envoyproxy/gateway,$(EG_MOD)/go.mod)
 EG_LDFLAGS    := -s -w -X github.com/envoyproxy/gateway/internal/cmd/version.envoyGatewayVersion=$(EG_VERSION)
@@ -179,13 +191,11 @@ $(ENVOY_GATEWAY):
 	cd $(EG_MOD) && go build -trimpath -ldflags "$(EG_LDFLAGS) $(EG_SERVER_LDFLAGS)" -o $@.tmp github.com/envoyproxy/gateway/cmd/envoy-gateway
 	mv $@.tmp $@
 
-envoy-tools: $(EGCTL) $(ENVOY_GATEWAY)
-
-# A real issuer (issue #22): cert-manager v1.21.2's ACME controllers, started
+# A real issuer: cert-manager v1.21.2's ACME controllers, started
 # by our own wiring (test/e2e/tools/cert-manager/main.go; its cmd/controller
 # module is not served by the proxy), and Pebble v2.10.3, the ACME test
 # server. BIND 9 (Debian's bind9) is the authoritative DNS server of the
-# test apex. Cold: about 5 minutes for cert-manager, 1 for Pebble, on 2 cores.
+# test apex.
 CM_MOD        := test/e2e/tools/cert-manager
 CM_VERSION    := $(call pin,github.com/cert-manager/cert-manager,$(CM_MOD)/go.mod)
 CERT_MANAGER  := $(CACHE)/bin/cert-manager-controllers-$(CM_VERSION)-$(call sums,$(CM_MOD)/go.sum $(CM_MOD)/main.go)
@@ -204,9 +214,7 @@ $(PEBBLE):
 	cd $(PEBBLE_MOD) && go build -trimpath -ldflags "-s -w" -o $@.tmp github.com/letsencrypt/pebble/v2/cmd/pebble
 	mv $@.tmp $@
 
-tls-tools: $(CERT_MANAGER) $(PEBBLE)
-
-# Helm v4 (issue #24): the migration test (TestMigration, docs/migration.md)
+# Helm v4: the migration test (TestMigration, docs/migration.md)
 # installs the Cozystack-shaped releases with it (the TenantGateway CRD a
 # template of a cozystack-controller chart, the tenants' TenantGateways and
 # namespaces) and upgrades the old release after the takeover. The CLI, as
@@ -247,7 +255,7 @@ E2E_BEFORE_INSTALL ?= $(abspath test/e2e/hack/reference-seed.sh)
 e2e: e2e-tools build xpkg
 	$(E2E_ENV) E2E_RUN='$(E2E_RUN)' bash test/e2e/hack/run.sh
 
-# A platform of N Tenants on the same control plane (issue #26, docs/benchmarks.md),
+# A platform of N Tenants on the same control plane (docs/benchmarks.md),
 # in neither `make test` nor `make e2e`: TestScale runs only when SCALE_N is
 # set. It measures convergence from empty, the steady state's API requests,
 # CPU and memory, function calls and a route change's latency, then rewrites
@@ -268,7 +276,7 @@ scale: e2e-tools build xpkg
 	$(E2E_ENV) E2E_BEFORE_INSTALL= E2E_DEBUG= E2E_RUN='^TestScale$$' E2E_TIMEOUT=$(SCALE_TIMEOUT) \
 	  SCALE_N=$(N) SCALE_SETTINGS=$(SETTINGS) SCALE_OUT=$(abspath docs) $(SCALE_SETTINGS_$(SETTINGS)) bash test/e2e/hack/run.sh
 
-# The fault test (issue #27, docs/operations.md#faults) alone on a control
+# The fault test (docs/operations.md#faults) alone on a control
 # plane of its own: it restarts the function, Crossplane,
 # provider-kubernetes, the API server and Envoy Gateway, and upgrades and
 # rolls back the Configuration, each three times. `make e2e` (and CI) runs
@@ -292,14 +300,17 @@ build:
 render: tools build
 	$(RENDER_ENV) go run ./test/render/cmd/render -out $(OUT)/render
 
-unit:
+# Every package of the module, the e2e tests (build tag e2e) included so
+# they compile without a control plane, and the CLI tools module, which has
+# its own go.mod.
+vet:
 	go vet ./...
-	go test -count=1 ./...
+	go vet -tags e2e ./test/e2e/...
+	cd $(CLI_MOD) && go vet ./cmd/... ./internal/...
 
-test: tools build $(EGCTL)
-	go vet ./...
+test: vet tools build $(EGCTL)
 	$(RENDER_ENV) EGCTL=$(EGCTL) FTG_REQUIRE_RENDER=1 go test -count=1 -timeout 30m ./...
-	cd $(CLI_MOD) && go vet ./cmd/... ./internal/... && go test -count=1 ./cmd/... ./internal/...
+	cd $(CLI_MOD) && go test -count=1 ./cmd/... ./internal/...
 	go test -run '^$$' -fuzz '^FuzzRunFunction$$' -fuzztime $(FUZZTIME) ./fn
 	go test -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime $(FUZZTIME) ./fn
 	go test -run '^$$' -fuzz '^FuzzObservedLazy$$' -fuzztime $(FUZZTIME) ./fn
@@ -355,8 +366,7 @@ BENCHTIME ?= 3s
 bench:
 	go test ./test/bench -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 30m
 
-lint: $(GOLANGCI_LINT)
-	go vet ./...
+lint: vet $(GOLANGCI_LINT)
 	$(GOLANGCI_LINT) run ./...
 
 clean:
