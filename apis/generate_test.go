@@ -209,8 +209,8 @@ func TestTenantGatewayACMERules(t *testing.T) {
 }
 
 // TestTenantXRD derives the XR and claim CRDs Crossplane would serve for
-// Tenants and checks that the seed's Tenant manifests fit them: a claim kind
-// Tenant, LegacyCluster scope, and the fields the seed sets.
+// Tenants and checks that Cozystack's Tenant manifests fit them: a claim kind
+// Tenant, LegacyCluster scope, and the fields a Cozystack Tenant sets.
 func TestTenantXRD(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "package", "configuration-tenant", "tenant", "definition.yaml"))
 	if err != nil {
@@ -236,7 +236,7 @@ func TestTenantXRD(t *testing.T) {
 	spec := claim.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties
 	for _, f := range []string{"host", "gateway", "gatewayClass", "resourceQuotas"} {
 		if _, ok := spec[f]; !ok {
-			t.Errorf("the claim has no spec.%s, which the seed's Tenants set", f)
+			t.Errorf("the claim has no spec.%s, which Cozystack's Tenants set", f)
 		}
 	}
 	cols := map[string]string{}

@@ -20,8 +20,8 @@ func TestNames(t *testing.T) {
 		hostname string
 		want     want
 	}{
-		"SpecCheckValue": {
-			reason:   "SPEC §5.1 check value for an http01 host",
+		"HTTP01CheckValue": {
+			reason:   "an http01 host: the label, then the first 8 hex digits of the SHA-256 of the hostname",
 			tgw:      "cozystack",
 			hostname: "harbor.foo.example.com",
 			want:     want{label: "harbor", hex8: "760d5a8a", listener: "https-harbor-760d5a8a", certificate: "cozystack-harbor-760d5a8a-tls"},

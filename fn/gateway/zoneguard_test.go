@@ -171,7 +171,7 @@ func TestZoneGuardIsNoClaim(t *testing.T) {
 
 // TestZoneGuardMovesToAnAdmittedNamespace: bob's zone has two namespaces
 // and the one whose route reaches into carol's zone is kept off his
-// listener under a full budget (the fifth review's finding 2, OwnReach):
+// listener under a full budget (OwnReach):
 // the guard goes to his other namespace, which the listener still admits,
 // so no name of bob's zone falls through to alice's wildcard.
 func TestZoneGuardMovesToAnAdmittedNamespace(t *testing.T) {

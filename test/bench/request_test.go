@@ -45,8 +45,8 @@ func TestSteadyStateRequest(t *testing.T) {
 	}
 }
 
-// TestResponseBounded sends the shape that once made the response 8.9 MB,
-// over the 4 MiB Crossplane accepts (2,000 routes of 16 contested hostnames
+// TestResponseBounded sends a shape whose uncut status would pass the 4 MiB
+// Crossplane accepts (2,000 routes of 16 contested hostnames
 // with long first labels), and checks what comes back fits with room to
 // spare, status and messages included.
 func TestResponseBounded(t *testing.T) {

@@ -38,7 +38,7 @@ import (
 	"github.com/cozystack/function-tenant-gateway/test/fake"
 )
 
-// Several replicas of the function (issue #26, item 3). Crossplane v2.4's
+// Several replicas of the function. Crossplane v2.4's
 // Deployment runtime puts a function's pods behind a headless Service and
 // sets the FunctionRevision's endpoint to dns:///<Service>.<namespace>:9443;
 // Crossplane dials it with gRPC's round_robin balancer (its

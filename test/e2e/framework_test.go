@@ -104,7 +104,7 @@ func setup() error {
 	}
 	k8s, restCfg = c, cfg
 	// What every platform of ours has: the GatewayClass the TenantGateways
-	// default to, and the admission policies of SPEC §8, so every object
+	// default to, and the admission policies (examples/cluster/admission-policies.yaml), so every object
 	// the function composes in these tests also passes them; before them,
 	// the trusted callers they read (without it they deny everything).
 	trusted, err := trustedCallers()

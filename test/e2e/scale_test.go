@@ -117,7 +117,7 @@ func scaleSettings(t *testing.T) scaleConfig {
 }
 
 // TestScale builds a platform of SCALE_N Tenants on the e2e control plane
-// and measures what issue #26 asks: the time to converge from empty (every
+// and measures what an operator sizing a platform needs: the time to converge from empty (every
 // claim Ready, every Gateway with a listener for each of its routes), the
 // steady state's API requests by verb and resource (the API server's own
 // apiserver_request_total), the CPU and resident memory of Crossplane,
@@ -302,8 +302,8 @@ func awaitQuiet(t *testing.T, tenants int, ttl time.Duration) float64 {
 }
 
 // scaleWorkers is how many applies converge makes at once: made one at a
-// time, each waiting on an API server a cold start saturates (about 4 s
-// each at N=300 on this machine), they set most of the convergence time.
+// time, each waiting on an API server a cold start saturates, they would
+// set most of the convergence time.
 const scaleWorkers = 8
 
 // applyAll applies each of docs, scaleWorkers at a time, and reports which

@@ -69,7 +69,7 @@ func tgw(t *testing.T, ns, name string) *unstructured.Unstructured {
 // API and cert-manager CRDs and the admission policies in place); an
 // HTTPRoute added in an attached namespace becomes a listener and a
 // Certificate within one TTL, and removing it removes both. The names are
-// the spec's check values (SPEC §5.1). Envoy Gateway accepts the route on
+// the ones TestNames pins (fn/gateway/names_test.go). Envoy Gateway accepts the route on
 // its listener and refuses the one from a namespace of another Gateway.
 func TestHTTP01RouteBecomesListener(t *testing.T) {
 	t.Parallel()
@@ -128,8 +128,8 @@ func TestHTTP01RouteBecomesListener(t *testing.T) {
 
 // TestDNS01Children: dns01 with two inheriting child namespaces gives one
 // wildcard Certificate for the apex and both child apexes, the fixed
-// https/https-apex listeners and one https-child listener per child (check
-// values of SPEC §5.1).
+// https/https-apex listeners and one https-child listener per child (names
+// as fn/gateway/names_test.go pins them).
 func TestDNS01Children(t *testing.T) {
 	t.Parallel()
 	tenantNamespaces(t, "tenant-dns", "example.org", map[string]string{

@@ -41,19 +41,19 @@ var judged = map[string]struct {
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 1, CheckRouteTable: 1, CheckPort80: 1},
 	},
 	"orders-waiting": {
-		shows:  "the ACME order budget (issue #21): the two hostnames of alice's branch past its 10 orders wait, with no listener and no Certificate; the ten ordered and bob's are served",
+		shows:  "the ACME order budget: the two hostnames of alice's branch past its 10 orders wait, with no listener and no Certificate; the ten ordered and bob's are served",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 12, CheckRouteTable: 12, CheckFilterChains: 1, CheckPort80: 14, CheckRefused: 2, CheckServedAccepted: 11, CheckServedCertificate: 11, CheckServedRouting: 11},
 	},
 	"reach-into-zone-edge": {
-		shows:  "a wildcard reaching into a nested tenant's zone on an edge Gateway (issue #21): the claimant is kept off its own wider listener, so the one port-80 route table lists the name once, under the nested tenant's listener",
+		shows:  "a wildcard reaching into a nested tenant's zone on an edge Gateway: the claimant is kept off its own wider listener, so the one port-80 route table lists the name once, under the nested tenant's listener",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 4, CheckRouteTable: 1, CheckRefused: 2, CheckRouteRefused: 2, CheckServedAccepted: 2, CheckServedRouting: 2},
 	},
 	"passthrough-duplicate": {
-		shows:  "two TLSRoutes of one namespace on one passthrough hostname, and a wildcard TLSRoute of another publisher (issue #21): tls-api admits none of them, so no two filter chains match one server name",
+		shows:  "two TLSRoutes of one namespace on one passthrough hostname, and a wildcard TLSRoute of another publisher: tls-api admits none of them, so no two filter chains match one server name",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 3, CheckFilterChains: 1, overlappingTLS: 2, CheckPort80: 4, CheckRefused: 3, CheckRouteRefused: 3, CheckServedAccepted: 1, CheckServedCertificate: 1, CheckServedRouting: 1},
 	},
 	"contest-long-name-edge": {
-		shows:  "a contest on a name whose label-derived listener name would pass 253 characters (edge, issue #21): the pin takes the hash form, and the shared port-80 table lists the name once",
+		shows:  "a contest on a name whose label-derived listener name would pass 253 characters (edge): the pin takes the hash form, and the shared port-80 table lists the name once",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 5, CheckRouteTable: 1, CheckRefused: 1, CheckServedAccepted: 2, CheckServedRouting: 2},
 	},
 	"class-without-tlsroute": {
@@ -133,7 +133,7 @@ var judged = map[string]struct {
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 1, CheckRouteTable: 1, CheckPort80: 1},
 	},
 	"cozystack-chart": {
-		shows:  "what the old Cozystack chart renders (issue #24): dns01 with route53 on ambient credentials and repeated attached namespaces, used once: a healthy Gateway of six listeners, one filter chain per server name, port 80 redirecting",
+		shows:  "what the old Cozystack chart renders: dns01 with route53 on ambient credentials and repeated attached namespaces, used once: a healthy Gateway of six listeners, one filter chain per server name, port 80 redirecting",
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 6, CheckRouteTable: 3, CheckFilterChains: 1, overlappingTLS: 2, CheckPort80: 1},
 	},
 	"pinned-address": {
@@ -190,7 +190,7 @@ type knownDisagreement struct {
 	reason                   string
 }
 
-// None today: #13's sectionName finding is fixed.
+// None: an entry is a disagreement known and not fixed, with its reason.
 var knownDisagreements = []knownDisagreement{}
 
 // TestExamples has Envoy Gateway's translator judge the Gateway of every

@@ -210,7 +210,7 @@ func TestJudgeFails(t *testing.T) {
 			detail: `status says listener https-harbor-91fb3185 serves it, but Envoy picks filter chain tenant-root/cozystack/https`,
 		},
 		"DuplicateFilterChains": {
-			reason:   "tls-api admits the namespace whose two TLSRoutes hold api.example.org: two filter chains for one server name (issue #21).",
+			reason:   "tls-api admits the namespace whose two TLSRoutes hold api.example.org: two filter chains for one server name.",
 			scenario: "passthrough-duplicate",
 			mutate: func(t *testing.T, g *golden) {
 				g.gateway(t, func(gw *gwapiv1.Gateway) {
@@ -226,7 +226,7 @@ func TestJudgeFails(t *testing.T) {
 			detail: `both match server names api.example.org`,
 		},
 		"ReachOnTheWiderListener": {
-			reason:   "alice stays admitted on her *.alice.example.org listener while her wildcard reaches into bob's zone: the shared port-80 table lists *.x.bob.alice.example.org twice (issue #21).",
+			reason:   "alice stays admitted on her *.alice.example.org listener while her wildcard reaches into bob's zone: the shared port-80 table lists *.x.bob.alice.example.org twice.",
 			scenario: "reach-into-zone-edge",
 			mutate: func(t *testing.T, g *golden) {
 				g.gateway(t, func(gw *gwapiv1.Gateway) {

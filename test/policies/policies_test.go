@@ -1,7 +1,7 @@
 // Package policies checks the admission policies shipped in
 // examples/cluster/admission-policies.yaml offline: every expression
 // compiles as CEL, and each layer allows a good object and denies a bad one
-// with the seed's message. The end-to-end tests apply them to a real API
+// with the message the policy gives. The end-to-end tests apply them to a real API
 // server.
 package policies
 

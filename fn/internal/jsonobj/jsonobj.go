@@ -48,11 +48,10 @@ func DecodeStrict(v any, into any) error {
 // The manifest is held as unstructured content (the RawExtension's Object,
 // not its bytes): it is made once by the unstructured converter, which
 // reads the same JSON tags as encoding/json, and the edge places it in the
-// composed resource as it is. Encoding it to bytes here only for the edge
-// to parse them again cost three JSON passes per composed Object, which
-// the zone guards (one Object per child listener) made a fifth of a dns01
-// run's allocations (docs/development.md, Performance). json.Marshal of the
-// RawExtension still gives the manifest's JSON.
+// composed resource as it is, so no JSON is encoded here only for the edge
+// to parse it again; a Gateway with many child listeners composes an Object
+// per listener. json.Marshal of the RawExtension still gives the manifest's
+// JSON.
 func Manifest(obj any) (runtime.RawExtension, error) {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {

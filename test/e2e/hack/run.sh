@@ -21,7 +21,7 @@ trap 'exit 130' INT TERM
 # TestConfigurationDeletion alone, which deletes the Configuration
 # (E2E_FRESH=0 leaves the pass out). The others run one or two tests each:
 # beside another party's provider-kubernetes (E2E_COEXIST=0 leaves it
-# out), the faults (TestFaults, issue #27: it restarts what every other
+# out), the faults (TestFaults: it restarts what every other
 # test relies on; E2E_FAULTS=0 leaves it out), at Crossplane's defaults
 # (E2E_DEFAULTS=1), and the last seeds
 # what the Cozystack controller leaves (E2E_BEFORE_INSTALL,
@@ -51,8 +51,8 @@ case $run in TestMigration|'^TestMigration$'|TestFaults|'^TestFaults$') ;; *)
   fi
 esac
 # Beside a provider-kubernetes another party installed and runs, installed
-# as docs/install.md says for that case (hack/coexist.sh). In CI; about
-# two minutes on a quiet machine. E2E_COEXIST=0 leaves it out.
+# as docs/install.md says for that case (hack/coexist.sh). In CI.
+# E2E_COEXIST=0 leaves it out.
 if [ "$coexist" = 1 ] && selects TestCoexistingProvider; then
   pass=$SECONDS
   bash "$ROOT/test/e2e/hack/down.sh" --wipe >/dev/null
@@ -61,8 +61,8 @@ if [ "$coexist" = 1 ] && selects TestCoexistingProvider; then
   E2E_COEXIST=1 gotest -run '^TestCoexistingProvider$' || exit 1
   echo "coexist: passed in $((SECONDS - pass))s"
 fi
-# The faults (TestFaults) on a fresh install of their own. In CI; about
-# 12 minutes on a quiet machine. E2E_FAULTS=0 leaves it out; make faults
+# The faults (TestFaults) on a fresh install of their own. In CI.
+# E2E_FAULTS=0 leaves it out; make faults
 # runs this pass alone.
 if [ "${E2E_FAULTS:-1}" = 1 ] && selects TestFaults; then
   pass=$SECONDS

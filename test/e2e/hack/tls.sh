@@ -1,5 +1,5 @@
 #!/bin/bash
-# Brings up a real issuer for the end-to-end tests (issue #22) as three more
+# Brings up a real issuer for the end-to-end tests as three more
 # plain processes of the loopback control plane, after up.sh has started the
 # API server and applied the cert-manager CRDs; down.sh stops them by PID.
 # Called by up.sh with its environment (E2E_DIR, CERT_MANAGER, PEBBLE,

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Brings up the end-to-end control plane on loopback, as plain processes whose
-# PIDs down.sh uses to stop them (after shared/notes/real-cluster.md):
+# PIDs down.sh uses to stop them:
 #   etcd (Debian etcd-server), kube-apiserver and kube-controller-manager
 #   v1.35.8, a loopback OCI registry, Crossplane core v2.4.0 out of cluster
 #   (its default Deployment package runtime, for providers and functions),
@@ -166,9 +166,9 @@ for f in "$GW_DIR"/config/crd/standard/*.yaml "$CM_DIR"/deploy/crds/*.yaml; do
   kubectl apply --server-side --field-manager=e2e -f "$f" >/dev/null || fail "cannot apply $f"
 done
 kubectl wait crd --all --for=condition=Established --timeout=60s >/dev/null; ts "Gateway API and cert-manager CRDs"
-# Envoy Gateway, the Gateway API implementation the tests name (issue #13).
+# Envoy Gateway, the Gateway API implementation the tests name.
 bash "$ROOT/test/e2e/hack/envoy-gateway.sh"; ts "envoy-gateway"
-# A real issuer (issue #22): BIND 9 for the test zone, Pebble and
+# A real issuer: BIND 9 for the test zone, Pebble and
 # cert-manager's ACME controllers.
 bash "$ROOT/test/e2e/hack/tls.sh"; ts "named, pebble, cert-manager"
 
