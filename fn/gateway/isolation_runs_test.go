@@ -1,52 +1,40 @@
 package gateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
 
-// The random search of the third attack review: nested namespaces three
-// levels deep, wildcards, contests, sectionNames and ports, names at their
-// length limits, full budgets, several runs with the last output fed back,
-// in all four modes, every run judged by attackP, and by three checks this
-// review proposes for the oracle: checkServed on shared HTTPS tables
-// (Cilium; "shared:"), the zone rule whatever table domain answers
-// (checkZones; "zone:"), and non-interference between runs
-// (checkNonInterference; "interference:"). It runs only when asked:
-//
-//	REVIEW_RANDOM=3000 REVIEW_OUT=/tmp/review go test -run TestReviewRandom ./fn/gateway
-//
-// writes each failing case to REVIEW_OUT as JSON; REVIEW_MIN=<file>
-// go test -run TestReviewMinimize minimizes one (each probe runs this test
-// binary again, so that a failing probe does not fail the minimizer).
+// FuzzIsolationOverRuns draws clusters from the fuzzer's bytes: nested
+// namespaces three levels deep, wildcards, contests, sectionNames and ports,
+// names at their length limits, full budgets, several runs with the last
+// output fed back, in all four modes. Every run is judged by attackP and by
+// three checks beyond it: checkServedOn on shared HTTPS tables (as Cilium
+// shares one; messages "shared:"), the zone rule whatever table domain
+// answers (checkZones; "zone:"), and non-interference between runs
+// (checkNonInterference; "interference:").
 
-// A reviewCase is one random attack: a spec and the cluster of each run.
-type reviewCase struct {
+// A runsCase is one drawn attack: a spec and the cluster of each run.
+type runsCase struct {
 	Spec v1alpha1.TenantGatewaySpec
-	Runs []reviewRun
+	Runs []clusterRun
 }
 
-type reviewRun struct {
+type clusterRun struct {
 	Namespaces []Namespace
 	Routes     []Route
 }
 
 // runCase plays the runs, each fed the last one's output.
-func runCase(t *testing.T, c reviewCase) {
+func runCase(t *testing.T, c runsCase) {
 	t.Helper()
 	var in Input
 	var out *Output
@@ -79,7 +67,7 @@ func runCase(t *testing.T, c reviewCase) {
 	}
 }
 
-// checkZones is the zone rule extended as this review proposes: a request
+// checkZones is the zone rule whatever table domain answers: a request
 // for h inside a zone z (the host label of an admitted namespace) whose
 // listener *.z the Gateway has is answered only by namespaces delegated z
 // or below, or that hold h exactly (status says they are served it),
@@ -285,12 +273,12 @@ func passthroughSNI(o *oracle, h string) bool {
 	return best == gwapiv1.TLSProtocolType
 }
 
-// The random cluster: apex cozy.io, tenant a with nested b (and b's c), e,
+// The drawn cluster: apex cozy.io, tenant a with nested b (and b's c), e,
 // a sibling d, a namespace delegated the apex that is no publisher, one
 // delegated nothing, and an attached platform namespace.
 var (
-	reviewApex       = "cozy.io"
-	reviewNamespaces = []Namespace{
+	searchApex       = "cozy.io"
+	searchNamespaces = []Namespace{
 		labelled("tenant-root", "cozy.io"),
 		labelled("cozy-a", ""),
 		labelled("tenant-a", "a.cozy.io"),
@@ -301,45 +289,58 @@ var (
 		labelled("tenant-x", "cozy.io"),
 		labelled("tenant-nohost", ""),
 	}
-	reviewDomains = []string{"cozy.io", "a.cozy.io", "b.a.cozy.io", "c.b.a.cozy.io", "x.b.a.cozy.io", "x.c.b.a.cozy.io", "e.a.cozy.io", "d.cozy.io", "x.cozy.io", "api.cozy.io"}
-	reviewLabels  = []string{"www", "x", "b", "c", "e", "api", "*", "*", "long"}
+	searchDomains = []string{"cozy.io", "a.cozy.io", "b.a.cozy.io", "c.b.a.cozy.io", "x.b.a.cozy.io", "x.c.b.a.cozy.io", "e.a.cozy.io", "d.cozy.io", "x.cozy.io", "api.cozy.io"}
+	searchLabels  = []string{"www", "x", "b", "c", "e", "api", "*", "*", "long"}
 )
 
-func reviewSpecs() []v1alpha1.TenantGatewaySpec {
+func searchSpecs() []v1alpha1.TenantGatewaySpec {
 	pass := []v1alpha1.DNSLabel{"api"}
 	return []v1alpha1.TenantGatewaySpec{
-		{Apex: reviewApex, TLSPassthroughServices: pass},
-		{Apex: reviewApex, CertMode: v1alpha1.CertModeDNS01, DNS01: dns01Spec.DNS01, TLSPassthroughServices: pass},
-		{Apex: reviewApex, CertMode: v1alpha1.CertModeExistingSecret, WildcardSecretRef: &v1alpha1.LocalSecretReference{Name: "w"}, TLSPassthroughServices: pass},
-		{Apex: reviewApex, CertMode: v1alpha1.CertModeEdge},
+		{Apex: searchApex, TLSPassthroughServices: pass},
+		{Apex: searchApex, CertMode: v1alpha1.CertModeDNS01, DNS01: dns01Spec.DNS01, TLSPassthroughServices: pass},
+		{Apex: searchApex, CertMode: v1alpha1.CertModeExistingSecret, WildcardSecretRef: &v1alpha1.LocalSecretReference{Name: "w"}, TLSPassthroughServices: pass},
+		{Apex: searchApex, CertMode: v1alpha1.CertModeEdge},
 	}
 }
 
-type reviewGen struct {
-	rng *rand.Rand
+// caseGen draws a case's decisions from the fuzzer's bytes, one byte a
+// decision, so that the fuzzer's minimizer, shortening the bytes, shortens
+// the case: once they run out every decision takes its first choice.
+type caseGen struct {
+	choices []byte
 }
 
-func (g *reviewGen) hostname() string {
-	d := reviewDomains[g.rng.Intn(len(reviewDomains))]
-	switch l := reviewLabels[g.rng.Intn(len(reviewLabels))]; l {
+// intn is a decision among n choices, 0 to n-1; n is at most 256.
+func (g *caseGen) intn(n int) int {
+	if n <= 1 || len(g.choices) == 0 {
+		return 0
+	}
+	v := int(g.choices[0])
+	g.choices = g.choices[1:]
+	return v % n
+}
+
+func (g *caseGen) hostname() string {
+	d := searchDomains[g.intn(len(searchDomains))]
+	switch l := searchLabels[g.intn(len(searchLabels))]; l {
 	case "*":
 		return "*." + d
 	case "long":
 		// A first label as long as the hostname allows, or a little less:
 		// at the limits of the short, long and Certificate names.
-		n := 253 - len(d) - 1 - g.rng.Intn(25)
+		n := 253 - len(d) - 1 - g.intn(25)
 		return strings.Repeat("l", n) + "." + d
 	default:
-		if g.rng.Intn(5) == 0 {
+		if g.intn(5) == 0 {
 			return d // a zone's apex itself
 		}
-		return l + strconv.Itoa(g.rng.Intn(3)) + "." + d
+		return l + strconv.Itoa(g.intn(3)) + "." + d
 	}
 }
 
 // section is a sectionName a tenant might write: a fixed listener, the
 // short, long or hash form of a hostname's pin or a child apex's listener.
-func (g *reviewGen) section(edge bool) string {
+func (g *caseGen) section(edge bool) string {
 	pin, child := prefixHTTPS, prefixChild
 	fixed := []string{ListenerHTTPS, ListenerHTTPSApex, ListenerHTTP, "tls-api"}
 	if edge {
@@ -347,13 +348,13 @@ func (g *reviewGen) section(edge bool) string {
 		fixed = []string{ListenerEdge, ListenerEdgeApex}
 	}
 	h := g.hostname()
-	zone := reviewDomains[g.rng.Intn(len(reviewDomains))]
-	switch g.rng.Intn(9) {
+	zone := searchDomains[g.intn(len(searchDomains))]
+	switch g.intn(9) {
 	case 7, 8:
 		// A listener the last run composed.
-		return "@" + strconv.Itoa(g.rng.Intn(64))
+		return "@" + strconv.Itoa(g.intn(64))
 	case 0:
-		return fixed[g.rng.Intn(len(fixed))]
+		return fixed[g.intn(len(fixed))]
 	case 1:
 		return pin + HostKey(h)
 	case 2:
@@ -368,32 +369,32 @@ func (g *reviewGen) section(edge bool) string {
 	return ""
 }
 
-func (g *reviewGen) route(nss []Namespace, name string, edge bool) Route {
-	ns := nss[g.rng.Intn(len(nss))].Name
+func (g *caseGen) route(nss []Namespace, name string, edge bool) Route {
+	ns := nss[g.intn(len(nss))].Name
 	var hs []string
-	if g.rng.Intn(10) > 0 {
-		for n := 1 + g.rng.Intn(3); n > 0; n-- {
+	if g.intn(10) > 0 {
+		for n := 1 + g.intn(3); n > 0; n-- {
 			hs = append(hs, g.hostname())
 		}
 	}
 	r := routeTo(ns, name, hs...)
-	if g.rng.Intn(10) == 0 {
+	if g.intn(10) == 0 {
 		r.Kind = KindTLSRoute
 	}
-	if g.rng.Intn(3) == 0 {
+	if g.intn(3) == 0 {
 		r.ParentRefs[0].SectionName = g.section(edge)
 	}
-	if g.rng.Intn(7) == 0 {
-		r.ParentRefs[0].Port = []int32{80, 443}[g.rng.Intn(2)]
+	if g.intn(7) == 0 {
+		r.ParentRefs[0].Port = []int32{80, 443}[g.intn(2)]
 	}
-	if g.rng.Intn(8) == 0 {
+	if g.intn(8) == 0 {
 		// A second parentRef to the Gateway naming another listener.
 		r.ParentRefs = append(r.ParentRefs, ParentRef{Name: "cozystack", Namespace: r.ParentRefs[0].Namespace, SectionName: g.section(edge)})
 	}
-	if g.rng.Intn(20) == 0 {
+	if g.intn(20) == 0 {
 		r.Solver = true
 	}
-	if g.rng.Intn(30) == 0 {
+	if g.intn(30) == 0 {
 		r.ParentRefs[0].CoreGroup = true
 	}
 	return r
@@ -402,22 +403,22 @@ func (g *reviewGen) route(nss []Namespace, name string, edge bool) Route {
 // cluster draws the namespaces of a run: tenant-root always, the others
 // mostly; sometimes fillers that fill the listener budget, and idle nested
 // tenants of a.
-func (g *reviewGen) cluster() []Namespace {
+func (g *caseGen) cluster() []Namespace {
 	var nss []Namespace
-	for i, n := range reviewNamespaces {
-		if i == 0 || g.rng.Intn(5) > 0 {
+	for i, n := range searchNamespaces {
+		if i == 0 || g.intn(5) > 0 {
 			nss = append(nss, n)
 		}
 	}
 	return nss
 }
 
-func (g *reviewGen) fill(spec v1alpha1.TenantGatewaySpec) ([]Namespace, []Route) {
+func (g *caseGen) fill(spec v1alpha1.TenantGatewaySpec) ([]Namespace, []Route) {
 	budget := MaxListeners - 3 - len(spec.TLSPassthroughServices)
 	if spec.CertMode == v1alpha1.CertModeEdge {
 		budget = MaxListeners - 2
 	}
-	n := budget - 4 + g.rng.Intn(7)
+	n := budget - 4 + g.intn(7)
 	var nss []Namespace
 	var routes []Route
 	for i := range n {
@@ -425,7 +426,7 @@ func (g *reviewGen) fill(spec v1alpha1.TenantGatewaySpec) ([]Namespace, []Route)
 		nss = append(nss, labelled(ns, fmt.Sprintf("f%02d.cozy.io", i)))
 		routes = append(routes, routeTo(ns, "www", fmt.Sprintf("www.f%02d.cozy.io", i)))
 	}
-	for i := range g.rng.Intn(3) * 10 {
+	for i := range g.intn(3) * 10 {
 		nss = append(nss, labelled(fmt.Sprintf("tenant-a-i%02d", i), fmt.Sprintf("i%02d.a.cozy.io", i)))
 	}
 	return nss, routes
@@ -433,24 +434,24 @@ func (g *reviewGen) fill(spec v1alpha1.TenantGatewaySpec) ([]Namespace, []Route)
 
 // newCase draws a case: a first run, then up to two more, each changing
 // a route, a namespace or a sectionName of the last.
-func (g *reviewGen) newCase(spec v1alpha1.TenantGatewaySpec) reviewCase {
+func (g *caseGen) newCase(spec v1alpha1.TenantGatewaySpec) runsCase {
 	edge := spec.CertMode == v1alpha1.CertModeEdge
-	if g.rng.Intn(3) > 0 {
+	if g.intn(3) > 0 {
 		spec.AttachedNamespaces = []v1alpha1.DNSLabel{"cozy-a"}
 	}
 	nss := g.cluster()
 	var routes []Route
-	for i := range 1 + g.rng.Intn(6) {
+	for i := range 1 + g.intn(6) {
 		routes = append(routes, g.route(nss, fmt.Sprintf("r%d", i), edge))
 	}
 	var fillNS []Namespace
 	var fillRoutes []Route
-	if g.rng.Intn(4) == 0 {
+	if g.intn(4) == 0 {
 		fillNS, fillRoutes = g.fill(spec)
 	}
-	c := reviewCase{Spec: spec, Runs: []reviewRun{{Namespaces: append(slices.Clone(nss), fillNS...), Routes: append(slices.Clone(routes), fillRoutes...)}}}
-	for run := 1; run < 1+g.rng.Intn(3); run++ {
-		switch g.rng.Intn(6) {
+	c := runsCase{Spec: spec, Runs: []clusterRun{{Namespaces: append(slices.Clone(nss), fillNS...), Routes: append(slices.Clone(routes), fillRoutes...)}}}
+	for run, runs := 1, 1+g.intn(3); run < runs; run++ {
+		switch g.intn(6) {
 		case 0, 4, 5:
 			routes = append(routes, g.route(nss, fmt.Sprintf("n%d", run), edge))
 		case 1:
@@ -461,7 +462,7 @@ func (g *reviewGen) newCase(spec v1alpha1.TenantGatewaySpec) reviewCase {
 			nss = g.cluster()
 		case 3:
 			if len(routes) > 0 {
-				i := g.rng.Intn(len(routes))
+				i := g.intn(len(routes))
 				routes = slices.Clone(routes)
 				r := routes[i]
 				r.ParentRefs = slices.Clone(r.ParentRefs)
@@ -469,191 +470,20 @@ func (g *reviewGen) newCase(spec v1alpha1.TenantGatewaySpec) reviewCase {
 				routes[i] = r
 			}
 		}
-		c.Runs = append(c.Runs, reviewRun{Namespaces: append(slices.Clone(nss), fillNS...), Routes: append(slices.Clone(routes), fillRoutes...)})
+		c.Runs = append(c.Runs, clusterRun{Namespaces: append(slices.Clone(nss), fillNS...), Routes: append(slices.Clone(routes), fillRoutes...)})
 	}
 	return c
 }
 
-func TestReviewRandom(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("REVIEW_RANDOM"))
-	if n == 0 {
-		t.Skip("the review's random search runs with REVIEW_RANDOM=<cases>")
+func FuzzIsolationOverRuns(f *testing.F) {
+	for i := range int64(16) {
+		b := make([]byte, 96)
+		rand.New(rand.NewSource(i)).Read(b)
+		f.Add(b)
 	}
-	seed, _ := strconv.ParseInt(os.Getenv("REVIEW_SEED"), 10, 64)
-	dir := os.Getenv("REVIEW_OUT")
-	deadline := time.Now().Add(4 * time.Minute)
-	g := &reviewGen{rng: rand.New(rand.NewSource(seed + 1))}
-	ran, failed := 0, 0
-	for i := 0; i < n && time.Now().Before(deadline); i++ {
-		for m, spec := range reviewSpecs() {
-			c := g.newCase(spec)
-			ran++
-			if ok := t.Run(fmt.Sprintf("case%05d/mode%d", i, m), func(t *testing.T) { runCase(t, c) }); !ok {
-				failed++
-				if dir != "" {
-					b, err := json.MarshalIndent(c, "", " ")
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("case%05d-mode%d.json", i, m)), b, 0o600); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-		}
-	}
-	t.Logf("random search: %d cases run, %d failed", ran, failed)
-}
-
-// TestReviewProbe runs the case in the file REVIEW_PROBE.
-func TestReviewProbe(t *testing.T) {
-	path := os.Getenv("REVIEW_PROBE")
-	if path == "" {
-		t.Skip("REVIEW_PROBE=<case file>")
-	}
-	runCase(t, loadCase(t, path))
-}
-
-func loadCase(t *testing.T, path string) reviewCase {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c reviewCase
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// signature is a failure message with its names taken out, so that a
-// minimized case fails the same way.
-var nameish = regexp.MustCompile(`[^\s]*[./][^\s]*|\d+`)
-
-// probe runs a case in a child process: the first failure's signature, or
-// "" when it passes.
-func probe(t *testing.T, c reviewCase) string {
-	t.Helper()
-	f, err := os.CreateTemp("", "probe-*.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(f.Name())
-	b, _ := json.Marshal(c)
-	if _, err := f.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	cmd := exec.Command(os.Args[0], "-test.run", "^TestReviewProbe$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "REVIEW_PROBE="+f.Name(), "REVIEW_MIN=")
-	outb, err := cmd.CombinedOutput()
-	if err == nil {
-		return ""
-	}
-	// REVIEW_SIG picks the failure to keep when a case fails several ways.
-	want := os.Getenv("REVIEW_SIG")
-	for _, l := range strings.Split(string(outb), "\n") {
-		if _, msg, ok := strings.Cut(l, ".go:"); ok && strings.Contains(msg, want) {
-			_, msg, _ = strings.Cut(msg, ": ")
-			return nameish.ReplaceAllString(msg, "_")
-		}
-	}
-	return "?"
-}
-
-func TestReviewMinimize(t *testing.T) {
-	path := os.Getenv("REVIEW_MIN")
-	if path == "" {
-		t.Skip("REVIEW_MIN=<case file>")
-	}
-	c := loadCase(t, path)
-	sig := probe(t, c)
-	if sig == "" {
-		t.Fatal("the case passes")
-	}
-	t.Logf("signature: %s", sig)
-	try := func(d reviewCase) bool {
-		if probe(t, d) == sig {
-			c = d
-			return true
-		}
-		return false
-	}
-	clone := func() reviewCase {
-		b, _ := json.Marshal(c)
-		var d reviewCase
-		_ = json.Unmarshal(b, &d)
-		return d
-	}
-	for changed := true; changed; {
-		changed = false
-		// Whole runs, from the first.
-		for i := 0; len(c.Runs) > 1 && i < len(c.Runs); i++ {
-			d := clone()
-			d.Runs = slices.Delete(d.Runs, i, i+1)
-			if try(d) {
-				changed = true
-				i--
-			}
-		}
-		for r := range c.Runs {
-			for i := 0; i < len(c.Runs[r].Routes); i++ {
-				d := clone()
-				d.Runs[r].Routes = slices.Delete(d.Runs[r].Routes, i, i+1)
-				if try(d) {
-					changed, i = true, i-1
-					continue
-				}
-				for j := 0; j < len(c.Runs[r].Routes[i].Hostnames); j++ {
-					d := clone()
-					d.Runs[r].Routes[i].Hostnames = slices.Delete(d.Runs[r].Routes[i].Hostnames, j, j+1)
-					if try(d) {
-						changed, j = true, j-1
-					}
-				}
-				for j := 0; j < len(c.Runs[r].Routes[i].ParentRefs); j++ {
-					p := c.Runs[r].Routes[i].ParentRefs[j]
-					if p.SectionName == "" && p.Port == 0 {
-						continue
-					}
-					d := clone()
-					d.Runs[r].Routes[i].ParentRefs[j].SectionName, d.Runs[r].Routes[i].ParentRefs[j].Port = "", 0
-					if try(d) {
-						changed = true
-					}
-				}
-			}
-			for i := 0; i < len(c.Runs[r].Namespaces); i++ {
-				if c.Runs[r].Namespaces[i].Name == "tenant-root" {
-					continue
-				}
-				d := clone()
-				d.Runs[r].Namespaces = slices.Delete(d.Runs[r].Namespaces, i, i+1)
-				if try(d) {
-					changed, i = true, i-1
-				}
-			}
-		}
-		if len(c.Spec.AttachedNamespaces) > 0 {
-			d := clone()
-			d.Spec.AttachedNamespaces = nil
-			if try(d) {
-				changed = true
-			}
-		}
-		if len(c.Spec.TLSPassthroughServices) > 0 {
-			d := clone()
-			d.Spec.TLSPassthroughServices = nil
-			if try(d) {
-				changed = true
-			}
-		}
-	}
-	b, _ := json.MarshalIndent(c, "", " ")
-	out := strings.TrimSuffix(path, ".json") + ".min.json"
-	if err := os.WriteFile(out, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("minimized to %s:\n%s", out, b)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		g := &caseGen{choices: b}
+		specs := searchSpecs()
+		runCase(t, g.newCase(specs[g.intn(len(specs))]))
+	})
 }
