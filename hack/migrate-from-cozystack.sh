@@ -37,24 +37,10 @@ ANNOTATION_ATTACHED_BY=cozystack.io/gateway-attached-by
 TIMEOUT=${MIGRATE_TIMEOUT:-180}
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-die(){ echo "migrate: $*" >&2; exit 1; }
-log(){ echo "migrate: $*"; }
-command -v jq >/dev/null || die "jq is required"
-
-# until SECONDS CMD...: run CMD until it succeeds or SECONDS pass.
-until_ok(){
-  local n=$1; shift
-  for _ in $(seq 1 "$n"); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done
-  return 1
-}
-
-# retry N CMD...: CMD until it succeeds, N times at most (a hand-over is a
-# compare-and-swap that loses to any write in between).
-retry(){
-  local n=$1; shift
-  for _ in $(seq 1 "$n"); do "$@" && return 0; sleep 1; done
-  return 1
-}
+# log, fail, waitfor and retry (a hand-over is a compare-and-swap that
+# loses to any write in between).
+PREFIX=migrate; . "$ROOT/hack/lib.sh"
+command -v jq >/dev/null || fail "jq is required"
 
 # preflight [NS/NAME]: the read-only report of hack/preflight (its exit
 # code: 0 no blocker, 3 blockers, 1 cannot read).
@@ -86,8 +72,8 @@ prepare(){
 check_crd(){
   local owner
   owner=$(kubectl get crd "$CRD" -o jsonpath='{.metadata.ownerReferences[?(@.controller==true)].kind}/{.metadata.ownerReferences[?(@.controller==true)].name}')
-  [ "$owner" = "CompositeResourceDefinition/$CRD" ] || die "CRD $CRD is controlled by '$owner', not by the XRD: is the Configuration installed?"
-  kubectl wait xrd "$CRD" --for=condition=Established --timeout=60s >/dev/null || die "XRD $CRD is not established"
+  [ "$owner" = "CompositeResourceDefinition/$CRD" ] || fail "CRD $CRD is controlled by '$owner', not by the XRD: is the Configuration installed?"
+  kubectl wait xrd "$CRD" --for=condition=Established --timeout=60s >/dev/null || fail "XRD $CRD is not established"
   log "CRD $CRD is the XRD's; $(kubectl get "$CRD" -A --no-headers | wc -l) TenantGateways"
 }
 
@@ -170,7 +156,7 @@ composed_by_crossplane(){ # KIND NS NAME
 
 takeover(){
   local ns=$1 name=${2:-cozystack} uid refs kind rname mgr ref_mgr=""
-  uid=$(kubectl get "$CRD" -n "$ns" "$name" -o jsonpath='{.metadata.uid}') || die "no TenantGateway $ns/$name"
+  uid=$(kubectl get "$CRD" -n "$ns" "$name" -o jsonpath='{.metadata.uid}') || fail "no TenantGateway $ns/$name"
   if [ "${MIGRATE_FORCE:-}" = 1 ]; then
     log "MIGRATE_FORCE=1: taking over $ns/$name without the pre-flight"
   else
@@ -178,19 +164,19 @@ takeover(){
     preflight "$ns/$name" || rc=$?
     case $rc in
       0) ;;
-      3) die "the pre-flight reports blockers for $ns/$name (above): resolve them, or take over anyway with MIGRATE_FORCE=1" ;;
-      *) die "the pre-flight could not read the platform (exit $rc)" ;;
+      3) fail "the pre-flight reports blockers for $ns/$name (above): resolve them, or take over anyway with MIGRATE_FORCE=1" ;;
+      *) fail "the pre-flight could not read the platform (exit $rc)" ;;
     esac
   fi
   kubectl annotate "$CRD" -n "$ns" "$name" crossplane.io/paused- >/dev/null
   log "resumed TenantGateway $ns/$name ($uid)"
-  until_ok "$TIMEOUT" sh -c "kubectl get $CRD -n $ns $name -o json | jq -e '(.status.conditions // []) | any(.type == \"Synced\" and .status == \"True\")'" \
-    || die "TenantGateway $ns/$name is not Synced: $(kubectl get "$CRD" -n "$ns" "$name" -o jsonpath='{.status.conditions}')"
+  waitfor "$TIMEOUT" sh -c "kubectl get $CRD -n $ns $name -o json | jq -e '(.status.conditions // []) | any(.type == \"Synced\" and .status == \"True\")'" \
+    || fail "TenantGateway $ns/$name is not Synced: $(kubectl get "$CRD" -n "$ns" "$name" -o jsonpath='{.status.conditions}')"
   refs=$(kubectl get "$CRD" -n "$ns" "$name" -o json | jq -r '.spec.crossplane.resourceRefs[] | "\(.kind).\(.apiVersion | split("/") | if length == 2 then .[0] else "" end) \(.name)"')
-  [ -n "$refs" ] || die "TenantGateway $ns/$name composed nothing"
+  [ -n "$refs" ] || fail "TenantGateway $ns/$name composed nothing"
   while read -r kind rname; do
     kind=${kind%.}
-    until_ok "$TIMEOUT" composed_by_crossplane "$kind" "$ns" "$rname" || die "$kind $ns/$rname was not applied by Crossplane"
+    waitfor "$TIMEOUT" composed_by_crossplane "$kind" "$ns" "$rname" || fail "$kind $ns/$rname was not applied by Crossplane"
     if [ "${kind%%.*}" = Object ]; then
       local target tkind
       tkind=$(kubectl get "$kind" -n "$ns" "$rname" -o json | jq -r '.spec.forProvider.manifest.kind')
@@ -199,8 +185,8 @@ takeover(){
       # controller left nothing of it to hand over.
       [ "$tkind" = Namespace ] || continue
       target=$(kubectl get "$kind" -n "$ns" "$rname" -o json | jq -r '.spec.forProvider.manifest.metadata.name')
-      until_ok "$TIMEOUT" marks_applied "$target" "$rname" || die "namespace $target: provider-kubernetes has not applied the marks of Object $ns/$rname"
-      retry 5 release_namespace "$target" "$rname" || die "cannot release the marks of namespace $target"
+      waitfor "$TIMEOUT" marks_applied "$target" "$rname" || fail "namespace $target: provider-kubernetes has not applied the marks of Object $ns/$rname"
+      retry 5 release_namespace "$target" "$rname" || fail "cannot release the marks of namespace $target"
       continue
     fi
     # The controller's entry is the Update entry that wrote the controller
@@ -208,13 +194,13 @@ takeover(){
     local owns_ref=".fieldsV1[\"f:metadata\"][\"f:ownerReferences\"][\"k:{\\\"uid\\\":\\\"$uid\\\"}\"] != null"
     mgr=$(kubectl get "$kind" -n "$ns" "$rname" -o json --show-managed-fields | jq -r --arg p "$XP_COMPOSED_PREFIX" '[.metadata.managedFields[] | select(.operation == "Apply" and (.manager | startswith($p))) | .manager][0]')
     ref_mgr=${ref_mgr:-$(kubectl get "$kind" -n "$ns" "$rname" -o json --show-managed-fields | jq -r "[.metadata.managedFields[] | select(.operation == \"Update\" and ($owns_ref)) | .manager][0] // empty")}
-    retry 5 hand_over "$kind" "$ns" "$rname" "" "$mgr" "$owns_ref" || die "cannot hand over the fields of $kind $ns/$rname"
+    retry 5 hand_over "$kind" "$ns" "$rname" "" "$mgr" "$owns_ref" || fail "cannot hand over the fields of $kind $ns/$rname"
   done <<<"$refs"
   # The TenantGateway's status: what the controller wrote goes to
   # Crossplane's status manager, so its own fields (observedGeneration, the
   # listeners it reported) leave on Crossplane's next status write.
   [ -z "$ref_mgr" ] || retry 5 hand_over "$CRD" "$ns" "$name" status "$XP_COMPOSITE" ".manager == \"$ref_mgr\"" \
-    || die "cannot hand over the status of TenantGateway $ns/$name"
+    || fail "cannot hand over the status of TenantGateway $ns/$name"
   # What the controller composed and the function does not (for instance
   # the HTTPS listener's Certificate of a passthrough hostname, see
   # docs/migration.md) is still controlled by the TenantGateway but no
@@ -233,6 +219,6 @@ case ${1:-} in
   prepare) prepare ;;
   check-crd) check_crd ;;
   clear-route-status) clear_route_status ;;
-  takeover) [ -n "${2:-}" ] || die "usage: $0 takeover NAMESPACE [NAME]"; takeover "$2" "${3:-cozystack}" ;;
-  *) die "usage: $0 preflight [NAMESPACE/NAME] | prepare | check-crd | clear-route-status | takeover NAMESPACE [NAME]" ;;
+  takeover) [ -n "${2:-}" ] || fail "usage: $0 takeover NAMESPACE [NAME]"; takeover "$2" "${3:-cozystack}" ;;
+  *) fail "usage: $0 preflight [NAMESPACE/NAME] | prepare | check-crd | clear-route-status | takeover NAMESPACE [NAME]" ;;
 esac

@@ -12,7 +12,6 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -67,19 +66,6 @@ subjects:
 - {kind: ServiceAccount, namespace: crossplane-system, name: function-foo}
 - {kind: ServiceAccount, namespace: cozy-cert-manager, name: cert-manager}
 `)
-}
-
-// as is a client that acts as the user in the groups, impersonated by the
-// admin.
-func as(t *testing.T, user string, groups ...string) client.Client {
-	t.Helper()
-	cfg := rest.CopyConfig(restCfg)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: groups}
-	c, err := client.New(cfg, client.Options{Scheme: k8s.Scheme()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 // TestAdminOutsideSystemMasters: the administrator the install, the tests

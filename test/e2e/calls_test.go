@@ -6,10 +6,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -356,87 +353,11 @@ func xrDiff(before, after *unstructured.Unstructured) string {
 	return fmt.Sprintf("; the TenantGateway's %s changed: %s", strings.Join(changed, ", "), changeOf(watch.Modified, before, after))
 }
 
-// crossplaneDefaults is whether the harness runs Crossplane at its own
-// defaults (up.sh's CROSSPLANE_SETTINGS=default, make e2e's third pass)
-// rather than with its short poll and raised circuit breaker.
-func crossplaneDefaults() bool { return os.Getenv("CROSSPLANE_SETTINGS") == "default" }
-
-// crossplaneSettings names the settings for the logs of measurements.
-func crossplaneSettings() string {
-	if crossplaneDefaults() {
-		return "Crossplane at its defaults"
-	}
-	return "Crossplane at the harness' settings (poll 15s, circuit breaker 2000/20)"
-}
-
-// functionTTL is the --ttl the harness runs the function with.
-func functionTTL(t *testing.T) time.Duration {
-	s := os.Getenv("FUNCTION_TTL")
-	if s == "" {
-		s = "10s" // up.sh's default
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		t.Fatalf("FUNCTION_TTL %q: %v", s, err)
-	}
-	return d
-}
-
 type phase struct {
 	name       string
 	start, end time.Time
 	fn, fnEnd  int64
 	xp, xpEnd  int64
-}
-
-// logCursor reads a log of the harness (E2E_DIR/logs) from a point on.
-type logCursor struct {
-	t     *testing.T
-	path  string
-	start int64
-}
-
-func newLogCursor(t *testing.T, name string) *logCursor {
-	dir := os.Getenv("E2E_DIR")
-	if dir == "" {
-		t.Fatal("E2E_DIR is not set: run through make e2e")
-	}
-	return &logCursor{t: t, path: filepath.Join(dir, "logs", name)}
-}
-
-func (c *logCursor) offset() int64 {
-	st, err := os.Stat(c.path)
-	if err != nil {
-		c.t.Fatalf("cannot read %s: %v", c.path, err)
-	}
-	return st.Size()
-}
-
-func (c *logCursor) mark() { c.start = c.offset() }
-
-func (c *logCursor) before() []string { return readRange(c.t, c.path, 0, c.start) }
-
-func readFrom(t *testing.T, path string, from int64) []string { return readRange(t, path, from, -1) }
-
-// readRange is the lines of path between two offsets (to the end for -1).
-func readRange(t *testing.T, path string, from, to int64) []string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("cannot read %s: %v", path, err)
-	}
-	defer f.Close()
-	var r io.Reader = io.NewSectionReader(f, from, 1<<40)
-	if to >= 0 {
-		r = io.NewSectionReader(f, from, to-from)
-	}
-	var lines []string
-	s := bufio.NewScanner(r)
-	s.Buffer(make([]byte, 1<<20), 1<<24)
-	for s.Scan() {
-		lines = append(lines, s.Text())
-	}
-	return lines
 }
 
 // fnCall is one call the function's debug log records: every TenantGateway
@@ -591,37 +512,6 @@ func anySlice(v any, field string) []any {
 	m, _ := v.(map[string]any)
 	s, _ := m[field].([]any)
 	return s
-}
-
-// composedVersions is the resourceVersion of the TenantGateway cozystack in
-// ns and of everything it composes there.
-func composedVersions(t *testing.T, ns string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	xr, _ := get(t, gvkTenantGateway, ns, "cozystack")
-	out["TenantGateway/cozystack"] = xr.GetResourceVersion()
-	for _, gvk := range []schema.GroupVersionKind{gvkGateway, gvkCertificate, gvkIssuer, gvkHTTPRoute, gvkNSObject} {
-		for _, o := range list(t, gvk, ns) {
-			out[gvk.Kind+"/"+o.GetName()] = o.GetResourceVersion()
-		}
-	}
-	return out
-}
-
-func diffVersions(before, after map[string]string) string {
-	var d []string
-	for k, v := range after {
-		if before[k] != v {
-			d = append(d, fmt.Sprintf("%s (resourceVersion %s -> %s)", k, before[k], v))
-		}
-	}
-	for k := range before {
-		if _, ok := after[k]; !ok {
-			d = append(d, k+" (deleted)")
-		}
-	}
-	slices.Sort(d)
-	return strings.Join(d, ", ")
 }
 
 // trackedEvents records the watch events of what a TenantGateway composes

@@ -17,26 +17,44 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
+	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 const (
@@ -460,4 +478,592 @@ spec: {hostnames: [probe.example.org]}
 		}
 	}
 	return nil
+}
+
+// tenantNamespaces creates a TenantGateway's namespace and its children, each
+// labelled as the tenant layer labels them: host, and gateway = tgwNS.
+func tenantNamespaces(t *testing.T, tgwNS, apex string, children map[string]string) {
+	t.Helper()
+	namespace(t, tgwNS, map[string]string{"namespace.cozystack.io/host": apex, "namespace.cozystack.io/gateway": tgwNS})
+	for ns, host := range children {
+		namespace(t, ns, map[string]string{"namespace.cozystack.io/host": host, "namespace.cozystack.io/gateway": tgwNS})
+	}
+}
+
+func httpRoute(ns, name, gwNS, gw string, hostnames ...string) string {
+	return fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  parentRefs:
+  - name: %s
+    namespace: %s
+  hostnames: [%s]
+  rules:
+  - backendRefs:
+    - name: app
+      port: 80
+`, name, ns, gw, gwNS, strings.Join(hostnames, ", "))
+}
+
+// waitGateway waits until the TenantGateway's Gateway has listeners
+// satisfying ok, and returns it.
+func waitGateway(t *testing.T, ns, name, expected string, ok func(ls []string, gw *unstructured.Unstructured) bool) *unstructured.Unstructured {
+	t.Helper()
+	var gw *unstructured.Unstructured
+	eventually(t, oneTTL+settle, expected, func() (bool, string) {
+		g, found := get(t, gvkGateway, ns, name)
+		if !found {
+			return false, fmt.Sprintf("no Gateway %s/%s; TenantGateway: %s", ns, name, show(tgw(t, ns, name)))
+		}
+		gw = g
+		return ok(listeners(g), g), fmt.Sprintf("listeners %v", listeners(g))
+	})
+	return gw
+}
+
+func tgw(t *testing.T, ns, name string) *unstructured.Unstructured {
+	t.Helper()
+	u, _ := get(t, gvkTenantGateway, ns, name)
+	return u
+}
+
+// envoyTenantGateway is a TenantGateway cozystack of the class envoy, in
+// http01 mode.
+func envoyTenantGateway(ns, apex string) string {
+	return fmt.Sprintf(`
+apiVersion: gateway.cozystack.io/v1alpha1
+kind: TenantGateway
+metadata:
+  name: cozystack
+  namespace: %s
+spec:
+  apex: %s
+  gatewayClassName: envoy
+  # The tests that use it add and remove hostnames by the dozen: no ACME
+  # order budget (see Certificate orders in docs/design.md).
+  acmeOrdersPerBranch: 0
+`, ns, apex)
+}
+
+// gatewayListener finds one entry of status.listeners: a Gateway's, as its
+// controller wrote it, or a TenantGateway's (listenerState).
+func gatewayListener(gw *unstructured.Unstructured, name string) map[string]any {
+	for _, l := range slice(gw, "status", "listeners") {
+		if m, _ := l.(map[string]any); m["name"] == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// condOf returns "status/reason" of a condition type in a list of
+// conditions, "" when absent.
+func condOf(conds any, typ string) string {
+	l, _ := conds.([]any)
+	for _, c := range l {
+		if m, _ := c.(map[string]any); m["type"] == typ {
+			return fmt.Sprintf("%v/%v", m["status"], m["reason"])
+		}
+	}
+	return ""
+}
+
+// listenerConds is "Accepted=…, Programmed=…, ResolvedRefs=…, attached N"
+// of one listener of the Gateway's status.
+func listenerConds(gw *unstructured.Unstructured, name string) string {
+	l := gatewayListener(gw, name)
+	if l == nil {
+		return "<no status>"
+	}
+	return fmt.Sprintf("Accepted=%s Programmed=%s ResolvedRefs=%s attached=%v",
+		condOf(l["conditions"], "Accepted"), condOf(l["conditions"], "Programmed"), condOf(l["conditions"], "ResolvedRefs"), l["attachedRoutes"])
+}
+
+// routeAccepted is "status/reason" of the Accepted condition Envoy Gateway
+// wrote on a route for the Gateway gwNS/gw, "" when it wrote none.
+func routeAccepted(route *unstructured.Unstructured, gwNS, gw string) string {
+	for _, p := range slice(route, "status", "parents") {
+		m, _ := p.(map[string]any)
+		ref, _ := m["parentRef"].(map[string]any)
+		ns, _ := ref["namespace"].(string)
+		if ns == "" {
+			ns = route.GetNamespace()
+		}
+		if m["controllerName"] == envoyController && ref["name"] == gw && ns == gwNS {
+			return condOf(m["conditions"], "Accepted")
+		}
+	}
+	return ""
+}
+
+// tlsSecret creates a kubernetes.io/tls Secret holding a self-signed
+// certificate for dnsNames, as cert-manager writes a Certificate's Secret (or
+// an operator the wildcard Secret of existingSecret mode): no cert-manager
+// controller runs here, so the test plays it. Deleted when the test ends.
+func tlsSecret(t *testing.T, ns, name string, dnsNames ...string) *corev1.Secret {
+	t.Helper()
+	crt, key := selfSigned(t, dnsNames...)
+	s := &corev1.Secret{Type: corev1.SecretTypeTLS, Data: map[string][]byte{corev1.TLSCertKey: crt, corev1.TLSPrivateKeyKey: key}}
+	s.SetNamespace(ns)
+	s.SetName(name)
+	if err := k8s.Create(t.Context(), s); err != nil {
+		t.Fatalf("cannot create Secret %s/%s: %v", ns, name, err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(context.Background(), s) })
+	return s
+}
+
+// selfSigned makes a self-signed ECDSA certificate for dnsNames, valid for a
+// day, and its key, both PEM.
+func selfSigned(t *testing.T, dnsNames ...string) (crt, key []byte) {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()),
+		Subject:      pkix.Name{CommonName: dnsNames[0]},
+		DNSNames:     dnsNames,
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})
+}
+
+func typedListeners(t *testing.T, gw *unstructured.Unstructured) []gwapiv1.Listener {
+	t.Helper()
+	b, err := json.Marshal(gw.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g gwapiv1.Gateway
+	if err := json.Unmarshal(b, &g); err != nil {
+		t.Fatalf("cannot read Gateway %s: %v", gw.GetName(), err)
+	}
+	return g.Spec.Listeners
+}
+
+// events are the messages of the events on an object, one a line.
+func events(t *testing.T, ns, name string) string {
+	t.Helper()
+	l := &corev1.EventList{}
+	if err := k8s.List(t.Context(), l, client.InNamespace(ns)); err != nil {
+		t.Fatalf("cannot list events in %s: %v", ns, err)
+	}
+	var out []string
+	for _, e := range l.Items {
+		if e.InvolvedObject.Name == name {
+			out = append(out, e.Message)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// logCursor reads a log of the harness (E2E_DIR/logs) from a point on.
+type logCursor struct {
+	t     *testing.T
+	path  string
+	start int64
+}
+
+func (c *logCursor) offset() int64 {
+	st, err := os.Stat(c.path)
+	if err != nil {
+		c.t.Fatalf("cannot read %s: %v", c.path, err)
+	}
+	return st.Size()
+}
+
+func (c *logCursor) mark() { c.start = c.offset() }
+
+func (c *logCursor) before() []string { return readRange(c.t, c.path, 0, c.start) }
+
+func newLogCursor(t *testing.T, name string) *logCursor {
+	dir := os.Getenv("E2E_DIR")
+	if dir == "" {
+		t.Fatal("E2E_DIR is not set: run through make e2e")
+	}
+	return &logCursor{t: t, path: filepath.Join(dir, "logs", name)}
+}
+
+func readFrom(t *testing.T, path string, from int64) []string { return readRange(t, path, from, -1) }
+
+// readRange is the lines of path between two offsets (to the end for -1).
+func readRange(t *testing.T, path string, from, to int64) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("cannot read %s: %v", path, err)
+	}
+	defer f.Close()
+	var r io.Reader = io.NewSectionReader(f, from, 1<<40)
+	if to >= 0 {
+		r = io.NewSectionReader(f, from, to-from)
+	}
+	var lines []string
+	s := bufio.NewScanner(r)
+	s.Buffer(make([]byte, 1<<20), 1<<24)
+	for s.Scan() {
+		lines = append(lines, s.Text())
+	}
+	return lines
+}
+
+// functionTTL is the --ttl the harness runs the function with.
+func functionTTL(t *testing.T) time.Duration {
+	s := os.Getenv("FUNCTION_TTL")
+	if s == "" {
+		s = "10s" // up.sh's default
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatalf("FUNCTION_TTL %q: %v", s, err)
+	}
+	return d
+}
+
+// crossplaneDefaults is whether the harness runs Crossplane at its own
+// defaults (up.sh's CROSSPLANE_SETTINGS=default, make e2e's third pass)
+// rather than with its short poll and raised circuit breaker.
+func crossplaneDefaults() bool { return os.Getenv("CROSSPLANE_SETTINGS") == "default" }
+
+// crossplaneSettings names the settings for the logs of measurements.
+func crossplaneSettings() string {
+	if crossplaneDefaults() {
+		return "Crossplane at its defaults"
+	}
+	return "Crossplane at the harness' settings (poll 15s, circuit breaker 2000/20)"
+}
+
+// composedVersions is the resourceVersion of the TenantGateway cozystack in
+// ns and of everything it composes there.
+func composedVersions(t *testing.T, ns string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	xr, _ := get(t, gvkTenantGateway, ns, "cozystack")
+	out["TenantGateway/cozystack"] = xr.GetResourceVersion()
+	for _, gvk := range []schema.GroupVersionKind{gvkGateway, gvkCertificate, gvkIssuer, gvkHTTPRoute, gvkNSObject} {
+		for _, o := range list(t, gvk, ns) {
+			out[gvk.Kind+"/"+o.GetName()] = o.GetResourceVersion()
+		}
+	}
+	return out
+}
+
+func diffVersions(before, after map[string]string) string {
+	var d []string
+	for k, v := range after {
+		if before[k] != v {
+			d = append(d, fmt.Sprintf("%s (resourceVersion %s -> %s)", k, before[k], v))
+		}
+	}
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			d = append(d, k+" (deleted)")
+		}
+	}
+	slices.Sort(d)
+	return strings.Join(d, ", ")
+}
+
+// listenerState finds one entry of a TenantGateway's status.listeners.
+func listenerState(t *testing.T, ns, name, listener string) map[string]any {
+	t.Helper()
+	return gatewayListener(tgw(t, ns, name), listener)
+}
+
+// readyStatus marks a cert-manager object Ready, as cert-manager would.
+func readyStatus(t *testing.T, obj *unstructured.Unstructured) {
+	t.Helper()
+	conditionStatus(t, obj, "Ready", "True", "Ready", "ready")
+}
+
+// conditionStatus writes one condition of an object's status, as its
+// controller would.
+func conditionStatus(t *testing.T, obj *unstructured.Unstructured, typ, status, reason, message string) {
+	t.Helper()
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": obj.GetAPIVersion(), "kind": obj.GetKind(),
+		"metadata": map[string]any{"name": obj.GetName(), "namespace": obj.GetNamespace()},
+		"status": map[string]any{"conditions": []any{map[string]any{
+			"type": typ, "status": status, "reason": reason, "message": message, "lastTransitionTime": "2026-01-01T00:00:00Z",
+		}}},
+	}}
+	statusApply(t, u)
+}
+
+// warningOn looks for a Warning event on an object whose message contains
+// want; it says what it saw otherwise.
+func warningOn(t *testing.T, ns, kind, name, want string) (bool, string) {
+	t.Helper()
+	l := &corev1.EventList{}
+	if err := k8s.List(t.Context(), l, client.InNamespace(ns)); err != nil {
+		return false, err.Error()
+	}
+	var saw []string
+	for _, e := range l.Items {
+		if e.InvolvedObject.Kind == kind && e.InvolvedObject.Name == name && e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, want) {
+			return true, ""
+		}
+		saw = append(saw, e.InvolvedObject.Kind+"/"+e.InvolvedObject.Name+" "+e.Type+": "+e.Message)
+	}
+	return false, strings.Join(saw, "\n")
+}
+
+// quantiles is "p50 …, max … (sorted: …)" of durations, to 100 ms.
+func quantiles(m map[string]time.Duration) string {
+	ds := make([]time.Duration, 0, len(m))
+	for _, d := range m {
+		ds = append(ds, d.Round(100*time.Millisecond))
+	}
+	slices.Sort(ds)
+	return fmt.Sprintf("p50 %s, max %s (sorted: %v)", ds[len(ds)/2], ds[len(ds)-1], ds)
+}
+
+// listenerFor is the name of the Gateway's listener for hostname, "" when
+// it has none.
+func listenerFor(gw *unstructured.Unstructured, hostname string) string {
+	for _, l := range slice(gw, "spec", "listeners") {
+		if m, _ := l.(map[string]any); m["hostname"] == hostname {
+			name, _ := m["name"].(string)
+			return name
+		}
+	}
+	return ""
+}
+
+// annotate sets the confirmation on an object to value, or removes it when
+// value is empty; the test's end removes it in any case.
+func annotate(t *testing.T, gvk schema.GroupVersionKind, name, value string) {
+	t.Helper()
+	patch := func(c context.Context, v string) error {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		u.SetName(name)
+		body := `{"metadata":{"annotations":{"` + confirmDeletion + `":null}}}`
+		if v != "" {
+			body = `{"metadata":{"annotations":{"` + confirmDeletion + `":"` + v + `"}}}`
+		}
+		return k8s.Patch(c, u, client.RawPatch(types.MergePatchType, []byte(body)))
+	}
+	if err := patch(t.Context(), value); err != nil {
+		t.Fatalf("cannot annotate %s %s: %v", gvk.Kind, name, err)
+	}
+	t.Cleanup(func() {
+		c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = patch(c, "")
+	})
+}
+
+// marks reports a namespace's gateway label and attached-by annotation.
+func marks(t *testing.T, ns string) (label, annotation string, labels map[string]string) {
+	t.Helper()
+	u, found := get(t, gvkNamespace, "", ns)
+	if !found {
+		t.Fatalf("namespace %s is gone", ns)
+	}
+	return u.GetLabels()[labelGateway], u.GetAnnotations()[annotAttachedBy], u.GetLabels()
+}
+
+// printed is what `kubectl get` prints for one object: its printer columns
+// by name, as the API server renders them (the Table form of a GET).
+func printed(t *testing.T, path string) (map[string]string, error) {
+	t.Helper()
+	hc, err := rest.HTTPClientFor(restCfg)
+	if err != nil {
+		return nil, fmt.Errorf("cannot make an HTTP client: %w", err)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, restCfg.Host+path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("cannot make the request: %w", err)
+	}
+	req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+	rsp, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("cannot GET %s: %w", path, err)
+	}
+	defer rsp.Body.Close()
+	var tbl metav1.Table
+	if err := json.NewDecoder(rsp.Body).Decode(&tbl); err != nil {
+		return nil, fmt.Errorf("cannot decode the table of %s: %w", path, err)
+	}
+	if len(tbl.Rows) != 1 {
+		return nil, fmt.Errorf("%s: %d rows", path, len(tbl.Rows))
+	}
+	out := map[string]string{}
+	for i, c := range tbl.ColumnDefinitions {
+		if i < len(tbl.Rows[0].Cells) {
+			out[c.Name] = fmt.Sprint(tbl.Rows[0].Cells[i])
+		}
+	}
+	return out, nil
+}
+
+// as is a client that acts as the user in the groups, impersonated by the
+// admin.
+func as(t *testing.T, user string, groups ...string) client.Client {
+	t.Helper()
+	cfg := rest.CopyConfig(restCfg)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: groups}
+	c, err := client.New(cfg, client.Options{Scheme: k8s.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// observed is a cert-manager object's status.observedGeneration on its
+// Ready condition.
+func observed(u *unstructured.Unstructured) int64 {
+	for _, c := range slice(u, "status", "conditions") {
+		if m, _ := c.(map[string]any); m["type"] == "Ready" {
+			g, _ := m["observedGeneration"].(int64)
+			return g
+		}
+	}
+	return 0
+}
+
+// tlsRun reads a file tls.sh wrote under the run folder.
+func tlsRun(t *testing.T, elem ...string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(append([]string{os.Getenv("E2E_DIR")}, elem...)...))
+	if err != nil {
+		t.Fatalf("cannot read what tls.sh left (is the issuer up? see tls.sh): %v", err)
+	}
+	return b
+}
+
+// The processes of the control plane, as up.sh started them: each has a PID
+// file and a start script (E2E_DIR/run/<name>.pid and <name>.sh, written by
+// up.sh's bg and envoy-gateway.sh). The fault tests stop and start them.
+
+// runPath is a file of the harness' run folder.
+func runPath(t *testing.T, name string) string {
+	t.Helper()
+	dir := os.Getenv("E2E_DIR")
+	if dir == "" {
+		t.Fatal("E2E_DIR is not set: run through make e2e")
+	}
+	return filepath.Join(dir, "run", name)
+}
+
+// procPID is the recorded PID of a process of the control plane.
+func procPID(t *testing.T, name string) int {
+	t.Helper()
+	b, err := os.ReadFile(runPath(t, name+".pid"))
+	if err != nil {
+		t.Fatalf("cannot read the PID of %s: %v", name, err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("the PID file of %s holds %q: %v", name, b, err)
+	}
+	return pid
+}
+
+// stopProc signals a process of the control plane and waits until it has
+// exited: SIGKILL is a crash, SIGTERM a restart as a kubelet does it (then
+// SIGKILL after 60 s, as a pod's grace period ends).
+func stopProc(t *testing.T, name string, sig syscall.Signal) {
+	t.Helper()
+	stopProcWithin(t, name, sig, 60*time.Second)
+}
+
+// stopProcWithin is stopProc with a grace period of its own.
+func stopProcWithin(t *testing.T, name string, sig syscall.Signal, grace time.Duration) {
+	t.Helper()
+	pid := procPID(t, name)
+	if err := syscall.Kill(pid, sig); err != nil {
+		t.Fatalf("cannot signal %s (PID %d): %v", name, pid, err)
+	}
+	deadline := time.Now().Add(grace)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			deadline = time.Now().Add(10 * time.Second)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// startProc starts a process of the control plane again with the script up.sh
+// recorded, in a session of its own as up.sh does, its output appended to its
+// log, and records its new PID for down.sh.
+func startProc(t *testing.T, name string) {
+	t.Helper()
+	logPath := filepath.Join(os.Getenv("E2E_DIR"), "logs", name+".log")
+	log, err := os.OpenFile(logPath, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatalf("cannot open %s: %v", logPath, err)
+	}
+	defer log.Close()
+	fmt.Fprintf(log, "\n----- started again by %s at %s\n", t.Name(), time.Now().UTC().Format(time.RFC3339))
+	cmd := exec.Command("bash", runPath(t, name+".sh"))
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("cannot start %s again: %v", name, err)
+	}
+	// Reap it when it exits (a later stop), so that a signal 0 no longer
+	// finds it.
+	go func() { _ = cmd.Wait() }()
+	if err := os.WriteFile(runPath(t, name+".pid"), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o600); err != nil {
+		t.Fatalf("cannot record the PID of %s: %v", name, err)
+	}
+}
+
+// waitHTTP waits until url answers 200 (a health probe).
+func waitHTTP(t *testing.T, url string, timeout time.Duration) {
+	t.Helper()
+	eventually(t, timeout, url+" healthy", func() (bool, string) {
+		c, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(c, http.MethodGet, url, nil)
+		rsp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false, err.Error()
+		}
+		defer rsp.Body.Close()
+		return rsp.StatusCode == http.StatusOK, rsp.Status
+	})
+}
+
+// waitTCP waits until something listens at addr.
+func waitTCP(t *testing.T, addr string, timeout time.Duration) {
+	t.Helper()
+	eventually(t, timeout, addr+" listening", func() (bool, string) {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return false, err.Error()
+		}
+		_ = c.Close()
+		return true, ""
+	})
+}
+
+// waitAPIServer waits until the API server answers /readyz.
+func waitAPIServer(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	eventually(t, timeout, "kube-apiserver ready", func() (bool, string) {
+		ns := &corev1.Namespace{}
+		err := k8s.Get(t.Context(), client.ObjectKey{Name: "default"}, ns)
+		return err == nil, fmt.Sprint(err)
+	})
 }

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +10,6 @@ import (
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -84,28 +82,4 @@ func TestDeletionGuard(t *testing.T) {
 			t.Errorf("%s %s is gone after a dry-run deletion", o.gvk.Kind, o.name)
 		}
 	}
-}
-
-// annotate sets the confirmation on an object to value, or removes it when
-// value is empty; the test's end removes it in any case.
-func annotate(t *testing.T, gvk schema.GroupVersionKind, name, value string) {
-	t.Helper()
-	patch := func(c context.Context, v string) error {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(gvk)
-		u.SetName(name)
-		body := `{"metadata":{"annotations":{"` + confirmDeletion + `":null}}}`
-		if v != "" {
-			body = `{"metadata":{"annotations":{"` + confirmDeletion + `":"` + v + `"}}}`
-		}
-		return k8s.Patch(c, u, client.RawPatch(types.MergePatchType, []byte(body)))
-	}
-	if err := patch(t.Context(), value); err != nil {
-		t.Fatalf("cannot annotate %s %s: %v", gvk.Kind, name, err)
-	}
-	t.Cleanup(func() {
-		c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = patch(c, "")
-	})
 }

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // TestIsolationHostnamelessRoute: alice, a child tenant, attaches an
@@ -117,19 +115,6 @@ spec:
 		want := fmt.Sprintf("[tenant-iso-alice=True/Accepted tenant-iso-bob=True/Accepted tenant-iso-nohost=False/NotAllowedByListeners http:1 https:0 https-apex:0 %s:3 %s:2]", alice, bob)
 		return fmt.Sprint(got) == want, fmt.Sprint(got)
 	})
-}
-
-func typedListeners(t *testing.T, gw *unstructured.Unstructured) []gwapiv1.Listener {
-	t.Helper()
-	b, err := json.Marshal(gw.Object)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g gwapiv1.Gateway
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatalf("cannot read Gateway %s: %v", gw.GetName(), err)
-	}
-	return g.Spec.Listeners
 }
 
 // childListener is the name of the child listener of a child label.

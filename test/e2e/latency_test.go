@@ -5,7 +5,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"slices"
 	"testing"
 	"time"
 
@@ -73,28 +72,6 @@ func TestRouteAcceptedLatency(t *testing.T) {
 	}
 	t.Logf("%d HTTPRoutes, function --ttl=%s, %s: created -> Accepted by Envoy Gateway on its listener %s; created -> listener in the Gateway %s; listener -> Accepted %s",
 		routes, ttl, crossplaneSettings(), quantiles(latency), quantiles(listed), quantiles(egPart))
-}
-
-// quantiles is "p50 …, max … (sorted: …)" of durations, to 100 ms.
-func quantiles(m map[string]time.Duration) string {
-	ds := make([]time.Duration, 0, len(m))
-	for _, d := range m {
-		ds = append(ds, d.Round(100*time.Millisecond))
-	}
-	slices.Sort(ds)
-	return fmt.Sprintf("p50 %s, max %s (sorted: %v)", ds[len(ds)/2], ds[len(ds)-1], ds)
-}
-
-// listenerFor is the name of the Gateway's listener for hostname, "" when
-// it has none.
-func listenerFor(gw *unstructured.Unstructured, hostname string) string {
-	for _, l := range slice(gw, "spec", "listeners") {
-		if m, _ := l.(map[string]any); m["hostname"] == hostname {
-			name, _ := m["name"].(string)
-			return name
-		}
-	}
-	return ""
 }
 
 // attachedAlone reports whether the Gateway has a listener for hostname and

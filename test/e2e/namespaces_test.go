@@ -14,16 +14,6 @@ const (
 	annotAttachedBy = "cozystack.io/gateway-attached-by"
 )
 
-// marks reports a namespace's gateway label and attached-by annotation.
-func marks(t *testing.T, ns string) (label, annotation string, labels map[string]string) {
-	t.Helper()
-	u, found := get(t, gvkNamespace, "", ns)
-	if !found {
-		t.Fatalf("namespace %s is gone", ns)
-	}
-	return u.GetLabels()[labelGateway], u.GetAnnotations()[annotAttachedBy], u.GetLabels()
-}
-
 // TestNamespacePatches: attached namespaces get the gateway label and the
 // attached-by annotation through provider-kubernetes Objects (applied as the
 // provider's service account, with the example's RBAC); a namespace taken

@@ -14,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 var (
@@ -258,20 +257,4 @@ func noKeyInRequests(t *testing.T, key string) {
 			}
 		}
 	}
-}
-
-// events are the messages of the events on an object, one a line.
-func events(t *testing.T, ns, name string) string {
-	t.Helper()
-	l := &corev1.EventList{}
-	if err := k8s.List(t.Context(), l, client.InNamespace(ns)); err != nil {
-		t.Fatalf("cannot list events in %s: %v", ns, err)
-	}
-	var out []string
-	for _, e := range l.Items {
-		if e.InvolvedObject.Name == name {
-			out = append(out, e.Message)
-		}
-	}
-	return strings.Join(out, "\n")
 }

@@ -7,16 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
-
-// listenerState finds one entry of a TenantGateway's status.listeners.
-func listenerState(t *testing.T, ns, name, listener string) map[string]any {
-	t.Helper()
-	return gatewayListener(tgw(t, ns, name), listener)
-}
 
 // TestEnvoyGatewayDrivesReadiness: the status Envoy Gateway writes on the
 // Gateway drives status.listeners, the GatewayReady condition and the XR's
@@ -110,42 +102,4 @@ func TestEnvoyGatewayDrivesReadiness(t *testing.T) {
 		return s == "False" && r == "ListenersNotReady" && l["ready"] == false && l["reason"] == "NotProgrammed" && ready == "False",
 			fmt.Sprintf("GatewayReady %s %s; Ready %s; listener %v", s, r, ready, l)
 	})
-}
-
-// readyStatus marks a cert-manager object Ready, as cert-manager would.
-func readyStatus(t *testing.T, obj *unstructured.Unstructured) {
-	t.Helper()
-	conditionStatus(t, obj, "Ready", "True", "Ready", "ready")
-}
-
-// conditionStatus writes one condition of an object's status, as its
-// controller would.
-func conditionStatus(t *testing.T, obj *unstructured.Unstructured, typ, status, reason, message string) {
-	t.Helper()
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": obj.GetAPIVersion(), "kind": obj.GetKind(),
-		"metadata": map[string]any{"name": obj.GetName(), "namespace": obj.GetNamespace()},
-		"status": map[string]any{"conditions": []any{map[string]any{
-			"type": typ, "status": status, "reason": reason, "message": message, "lastTransitionTime": "2026-01-01T00:00:00Z",
-		}}},
-	}}
-	statusApply(t, u)
-}
-
-// warningOn looks for a Warning event on an object whose message contains
-// want; it says what it saw otherwise.
-func warningOn(t *testing.T, ns, kind, name, want string) (bool, string) {
-	t.Helper()
-	l := &corev1.EventList{}
-	if err := k8s.List(t.Context(), l, client.InNamespace(ns)); err != nil {
-		return false, err.Error()
-	}
-	var saw []string
-	for _, e := range l.Items {
-		if e.InvolvedObject.Kind == kind && e.InvolvedObject.Name == name && e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, want) {
-			return true, ""
-		}
-		saw = append(saw, e.InvolvedObject.Kind+"/"+e.InvolvedObject.Name+" "+e.Type+": "+e.Message)
-	}
-	return false, strings.Join(saw, "\n")
 }

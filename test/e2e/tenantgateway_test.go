@@ -13,57 +13,6 @@ import (
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
-// tenantNamespaces creates a TenantGateway's namespace and its children, each
-// labelled as the tenant layer labels them: host, and gateway = tgwNS.
-func tenantNamespaces(t *testing.T, tgwNS, apex string, children map[string]string) {
-	t.Helper()
-	namespace(t, tgwNS, map[string]string{"namespace.cozystack.io/host": apex, "namespace.cozystack.io/gateway": tgwNS})
-	for ns, host := range children {
-		namespace(t, ns, map[string]string{"namespace.cozystack.io/host": host, "namespace.cozystack.io/gateway": tgwNS})
-	}
-}
-
-func httpRoute(ns, name, gwNS, gw string, hostnames ...string) string {
-	return fmt.Sprintf(`
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata:
-  name: %s
-  namespace: %s
-spec:
-  parentRefs:
-  - name: %s
-    namespace: %s
-  hostnames: [%s]
-  rules:
-  - backendRefs:
-    - name: app
-      port: 80
-`, name, ns, gw, gwNS, strings.Join(hostnames, ", "))
-}
-
-// waitGateway waits until the TenantGateway's Gateway has listeners
-// satisfying ok, and returns it.
-func waitGateway(t *testing.T, ns, name, expected string, ok func(ls []string, gw *unstructured.Unstructured) bool) *unstructured.Unstructured {
-	t.Helper()
-	var gw *unstructured.Unstructured
-	eventually(t, oneTTL+settle, expected, func() (bool, string) {
-		g, found := get(t, gvkGateway, ns, name)
-		if !found {
-			return false, fmt.Sprintf("no Gateway %s/%s; TenantGateway: %s", ns, name, show(tgw(t, ns, name)))
-		}
-		gw = g
-		return ok(listeners(g), g), fmt.Sprintf("listeners %v", listeners(g))
-	})
-	return gw
-}
-
-func tgw(t *testing.T, ns, name string) *unstructured.Unstructured {
-	t.Helper()
-	u, _ := get(t, gvkTenantGateway, ns, name)
-	return u
-}
-
 // TestHTTP01RouteBecomesListener: a TenantGateway becomes a Gateway, an
 // Issuer and a redirect route the API server accepts (with the real Gateway
 // API and cert-manager CRDs and the admission policies in place); an

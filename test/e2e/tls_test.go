@@ -8,7 +8,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,16 +41,6 @@ const (
 	// name and its wildcard takes at least two minutes.
 	issuance = 5 * time.Minute
 )
-
-// tlsRun reads a file tls.sh wrote under the run folder.
-func tlsRun(t *testing.T, elem ...string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(append([]string{os.Getenv("E2E_DIR")}, elem...)...))
-	if err != nil {
-		t.Fatalf("cannot read what tls.sh left (is the issuer up? see tls.sh): %v", err)
-	}
-	return b
-}
 
 // dns01TenantGateway is a TenantGateway in dns01 mode on Envoy Gateway's
 // class, issued by Pebble through the rfc2136 provider.
@@ -210,18 +199,6 @@ func trustedOn(t *testing.T, name string, names ...string) int64 {
 			fmt.Sprintf("GatewayReady %s %s %q; %d listeners, not ready: %v", s, r, m, len(ls), notReady)
 	})
 	return revision
-}
-
-// observed is a cert-manager object's status.observedGeneration on its
-// Ready condition.
-func observed(u *unstructured.Unstructured) int64 {
-	for _, c := range slice(u, "status", "conditions") {
-		if m, _ := c.(map[string]any); m["type"] == "Ready" {
-			g, _ := m["observedGeneration"].(int64)
-			return g
-		}
-	}
-	return 0
 }
 
 // verifies checks that a kubernetes.io/tls Secret holds a key pair whose

@@ -28,10 +28,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 R=${E2E_DIR:?}; : "${ENVOY_GATEWAY:?}"
 S=$R/run; L=$R/logs; D=$S/envoy-gateway; NS=envoy-gateway-system
-fail(){ echo "envoy-gateway: $*" >&2; echo "logs: $L" >&2; exit 1; }
-for port in 8081 18000 18002 19000 19001; do
-  if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then fail "port $port is in use: is another control plane up? (make e2e-down)"; fi
-done
+PREFIX=envoy-gateway; . "$ROOT/hack/lib.sh"
+ports_free 8081 18000 18002 19000 19001
 [ "$(id -u)" = 0 ] || fail "must run as root: the controller reads its xDS certificates from /certs, mounted in a private mount namespace"
 
 EG_DIR=$(go -C "$ROOT/test/e2e/tools/envoy-gateway" list -m -f '{{.Dir}}' github.com/envoyproxy/gateway)

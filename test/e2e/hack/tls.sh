@@ -34,13 +34,10 @@
 set -euo pipefail
 R=${E2E_DIR:?}; : "${CERT_MANAGER:?}" "${PEBBLE:?}" "${KUBECONFIG:?}"
 P=$R/pki; S=$R/run; L=$R/logs; D=$S/tls
-fail(){ echo "tls: $*" >&2; echo "logs: $L" >&2; exit 1; }
-bg(){ local name=$1; shift; setsid nohup "$@" > "$L/$name.log" 2>&1 & echo $! > "$S/$name.pid"; }
-waitfor(){ local n=$1; shift; for _ in $(seq 1 "$n"); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done; echo "timeout after ${n}s: $*" >&2; return 1; }
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+PREFIX=tls; . "$ROOT/hack/lib.sh"
 for t in named tsig-keygen dig; do command -v $t >/dev/null || fail "$t is missing (apt-get install bind9 bind9-utils bind9-dnsutils)"; done
-for port in 8053 14000 15000 5001; do
-  if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then fail "port $port is in use: is another control plane up? (make e2e-down)"; fi
-done
+ports_free 8053 14000 15000 5001
 mkdir -p "$D/bind"
 ZONE=${E2E_TLS_ZONE:-tls.example} WEB=web.example
 

@@ -41,20 +41,9 @@ mkdir -p "$S/bin" "$L"
 # kubectl at the control plane's version (built with it), ahead of any other.
 ln -sf "$KUBECTL" "$S/bin/kubectl"; export PATH="$S/bin:$PATH"
 t0=$(date +%s); ts(){ echo "[+$(( $(date +%s)-t0 ))s] $*"; }
-# bg starts a process and records its PID, and the script that starts it
-# again as it was started (environment, command line), which the fault tests
-# (test/e2e/faults_test.go) run to restart it.
-bg(){
-  local name=$1; shift
-  { echo '#!/bin/bash'; export -p; printf 'exec'; printf ' %q' "$@"; echo; } > "$S/$name.sh"
-  setsid nohup "$@" > "$L/$name.log" 2>&1 & echo $! > "$S/$name.pid"
-}
-waitfor(){ local n=$1; shift; for _ in $(seq 1 "$n"); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done; echo "timeout after ${n}s: $*" >&2; return 1; }
-fail(){ echo "e2e-up: $*" >&2; echo "logs: $L" >&2; exit 1; }
+PREFIX=e2e-up; . "$ROOT/hack/lib.sh"
 for t in etcd etcdctl openssl curl jq unshare nsenter chroot ip; do command -v $t >/dev/null || fail "$t is missing (apt-get install etcd-server etcd-client openssl curl jq util-linux coreutils iproute2)"; done
-for port in 2379 2380 2381 6443 10257 5000 8080 9443 18080 18081 18082; do
-  if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then fail "port $port is in use: is another control plane up? (make e2e-down)"; fi
-done
+ports_free 2379 2380 2381 6443 10257 5000 8080 9443 18080 18081 18082
 
 # --- PKI: cluster CA, API server serving cert, admin client certs, SA keys ---
 if [ ! -f "$P/ca.crt" ]; then
