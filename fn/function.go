@@ -101,6 +101,7 @@ func (f *Function) run(req *fnv1.RunFunctionRequest, composed *gatewayRun) (*fnv
 
 	switch gvk.GroupKind() {
 	case v1alpha1.TenantGatewayGroupVersionKind.GroupKind():
+		composed.called(xr.Resource.GetNamespace(), xr.Resource.GetName())
 		if out := runTenantGateway(log, req, rsp, xr, settings, f.maxScoped, f.now()); out != nil {
 			composed.composed(xr.Resource.GetNamespace(), xr.Resource.GetName(), out)
 		}

@@ -2,6 +2,7 @@ package fn
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -91,8 +92,12 @@ func (m *Metrics) observe(kind string, req *fnv1.RunFunctionRequest, rsp *fnv1.R
 	if m == nil {
 		return
 	}
-	m.calls.WithLabelValues(kind, outcome(req, rsp)).Inc()
+	o := outcome(req, rsp)
+	m.calls.WithLabelValues(kind, o).Inc()
 	m.duration.WithLabelValues(kind).Observe(d.Seconds())
+	if composed.xr.Name != "" {
+		m.gateways.call(composed.xr, o)
+	}
 	if composed.out != nil {
 		m.gateways.record(composed.xr, composed.out, d)
 	}
@@ -120,11 +125,16 @@ func outcome(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) string
 	return OutcomeComposed
 }
 
-// A gatewayRun is what one call composed for a TenantGateway: nothing
-// unless the call answered a composition.
+// A gatewayRun is the TenantGateway a call was for, if any, and what it
+// composed: nothing unless the call answered a composition.
 type gatewayRun struct {
 	xr  types.NamespacedName
 	out *gateway.Output
+}
+
+// called keeps which TenantGateway a call was for.
+func (r *gatewayRun) called(namespace, name string) {
+	r.xr = types.NamespacedName{Namespace: namespace, Name: name}
 }
 
 // composed keeps what a call composed for the metrics.
@@ -141,6 +151,8 @@ var (
 		v1alpha1.HostnameConflict, v1alpha1.HostnameOutsideApex, v1alpha1.HostnameNotDelegated,
 		v1alpha1.HostnameInvalid, v1alpha1.HostnameNoMatchingParent, v1alpha1.HostnameOverListenerLimit, v1alpha1.HostnameOverCertificateLimit, v1alpha1.HostnameWaiting,
 	}
+	// outcomes are those of function_tenant_gateway_calls_total.
+	outcomes        = []string{OutcomeComposed, OutcomeWaitingForResources, OutcomeWaitingForProbes, OutcomeFatal}
 	childApexStates = []v1alpha1.ChildApexState{
 		v1alpha1.ChildApexListening, v1alpha1.ChildApexIdle, v1alpha1.ChildApexWaiting, v1alpha1.ChildApexOutsideApex, v1alpha1.ChildApexOverListenerLimit,
 		v1alpha1.ChildApexOverCertificateLimit, v1alpha1.ChildApexInvalid,
@@ -158,18 +170,28 @@ type gatewaySnapshot struct {
 	duration    time.Duration
 }
 
+// gatewayCalls counts one TenantGateway's calls by outcome.
+type gatewayCalls struct {
+	seen     time.Time
+	outcomes map[string]uint64
+}
+
 // gatewayCollector serves one fixed set of series per TenantGateway
-// composed within the expiry: 1 + 1 + 1 + 10 + 5 = 18 (see Metrics in
-// docs/design.md). Series are built at scrape time from the snapshots, so
-// that an expired TenantGateway's series all go at once.
+// composed within the expiry: 1 + 1 + 1 + 11 + 7 = 21 (see Metrics in
+// docs/design.md), and 4 more, its calls by outcome, per TenantGateway
+// called within the expiry. Series are built at scrape time from the
+// snapshots, so that an expired TenantGateway's series all go at once. The
+// calls of one TenantGateway are a counter that starts again from zero
+// when it expires, which Prometheus' rate() reads as a counter reset.
 type gatewayCollector struct {
 	now    func() time.Time
 	expiry time.Duration
 
-	listeners, hostnames, conflicts, childApexes, duration *prometheus.Desc
+	listeners, hostnames, conflicts, childApexes, duration, calls *prometheus.Desc
 
 	mu        sync.Mutex
 	snapshots map[types.NamespacedName]gatewaySnapshot
+	counts    map[types.NamespacedName]gatewayCalls
 	swept     time.Time
 }
 
@@ -189,7 +211,27 @@ func newGatewayCollector() *gatewayCollector {
 			"Inheriting child apexes by state; OverListenerLimit and OverCertificateLimit are those left out.", withState, nil),
 		duration: prometheus.NewDesc("function_tenant_gateway_last_run_duration_seconds",
 			"Time in RunFunction of the last call that composed the TenantGateway.", xr, nil),
+		calls: prometheus.NewDesc("function_tenant_gateway_xr_calls_total",
+			"RunFunction calls of the TenantGateway by outcome, as function_tenant_gateway_calls_total counts them for every XR.", []string{"xr_namespace", "xr_name", "outcome"}, nil),
 		snapshots: map[types.NamespacedName]gatewaySnapshot{},
+		counts:    map[types.NamespacedName]gatewayCalls{},
+	}
+}
+
+// call counts one call of a TenantGateway.
+func (c *gatewayCollector) call(xr types.NamespacedName, outcome string) {
+	now := c.now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.counts[xr]
+	if n.outcomes == nil {
+		n.outcomes = map[string]uint64{}
+	}
+	n.seen = now
+	n.outcomes[outcome]++
+	c.counts[xr] = n
+	if now.Sub(c.swept) >= c.expiry {
+		c.sweep(now)
 	}
 }
 
@@ -213,12 +255,17 @@ func (c *gatewayCollector) record(xr types.NamespacedName, out *gateway.Output, 
 	}
 }
 
-// sweep forgets the TenantGateways not composed within the expiry. The
-// caller holds mu.
+// sweep forgets the TenantGateways not composed, and those not called,
+// within the expiry. The caller holds mu.
 func (c *gatewayCollector) sweep(now time.Time) {
 	for xr, s := range c.snapshots {
 		if now.Sub(s.seen) >= c.expiry {
 			delete(c.snapshots, xr)
+		}
+	}
+	for xr, n := range c.counts {
+		if now.Sub(n.seen) >= c.expiry {
+			delete(c.counts, xr)
 		}
 	}
 	c.swept = now
@@ -226,7 +273,7 @@ func (c *gatewayCollector) sweep(now time.Time) {
 
 // Describe sends the descriptors of every series.
 func (c *gatewayCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.listeners, c.hostnames, c.conflicts, c.childApexes, c.duration} {
+	for _, d := range []*prometheus.Desc{c.listeners, c.hostnames, c.conflicts, c.childApexes, c.duration, c.calls} {
 		ch <- d
 	}
 }
@@ -242,7 +289,24 @@ func (c *gatewayCollector) Collect(ch chan<- prometheus.Metric) {
 	for xr, s := range c.snapshots {
 		xrs, snapshots = append(xrs, xr), append(snapshots, s)
 	}
+	type called struct {
+		xr       types.NamespacedName
+		outcomes map[string]uint64
+	}
+	calls := make([]called, 0, len(c.counts))
+	for xr, n := range c.counts {
+		calls = append(calls, called{xr: xr, outcomes: maps.Clone(n.outcomes)})
+	}
 	c.mu.Unlock()
+	for _, n := range calls {
+		for _, o := range outcomes {
+			m, err := prometheus.NewConstMetric(c.calls, prometheus.CounterValue, float64(n.outcomes[o]), n.xr.Namespace, n.xr.Name, o)
+			if err != nil {
+				m = prometheus.NewInvalidMetric(c.calls, err)
+			}
+			ch <- m
+		}
+	}
 	for i, s := range snapshots {
 		gauge := func(d *prometheus.Desc, v float64, state ...string) {
 			m, err := prometheus.NewConstMetric(d, prometheus.GaugeValue, v, append([]string{xrs[i].Namespace, xrs[i].Name}, state...)...)

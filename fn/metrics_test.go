@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -104,6 +105,11 @@ func TestGatewayMetricsFromRunFunction(t *testing.T) {
 	}
 	if diff := cmp.Diff(series, gatewaySeries(t, reg)); diff != "" {
 		t.Errorf("a fatal call changed the series: -before, +after:\n%s", diff)
+	}
+	// And counts as a call of that TenantGateway.
+	fatal := map[string]string{"xr_namespace": "tenant-root", "xr_name": "cozystack", "outcome": OutcomeFatal}
+	if got := gathered(t, reg, "function_tenant_gateway_xr_calls_total", fatal); got != 1 {
+		t.Errorf("function_tenant_gateway_xr_calls_total%v is %v after one fatal call, want 1", fatal, got)
 	}
 }
 
@@ -363,6 +369,110 @@ func TestGatewayMetrics(t *testing.T) {
 				maps.Copy(want, c.series(t))
 			}
 			if diff := cmp.Diff(want, gatewaySeries(t, reg)); diff != "" {
+				t.Errorf("%s: -want, +got:\n%s", tc.reason, diff)
+			}
+			problems, err := testutil.GatherAndLint(reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(problems) > 0 {
+				t.Errorf("metric lint: %v", problems)
+			}
+		})
+	}
+}
+
+// TestGatewayCallMetrics checks the calls of each TenantGateway by outcome:
+// counted whatever the call answered, for TenantGateways only, and gone with
+// the other series of a TenantGateway not called for the expiry.
+func TestGatewayCallMetrics(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	expiry := SeriesExpiryTTLs * DefaultTTL
+	root := types.NamespacedName{Namespace: "tenant-root", Name: "cozystack"}
+	alice := types.NamespacedName{Namespace: "tenant-alice", Name: "alice"}
+	fatal := &fnv1.RunFunctionResponse{Results: []*fnv1.Result{{Severity: fnv1.Severity_SEVERITY_FATAL}}}
+	type call struct {
+		at  time.Duration
+		xr  types.NamespacedName // zero: a call of no TenantGateway
+		rsp *fnv1.RunFunctionResponse
+	}
+	// counts are the calls of one TenantGateway by outcome.
+	type counts map[string]float64
+	cases := map[string]struct {
+		reason string
+		calls  []call
+		scrape time.Duration
+		want   map[types.NamespacedName]counts
+	}{
+		"ByOutcome": {
+			reason: "Every call of a TenantGateway counts under its outcome; every outcome is served, zero included",
+			calls:  []call{{0, root, &fnv1.RunFunctionResponse{}}, {time.Second, root, &fnv1.RunFunctionResponse{}}, {2 * time.Second, root, fatal}},
+			want:   map[types.NamespacedName]counts{root: {OutcomeComposed: 2, OutcomeFatal: 1}},
+		},
+		"PerTenantGateway": {
+			reason: "Each TenantGateway has series of its own",
+			calls:  []call{{0, root, &fnv1.RunFunctionResponse{}}, {0, alice, &fnv1.RunFunctionResponse{}}},
+			want:   map[types.NamespacedName]counts{root: {OutcomeComposed: 1}, alice: {OutcomeComposed: 1}},
+		},
+		"NoTenantGateway": {
+			reason: "A call of a Tenant, or of no XR the function reads, has no per-XR series",
+			calls:  []call{{0, types.NamespacedName{}, &fnv1.RunFunctionResponse{}}},
+			want:   map[types.NamespacedName]counts{},
+		},
+		"Expired": {
+			reason: "A TenantGateway not called for the expiry loses its series",
+			calls:  []call{{0, root, &fnv1.RunFunctionResponse{}}, {time.Minute, alice, &fnv1.RunFunctionResponse{}}},
+			scrape: expiry,
+			want:   map[types.NamespacedName]counts{alice: {OutcomeComposed: 1}},
+		},
+		"FailingCallsKeepTheSeries": {
+			reason: "A call that composes nothing still keeps the TenantGateway's calls from expiring",
+			calls:  []call{{0, root, &fnv1.RunFunctionResponse{}}, {expiry - time.Second, root, fatal}},
+			scrape: expiry + time.Minute,
+			want:   map[types.NamespacedName]counts{root: {OutcomeComposed: 1, OutcomeFatal: 1}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			now := t0
+			reg := prometheus.NewRegistry()
+			m, err := NewMetrics(reg, WithMetricsClock(func() time.Time { return now }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range tc.calls {
+				now = t0.Add(c.at)
+				var run gatewayRun
+				if c.xr.Name != "" {
+					run.called(c.xr.Namespace, c.xr.Name)
+				}
+				m.observe(v1alpha1.Kind, &fnv1.RunFunctionRequest{}, c.rsp, &run, time.Millisecond)
+			}
+			now = t0.Add(tc.scrape)
+			want := map[string]float64{}
+			for xr, n := range tc.want {
+				for _, o := range outcomes {
+					want[`xr_name="`+xr.Name+`",xr_namespace="`+xr.Namespace+`",outcome="`+o+`"`] = n[o]
+				}
+			}
+			families, err := reg.Gather()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]float64{}
+			for _, f := range families {
+				if f.GetName() != "function_tenant_gateway_xr_calls_total" {
+					continue
+				}
+				for _, s := range f.GetMetric() {
+					l := map[string]string{}
+					for _, p := range s.GetLabel() {
+						l[p.GetName()] = p.GetValue()
+					}
+					got[`xr_name="`+l["xr_name"]+`",xr_namespace="`+l["xr_namespace"]+`",outcome="`+l["outcome"]+`"`] = s.GetCounter().GetValue()
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s: -want, +got:\n%s", tc.reason, diff)
 			}
 			problems, err := testutil.GatherAndLint(reg)
