@@ -3,17 +3,14 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -95,14 +92,13 @@ func TestFunctionReplicas(t *testing.T) {
 	tenantNamespaces(t, ns, apex, nil)
 	apply(t, envoyTenantGateway(ns, apex))
 	waitGateway(t, ns, "cozystack", "the Gateway composed", func([]string, *unstructured.Unstructured) bool { return true })
-	logs := []*logCursor{newLogCursor(t, pods[0].proc+".log"), newLogCursor(t, pods[1].proc+".log")}
-	for _, l := range logs {
-		l.mark()
-	}
 	calls := func() []float64 {
 		return []float64{replicaCalls(t, pods[0].metrics()), replicaCalls(t, pods[1].metrics())}
 	}
-	before := calls()
+	ownCalls := func() []float64 {
+		return []float64{xrCalls(t, pods[0].metrics(), ns), xrCalls(t, pods[1].metrics(), ns)}
+	}
+	before, ownBefore := calls(), ownCalls()
 
 	// A window of route changes, each waited out.
 	hostname := func(i int) string { return fmt.Sprintf("r%d.%s", i, apex) }
@@ -113,10 +109,10 @@ func TestFunctionReplicas(t *testing.T) {
 			return listenerFor(gw, hostname(i)) != ""
 		})
 	}
-	after := calls()
+	after, ownAfter := calls(), ownCalls()
 	all := after[0] - before[0] + after[1] - before[1]
-	own := []int{len(callTimes(readFrom(t, logs[0].path, logs[0].start), ns)), len(callTimes(readFrom(t, logs[1].path, logs[1].start), ns))}
-	t.Logf("%d route changes: calls of every XR %v on %s (%s), %v on %s (%s); of %s/cozystack %d and %d",
+	own := []float64{ownAfter[0] - ownBefore[0], ownAfter[1] - ownBefore[1]}
+	t.Logf("%d route changes: calls of every XR %v on %s (%s), %v on %s (%s); of %s/cozystack %v and %v",
 		routes, after[0]-before[0], pods[0].proc, pods[0].ip, after[1]-before[1], pods[1].proc, pods[1].ip, ns, own[0], own[1])
 	for i, p := range pods {
 		// round_robin alternates over the ready addresses; a third leaves
@@ -144,18 +140,17 @@ func TestFunctionReplicas(t *testing.T) {
 	// And Crossplane's last writes of the XR (its status, once the
 	// Gateway's is Envoy Gateway's latest): no call and no reconcile of
 	// it for 3 s, as TestCallsPerRouteChange waits.
-	xpLog := newLogCursor(t, "crossplane.log")
-	quiet(t, logs[0], xpLog, 3*time.Second, ns)
-	for _, l := range logs {
-		l.mark()
-	}
+	fnLog, xpLog := newLogCursor(t, pods[0].proc+".log"), newLogCursor(t, "crossplane.log")
+	quiet(t, fnLog, xpLog, 3*time.Second, ns)
+	ownBefore = ownCalls()
 	versions := composedVersions(t, ns)
 	xrBefore, _ := get(t, gvkTenantGateway, ns, "cozystack")
 	// Which replica a TTL run lands on depends on every other XR's calls:
 	// wait for two on each (round_robin: each run is a coin toss at worst).
 	eventually(t, 20*ttl+settle, "two runs of "+ns+"/cozystack on each replica", func() (bool, string) {
-		a, b := len(callTimes(readFrom(t, logs[0].path, logs[0].start), ns)), len(callTimes(readFrom(t, logs[1].path, logs[1].start), ns))
-		return a >= 2 && b >= 2, fmt.Sprintf("%d and %d runs", a, b)
+		now := ownCalls()
+		a, b := now[0]-ownBefore[0], now[1]-ownBefore[1]
+		return a >= 2 && b >= 2, fmt.Sprintf("%v and %v runs", a, b)
 	})
 	if diff := diffVersions(versions, composedVersions(t, ns)); diff != "" {
 		xrAfter, _ := get(t, gvkTenantGateway, ns, "cozystack")
@@ -309,31 +304,6 @@ func activeFunctionRevision(t *testing.T) *unstructured.Unstructured {
 	}
 	t.Fatal("no active FunctionRevision of cozystack-function-tenant-gateway")
 	return nil
-}
-
-// replicaCalls is the sum of function_tenant_gateway_calls_total, every
-// kind of XR and outcome, at a metrics endpoint.
-func replicaCalls(t *testing.T, url string) float64 {
-	t.Helper()
-	rsp, err := http.Get(url) //nolint:noctx // a loopback scrape in a test
-	if err != nil {
-		t.Fatalf("cannot scrape %s: %v", url, err)
-	}
-	defer rsp.Body.Close()
-	var n float64
-	s := bufio.NewScanner(rsp.Body)
-	for s.Scan() {
-		l := s.Text()
-		if !strings.HasPrefix(l, "function_tenant_gateway_calls_total{") {
-			continue
-		}
-		v, err := strconv.ParseFloat(l[strings.LastIndex(l, " ")+1:], 64)
-		if err != nil {
-			t.Fatalf("%s: cannot read %q: %v", url, l, err)
-		}
-		n += v
-	}
-	return n
 }
 
 // grpcRunner calls a function over gRPC as Crossplane does.

@@ -1067,3 +1067,56 @@ func waitAPIServer(t *testing.T, timeout time.Duration) {
 		return err == nil, fmt.Sprint(err)
 	})
 }
+
+// replicaCalls is the sum of function_tenant_gateway_calls_total, every
+// kind of XR and outcome, at a metrics endpoint.
+func replicaCalls(t *testing.T, url string) float64 {
+	t.Helper()
+	rsp, err := http.Get(url) //nolint:noctx // a loopback scrape in a test
+	if err != nil {
+		t.Fatalf("cannot scrape %s: %v", url, err)
+	}
+	defer rsp.Body.Close()
+	var n float64
+	s := bufio.NewScanner(rsp.Body)
+	for s.Scan() {
+		l := s.Text()
+		if !strings.HasPrefix(l, "function_tenant_gateway_calls_total{") {
+			continue
+		}
+		v, err := strconv.ParseFloat(l[strings.LastIndex(l, " ")+1:], 64)
+		if err != nil {
+			t.Fatalf("%s: cannot read %q: %v", url, l, err)
+		}
+		n += v
+	}
+	return n
+}
+
+// xrCalls is function_tenant_gateway_xr_calls_total of the TenantGateway
+// cozystack of ns, every outcome, at a function's metrics endpoint: the
+// function's own count of its calls of that XR, which counts every call
+// whatever the log level.
+func xrCalls(t *testing.T, url, ns string) float64 {
+	t.Helper()
+	rsp, err := http.Get(url) //nolint:noctx // a loopback scrape in a test
+	if err != nil {
+		t.Fatalf("cannot scrape %s: %v", url, err)
+	}
+	defer rsp.Body.Close()
+	var n float64
+	s := bufio.NewScanner(rsp.Body)
+	for s.Scan() {
+		l := s.Text()
+		if !strings.HasPrefix(l, "function_tenant_gateway_xr_calls_total{") ||
+			!strings.Contains(l, `xr_namespace="`+ns+`"`) || !strings.Contains(l, `xr_name="cozystack"`) {
+			continue
+		}
+		v, err := strconv.ParseFloat(l[strings.LastIndex(l, " ")+1:], 64)
+		if err != nil {
+			t.Fatalf("%s: cannot read %q: %v", url, l, err)
+		}
+		n += v
+	}
+	return n
+}
