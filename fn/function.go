@@ -101,11 +101,12 @@ func (f *Function) run(req *fnv1.RunFunctionRequest, composed *gatewayRun) (*fnv
 
 	switch gvk.GroupKind() {
 	case v1alpha1.TenantGatewayGroupVersionKind.GroupKind():
-		composed.called(xr.Resource.GetNamespace(), xr.Resource.GetName())
+		composed.called(gvk.Kind, xr.Resource.GetNamespace(), xr.Resource.GetName())
 		if out := runTenantGateway(log, req, rsp, xr, settings, f.maxScoped, f.now()); out != nil {
 			composed.composed(xr.Resource.GetNamespace(), xr.Resource.GetName(), out)
 		}
 	case appsv1alpha1.XTenantGroupVersionKind.GroupKind():
+		composed.called(gvk.Kind, xr.Resource.GetNamespace(), xr.Resource.GetName())
 		runTenant(log, req, rsp, xr, settings)
 	default:
 		response.Fatal(rsp, fmt.Errorf("function-tenant-gateway composes %s and %s, but the composite resource is a %s", v1alpha1.TenantGatewayGroupVersionKind.GroupKind(), appsv1alpha1.XTenantGroupVersionKind.GroupKind(), gvk.GroupKind()))

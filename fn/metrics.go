@@ -95,8 +95,8 @@ func (m *Metrics) observe(kind string, req *fnv1.RunFunctionRequest, rsp *fnv1.R
 	o := outcome(req, rsp)
 	m.calls.WithLabelValues(kind, o).Inc()
 	m.duration.WithLabelValues(kind).Observe(d.Seconds())
-	if composed.xr.Name != "" {
-		m.gateways.call(composed.xr, o)
+	if composed.kind != "" {
+		m.gateways.call(xrKey{kind: composed.kind, xr: composed.xr}, o)
 	}
 	if composed.out != nil {
 		m.gateways.record(composed.xr, composed.out, d)
@@ -125,16 +125,18 @@ func outcome(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) string
 	return OutcomeComposed
 }
 
-// A gatewayRun is the TenantGateway a call was for, if any, and what it
-// composed: nothing unless the call answered a composition.
+// A gatewayRun is the XR a call was for, if of a kind the function
+// composes, and what it composed for a TenantGateway: nothing unless the
+// call answered a composition.
 type gatewayRun struct {
-	xr  types.NamespacedName
-	out *gateway.Output
+	kind string
+	xr   types.NamespacedName
+	out  *gateway.Output
 }
 
-// called keeps which TenantGateway a call was for.
-func (r *gatewayRun) called(namespace, name string) {
-	r.xr = types.NamespacedName{Namespace: namespace, Name: name}
+// called keeps which XR a call was for.
+func (r *gatewayRun) called(kind, namespace, name string) {
+	r.kind, r.xr = kind, types.NamespacedName{Namespace: namespace, Name: name}
 }
 
 // composed keeps what a call composed for the metrics.
@@ -170,19 +172,27 @@ type gatewaySnapshot struct {
 	duration    time.Duration
 }
 
-// gatewayCalls counts one TenantGateway's calls by outcome.
-type gatewayCalls struct {
+// An xrKey names one XR: a TenantGateway, or an XTenant (cluster-scoped:
+// no namespace).
+type xrKey struct {
+	kind string
+	xr   types.NamespacedName
+}
+
+// xrCalls counts one XR's calls by outcome.
+type xrCalls struct {
 	seen     time.Time
 	outcomes map[string]uint64
 }
 
 // gatewayCollector serves one fixed set of series per TenantGateway
 // composed within the expiry: 1 + 1 + 1 + 11 + 7 = 21 (see Metrics in
-// docs/design.md), and 4 more, its calls by outcome, per TenantGateway
-// called within the expiry. Series are built at scrape time from the
-// snapshots, so that an expired TenantGateway's series all go at once. The
-// calls of one TenantGateway are a counter that starts again from zero
-// when it expires, which Prometheus' rate() reads as a counter reset.
+// docs/design.md), and 4 more, its calls by outcome, per XR (TenantGateway
+// or XTenant) called within the expiry: a platform of N Tenants with a
+// TenantGateway each has at most 25N. Series are built at scrape time from
+// the snapshots, so that an expired XR's series all go at once. The calls
+// of one XR are a counter that starts again from zero when it expires,
+// which Prometheus' rate() reads as a counter reset.
 type gatewayCollector struct {
 	now    func() time.Time
 	expiry time.Duration
@@ -191,7 +201,7 @@ type gatewayCollector struct {
 
 	mu        sync.Mutex
 	snapshots map[types.NamespacedName]gatewaySnapshot
-	counts    map[types.NamespacedName]gatewayCalls
+	counts    map[xrKey]xrCalls
 	swept     time.Time
 }
 
@@ -212,14 +222,14 @@ func newGatewayCollector() *gatewayCollector {
 		duration: prometheus.NewDesc("function_tenant_gateway_last_run_duration_seconds",
 			"Time in RunFunction of the last call that composed the TenantGateway.", xr, nil),
 		calls: prometheus.NewDesc("function_tenant_gateway_xr_calls_total",
-			"RunFunction calls of the TenantGateway by outcome, as function_tenant_gateway_calls_total counts them for every XR.", []string{"xr_namespace", "xr_name", "outcome"}, nil),
+			"RunFunction calls of one XR (a TenantGateway, or an XTenant with no namespace) by outcome, as function_tenant_gateway_calls_total counts them by kind.", []string{"xr_kind", "xr_namespace", "xr_name", "outcome"}, nil),
 		snapshots: map[types.NamespacedName]gatewaySnapshot{},
-		counts:    map[types.NamespacedName]gatewayCalls{},
+		counts:    map[xrKey]xrCalls{},
 	}
 }
 
-// call counts one call of a TenantGateway.
-func (c *gatewayCollector) call(xr types.NamespacedName, outcome string) {
+// call counts one call of an XR.
+func (c *gatewayCollector) call(xr xrKey, outcome string) {
 	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -255,7 +265,7 @@ func (c *gatewayCollector) record(xr types.NamespacedName, out *gateway.Output, 
 	}
 }
 
-// sweep forgets the TenantGateways not composed, and those not called,
+// sweep forgets the TenantGateways not composed, and the XRs not called,
 // within the expiry. The caller holds mu.
 func (c *gatewayCollector) sweep(now time.Time) {
 	for xr, s := range c.snapshots {
@@ -290,7 +300,7 @@ func (c *gatewayCollector) Collect(ch chan<- prometheus.Metric) {
 		xrs, snapshots = append(xrs, xr), append(snapshots, s)
 	}
 	type called struct {
-		xr       types.NamespacedName
+		xr       xrKey
 		outcomes map[string]uint64
 	}
 	calls := make([]called, 0, len(c.counts))
@@ -300,7 +310,7 @@ func (c *gatewayCollector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Unlock()
 	for _, n := range calls {
 		for _, o := range outcomes {
-			m, err := prometheus.NewConstMetric(c.calls, prometheus.CounterValue, float64(n.outcomes[o]), n.xr.Namespace, n.xr.Name, o)
+			m, err := prometheus.NewConstMetric(c.calls, prometheus.CounterValue, float64(n.outcomes[o]), n.xr.kind, n.xr.xr.Namespace, n.xr.xr.Name, o)
 			if err != nil {
 				m = prometheus.NewInvalidMetric(c.calls, err)
 			}

@@ -107,7 +107,7 @@ func TestGatewayMetricsFromRunFunction(t *testing.T) {
 		t.Errorf("a fatal call changed the series: -before, +after:\n%s", diff)
 	}
 	// And counts as a call of that TenantGateway.
-	fatal := map[string]string{"xr_namespace": "tenant-root", "xr_name": "cozystack", "outcome": OutcomeFatal}
+	fatal := map[string]string{"xr_kind": v1alpha1.Kind, "xr_namespace": "tenant-root", "xr_name": "cozystack", "outcome": OutcomeFatal}
 	if got := gathered(t, reg, "function_tenant_gateway_xr_calls_total", fatal); got != 1 {
 		t.Errorf("function_tenant_gateway_xr_calls_total%v is %v after one fatal call, want 1", fatal, got)
 	}
@@ -382,18 +382,19 @@ func TestGatewayMetrics(t *testing.T) {
 	}
 }
 
-// TestGatewayCallMetrics checks the calls of each TenantGateway by outcome:
-// counted whatever the call answered, for TenantGateways only, and gone with
-// the other series of a TenantGateway not called for the expiry.
-func TestGatewayCallMetrics(t *testing.T) {
+// TestXRCallMetrics checks the calls of each XR by outcome: counted
+// whatever the call answered, for the kinds the function composes, and gone
+// once the XR is not called for the expiry.
+func TestXRCallMetrics(t *testing.T) {
 	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	expiry := SeriesExpiryTTLs * DefaultTTL
-	root := types.NamespacedName{Namespace: "tenant-root", Name: "cozystack"}
-	alice := types.NamespacedName{Namespace: "tenant-alice", Name: "alice"}
+	root := xrKey{kind: v1alpha1.Kind, xr: types.NamespacedName{Namespace: "tenant-root", Name: "cozystack"}}
+	alice := xrKey{kind: v1alpha1.Kind, xr: types.NamespacedName{Namespace: "tenant-alice", Name: "alice"}}
+	tenant := xrKey{kind: "XTenant", xr: types.NamespacedName{Name: "alice-x7k2p"}}
 	fatal := &fnv1.RunFunctionResponse{Results: []*fnv1.Result{{Severity: fnv1.Severity_SEVERITY_FATAL}}}
 	type call struct {
 		at  time.Duration
-		xr  types.NamespacedName // zero: a call of no TenantGateway
+		xr  xrKey // zero: a call of no XR the function composes
 		rsp *fnv1.RunFunctionResponse
 	}
 	// counts are the calls of one TenantGateway by outcome.
@@ -402,34 +403,39 @@ func TestGatewayCallMetrics(t *testing.T) {
 		reason string
 		calls  []call
 		scrape time.Duration
-		want   map[types.NamespacedName]counts
+		want   map[xrKey]counts
 	}{
 		"ByOutcome": {
 			reason: "Every call of a TenantGateway counts under its outcome; every outcome is served, zero included",
 			calls:  []call{{0, root, &fnv1.RunFunctionResponse{}}, {time.Second, root, &fnv1.RunFunctionResponse{}}, {2 * time.Second, root, fatal}},
-			want:   map[types.NamespacedName]counts{root: {OutcomeComposed: 2, OutcomeFatal: 1}},
+			want:   map[xrKey]counts{root: {OutcomeComposed: 2, OutcomeFatal: 1}},
 		},
 		"PerTenantGateway": {
 			reason: "Each TenantGateway has series of its own",
 			calls:  []call{{0, root, &fnv1.RunFunctionResponse{}}, {0, alice, &fnv1.RunFunctionResponse{}}},
-			want:   map[types.NamespacedName]counts{root: {OutcomeComposed: 1}, alice: {OutcomeComposed: 1}},
+			want:   map[xrKey]counts{root: {OutcomeComposed: 1}, alice: {OutcomeComposed: 1}},
 		},
-		"NoTenantGateway": {
-			reason: "A call of a Tenant, or of no XR the function reads, has no per-XR series",
-			calls:  []call{{0, types.NamespacedName{}, &fnv1.RunFunctionResponse{}}},
-			want:   map[types.NamespacedName]counts{},
+		"Tenant": {
+			reason: "A Tenant's XR, cluster-scoped, has series of its own without a namespace",
+			calls:  []call{{0, tenant, &fnv1.RunFunctionResponse{}}},
+			want:   map[xrKey]counts{tenant: {OutcomeComposed: 1}},
+		},
+		"NoXR": {
+			reason: "A call of no XR the function composes (or whose XR cannot be read) has no per-XR series",
+			calls:  []call{{0, xrKey{}, &fnv1.RunFunctionResponse{}}},
+			want:   map[xrKey]counts{},
 		},
 		"Expired": {
 			reason: "A TenantGateway not called for the expiry loses its series",
 			calls:  []call{{0, root, &fnv1.RunFunctionResponse{}}, {time.Minute, alice, &fnv1.RunFunctionResponse{}}},
 			scrape: expiry,
-			want:   map[types.NamespacedName]counts{alice: {OutcomeComposed: 1}},
+			want:   map[xrKey]counts{alice: {OutcomeComposed: 1}},
 		},
 		"FailingCallsKeepTheSeries": {
 			reason: "A call that composes nothing still keeps the TenantGateway's calls from expiring",
 			calls:  []call{{0, root, &fnv1.RunFunctionResponse{}}, {expiry - time.Second, root, fatal}},
 			scrape: expiry + time.Minute,
-			want:   map[types.NamespacedName]counts{root: {OutcomeComposed: 1, OutcomeFatal: 1}},
+			want:   map[xrKey]counts{root: {OutcomeComposed: 1, OutcomeFatal: 1}},
 		},
 	}
 	for name, tc := range cases {
@@ -443,8 +449,8 @@ func TestGatewayCallMetrics(t *testing.T) {
 			for _, c := range tc.calls {
 				now = t0.Add(c.at)
 				var run gatewayRun
-				if c.xr.Name != "" {
-					run.called(c.xr.Namespace, c.xr.Name)
+				if c.xr.kind != "" {
+					run.called(c.xr.kind, c.xr.xr.Namespace, c.xr.xr.Name)
 				}
 				m.observe(v1alpha1.Kind, &fnv1.RunFunctionRequest{}, c.rsp, &run, time.Millisecond)
 			}
@@ -452,7 +458,7 @@ func TestGatewayCallMetrics(t *testing.T) {
 			want := map[string]float64{}
 			for xr, n := range tc.want {
 				for _, o := range outcomes {
-					want[`xr_name="`+xr.Name+`",xr_namespace="`+xr.Namespace+`",outcome="`+o+`"`] = n[o]
+					want[xr.kind+"/"+xr.xr.Namespace+"/"+xr.xr.Name+" "+o] = n[o]
 				}
 			}
 			families, err := reg.Gather()
@@ -469,7 +475,7 @@ func TestGatewayCallMetrics(t *testing.T) {
 					for _, p := range s.GetLabel() {
 						l[p.GetName()] = p.GetValue()
 					}
-					got[`xr_name="`+l["xr_name"]+`",xr_namespace="`+l["xr_namespace"]+`",outcome="`+l["outcome"]+`"`] = s.GetCounter().GetValue()
+					got[l["xr_kind"]+"/"+l["xr_namespace"]+"/"+l["xr_name"]+" "+l["outcome"]] = s.GetCounter().GetValue()
 				}
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
