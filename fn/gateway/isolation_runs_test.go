@@ -21,6 +21,18 @@ import (
 // shares one; messages "shared:"), the zone rule whatever table domain
 // answers (checkZones; "zone:"), and non-interference between runs
 // (checkNonInterference; "interference:").
+//
+// Its seed corpus runs with every `go test`. It is not among make test's
+// fuzz targets: its cases are slow (several runs judged by the oracle
+// each), and fuzzing finds the open zone-guard defect that
+// TestReview5GuardOffItsListener holds (a name inside a child's zone
+// answered by a route of the parent's apex on a shared HTTPS table,
+// "zone: shared=true"). Fuzz it by hand once that is fixed:
+//
+//	go test -run '^$' -fuzz '^FuzzIsolationOverRuns$' -fuzztime 3000x ./fn/gateway
+//
+// A failing input lands in testdata/fuzz/FuzzIsolationOverRuns, already
+// shrunk by the fuzzer; commit it with the fix so that go test replays it.
 
 // A runsCase is one drawn attack: a spec and the cluster of each run.
 type runsCase struct {
