@@ -96,7 +96,7 @@ func TestFunctionReplicas(t *testing.T) {
 		return []float64{replicaCalls(t, pods[0].metrics()), replicaCalls(t, pods[1].metrics())}
 	}
 	ownCalls := func() []float64 {
-		return []float64{xrCalls(t, pods[0].metrics(), ns), xrCalls(t, pods[1].metrics(), ns)}
+		return []float64{xrCalls(t, pods[0].metrics(), gvkTenantGateway.Kind, ns, "cozystack"), xrCalls(t, pods[1].metrics(), gvkTenantGateway.Kind, ns, "cozystack")}
 	}
 	before, ownBefore := calls(), ownCalls()
 

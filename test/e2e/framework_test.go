@@ -1093,11 +1093,11 @@ func replicaCalls(t *testing.T, url string) float64 {
 	return n
 }
 
-// xrCalls is function_tenant_gateway_xr_calls_total of the TenantGateway
-// cozystack of ns, every outcome, at a function's metrics endpoint: the
-// function's own count of its calls of that XR, which counts every call
-// whatever the log level.
-func xrCalls(t *testing.T, url, ns string) float64 {
+// xrCalls is function_tenant_gateway_xr_calls_total of one XR (kind,
+// namespace, "" for an XTenant, and name), every outcome, at a function's
+// metrics endpoint: the function's own count of its calls of that XR,
+// whatever its log level.
+func xrCalls(t *testing.T, url, kind, ns, name string) float64 {
 	t.Helper()
 	rsp, err := http.Get(url) //nolint:noctx // a loopback scrape in a test
 	if err != nil {
@@ -1108,8 +1108,8 @@ func xrCalls(t *testing.T, url, ns string) float64 {
 	s := bufio.NewScanner(rsp.Body)
 	for s.Scan() {
 		l := s.Text()
-		if !strings.HasPrefix(l, "function_tenant_gateway_xr_calls_total{") ||
-			!strings.Contains(l, `xr_namespace="`+ns+`"`) || !strings.Contains(l, `xr_name="cozystack"`) {
+		if !strings.HasPrefix(l, "function_tenant_gateway_xr_calls_total{") || !strings.Contains(l, `xr_kind="`+kind+`"`) ||
+			!strings.Contains(l, `xr_namespace="`+ns+`"`) || !strings.Contains(l, `xr_name="`+name+`"`) {
 			continue
 		}
 		v, err := strconv.ParseFloat(l[strings.LastIndex(l, " ")+1:], 64)

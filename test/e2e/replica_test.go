@@ -138,7 +138,22 @@ stringData: {tls.crt: mine, tls.key: mine}
 		ev := events(t, "replica-root", "replica")
 		return observed == str(mine, "metadata", "uid") && labels["cozystack.io/wildcard-replica-of"] == "" && strings.Contains(ev, "is not the wildcard replica"), fmt.Sprintf("events on the claim: %s\nholder: %s", ev, show(h))
 	})
-	time.Sleep(20 * time.Second) // one provider poll (15s here)
+	// A poll of the holder after this point is what could overwrite the
+	// Secret: mark the Secret and wait until the holder has observed the
+	// mark, which it does on its next poll, so the check below follows a
+	// poll rather than a guess at its period.
+	apply(t, `
+apiVersion: v1
+kind: Secret
+metadata: {name: wildcard-tls, namespace: tenant-replica, annotations: {e2e.cozystack.io/observed: mark}}
+type: kubernetes.io/tls
+stringData: {tls.crt: mine, tls.key: mine}
+`)
+	eventually(t, oneTTL+settle, "the holder observes the marked Secret", func() (bool, string) {
+		h, _ := get(t, gvkClusterObject, "", "tenant-replica-wildcard-secret")
+		a, _, _ := unstructured.NestedStringMap(h.Object, "status", "atProvider", "manifest", "metadata", "annotations")
+		return a["e2e.cozystack.io/observed"] == "mark", show(h)
+	})
 	s, _ := get(t, gvkSecret, "tenant-replica", "wildcard-tls")
 	if secretData(s, "tls.key") != "mine" || s.GetLabels()["cozystack.io/wildcard-replica-of"] != "" {
 		t.Errorf("someone else's Secret was overwritten: %s", show(s))

@@ -254,11 +254,18 @@ spec: {}
 		n, _, saw := warnings()
 		return n > 0, saw
 	})
-	// The function runs at least once a TTL (10 s here): a warning raised
-	// on every run would count up meanwhile, four times or more. Once more
-	// is allowed: a run that starts from Crossplane's cached XR, a step
-	// behind the write of the condition, does not see it yet.
-	time.Sleep(oneTTL)
+	// A warning raised on every run would count up with the runs. Three
+	// more runs of the claim's XR (at least once a TTL each) are waited
+	// for, counted by the function itself; once more is allowed: a run that
+	// starts from Crossplane's cached XR, a step behind the write of the
+	// condition, does not see it yet.
+	claim, _ := get(t, gvkTenant, "classes-root", "root")
+	xr := str(claim, "spec", "resourceRef", "name")
+	runs := xrCalls(t, functionMetrics, gvkXTenant.Kind, "", xr)
+	eventually(t, 3*oneTTL, "three more runs of the claim's XR "+xr, func() (bool, string) {
+		n := xrCalls(t, functionMetrics, gvkXTenant.Kind, "", xr)
+		return n >= runs+3, fmt.Sprintf("%v runs since the warning", n-runs)
+	})
 	if n, count, saw := warnings(); n != 1 || count > 2 {
 		t.Errorf("the warning was raised again while nothing changed: %d events, counted %d times\n%s", n, count, saw)
 	}

@@ -107,8 +107,15 @@ spec: {gateway: true}
 		return !cfgLeft && revs == 0 && !tc && !tgc && denied >= 3,
 			fmt.Sprintf("Configuration left %v, %d revisions, Compositions tenant %v tenantgateway %v, %v denials (1 the administrator's)", cfgLeft, revs, tc, tgc, denied)
 	})
-	// The collector retries with a back-off; give it time to try again.
-	time.Sleep(20 * time.Second)
+	// The collector retries with a back-off: wait until it has tried again
+	// and been refused, so the check below follows a retry. Its back-off
+	// doubles (at most 1000 s), so the next retry comes about as long
+	// after the first as the first denials took.
+	denied := guardDenials(t)
+	eventually(t, 5*time.Minute, "the garbage collector retrying an XRD's deletion, refused again", func() (bool, string) {
+		n := guardDenials(t)
+		return n > denied, fmt.Sprintf("%v denials, %v before", n, denied)
+	})
 	for _, o := range []struct {
 		gvk      schema.GroupVersionKind
 		ns, name string
