@@ -2,7 +2,6 @@ package envoy
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -102,12 +101,6 @@ const (
 	portHTTP  = 80
 	portHTTPS = 443
 )
-
-// listenerInMessage finds the listener a hostname status message names:
-// "listener <name>" (Listening), "served by listener <name> (...)"
-// (Covered), "served by TLS passthrough listener <name>; ..."
-// (Passthrough).
-var listenerInMessage = regexp.MustCompile(`\blistener ([a-z0-9-]+)`)
 
 // probeLabel names a host under the apex that no scenario routes, asked
 // for on port 80 to see the redirect's catch-all.
@@ -509,8 +502,8 @@ func (j *judging) certificate(subject string, c tgwv1alpha1.HostnameStatus, h st
 		j.add(CheckServedCertificate, subject, "Envoy picks filter chain %s, of no listener status.listeners lists", p.FilterChain)
 		return
 	}
-	if m := listenerInMessage.FindStringSubmatch(c.Message); m != nil && m[1] != listener {
-		j.add(CheckServedCertificate, subject, "status says listener %s serves it, but Envoy picks filter chain %s", m[1], p.FilterChain)
+	if l := j.statusListener(portHTTPS, h); l != "" && l != listener {
+		j.add(CheckServedCertificate, subject, "status says listener %s serves it, but Envoy picks filter chain %s", l, p.FilterChain)
 	}
 	want := j.s.Gateway.Namespace + "/" + ls.CertificateName
 	if p.Secret != want {
@@ -526,6 +519,27 @@ func (j *judging) certificate(subject string, c tgwv1alpha1.HostnameStatus, h st
 	if covered && strings.Contains(c.Message, nameMismatch) {
 		j.add(CheckServedCertificate, subject, "status warns of a name mismatch, but the certificate presented (%s, SANs %v) covers it", p.Secret, p.DNSNames)
 	}
+}
+
+// statusListener is the listener status.listeners says takes h on port:
+// the one of hostname h, else the one whose wildcard (one or more labels)
+// matches h with the longest suffix, as the Gateway API picks among
+// listeners; "" when none
+// does. Read from the structured listener status, not from messages.
+func (j *judging) statusListener(port int32, h string) string {
+	best, bestLen := "", -1
+	for _, l := range j.status.Listeners {
+		if l.Port != port || l.Hostname == "" {
+			continue
+		}
+		if l.Hostname == h {
+			return l.Name
+		}
+		if strings.HasPrefix(l.Hostname, "*.") && strings.HasSuffix(h, l.Hostname[1:]) && len(l.Hostname) > bestLen {
+			best, bestLen = l.Name, len(l.Hostname)
+		}
+	}
+	return best
 }
 
 // issued says whether the Secret is what the function means it to be: the
