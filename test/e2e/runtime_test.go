@@ -7,11 +7,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"net"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -30,13 +26,12 @@ var gvkFunctionRev = schema.GroupVersionKind{Group: "pkg.crossplane.io", Version
 // FunctionRevision's endpoint is Crossplane's own (the function's headless
 // Service, dns:///<Service>.crossplane-system:9443), the TLS server Secret
 // it names is the one Crossplane generated for that Service's names, and
-// the Deployment it created is available with one ready pod. The process
-// listening at that pod's IP (up.sh, the kubelet's part) runs the image's
-// entrypoint with exactly the Deployment's arguments and environment, in
-// the root filesystem unpacked from the pushed image, and presents that
-// Secret's certificate to a client holding Crossplane's client certificate,
-// verified against Crossplane's root CA under the Service's name: what
-// Crossplane's own dial checks.
+// the Deployment it created is available with one ready pod. The function
+// at that pod's IP presents that Secret's certificate to a client holding
+// Crossplane's client certificate, verified against Crossplane's root CA
+// under the Service's name: what Crossplane's own dial checks. (How the
+// harness starts the pod's process from the Deployment is up.sh's part,
+// playing the kubelet, and not judged here.)
 func TestFunctionUnderDeploymentRuntime(t *testing.T) {
 	revs := list(t, gvkFunctionRev, "", client.MatchingLabels{"pkg.crossplane.io/package": "cozystack-function-tenant-gateway"})
 	if len(revs) != 1 {
@@ -112,30 +107,6 @@ func TestFunctionUnderDeploymentRuntime(t *testing.T) {
 		t.Errorf("the IPs of Deployment %s's pods (-want +got):\n%s", dep.Name, d)
 	}
 
-	// The process: its command line and environment are the Deployment's.
-	c := dep.Spec.Template.Spec.Containers[0]
-	pid := procPID(t, "function")
-	cmdline := procStrings(t, pid, "cmdline")
-	if want := append([]string{"/function"}, c.Args...); !cmp.Equal(want, cmdline) {
-		t.Errorf("the function runs as %q; want the image's entrypoint with Deployment %s's args, %q", cmdline, dep.Name, want)
-	}
-	environ := procStrings(t, pid, "environ")
-	for _, e := range c.Env {
-		if e.ValueFrom != nil {
-			continue
-		}
-		if kv := e.Name + "=" + e.Value; !slices.Contains(environ, kv) {
-			t.Errorf("the function's environment lacks %s, which Deployment %s sets", kv, dep.Name)
-		}
-	}
-	root, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "root"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := filepath.Join(os.Getenv("E2E_DIR"), "run", "function-rootfs"); root != want {
-		t.Errorf("the function's root is %s, want the image unpacked at %s", root, want)
-	}
-
 	// The handshake Crossplane makes.
 	ca := &corev1.Secret{}
 	clientSecret := &corev1.Secret{}
@@ -162,14 +133,4 @@ func TestFunctionUnderDeploymentRuntime(t *testing.T) {
 	if b, _ := pem.Decode(secret.Data["tls.crt"]); b == nil || !slices.Equal(b.Bytes, leaf.Raw) {
 		t.Errorf("the function presents a certificate for %v, not the one in Secret %s", leaf.DNSNames, secretName)
 	}
-}
-
-// procStrings is a NUL-separated file of /proc/<pid>.
-func procStrings(t *testing.T, pid int, name string) []string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), name))
-	if err != nil {
-		t.Fatalf("cannot read %s of the function (PID %d): %v", name, pid, err)
-	}
-	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
 }
