@@ -342,11 +342,7 @@ func TestGatewayMetrics(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			now := t0
-			reg := prometheus.NewRegistry()
-			m, err := NewMetrics(reg, WithMetricsClock(func() time.Time { return now }))
-			if err != nil {
-				t.Fatal(err)
-			}
+			reg, m := clockedMetrics(t, &now)
 			for _, c := range tc.calls {
 				now = t0.Add(c.at)
 				var run gatewayRun
@@ -371,13 +367,7 @@ func TestGatewayMetrics(t *testing.T) {
 			if diff := cmp.Diff(want, gatewaySeries(t, reg)); diff != "" {
 				t.Errorf("%s: -want, +got:\n%s", tc.reason, diff)
 			}
-			problems, err := testutil.GatherAndLint(reg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(problems) > 0 {
-				t.Errorf("metric lint: %v", problems)
-			}
+			lintMetrics(t, reg)
 		})
 	}
 }
@@ -441,11 +431,7 @@ func TestXRCallMetrics(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			now := t0
-			reg := prometheus.NewRegistry()
-			m, err := NewMetrics(reg, WithMetricsClock(func() time.Time { return now }))
-			if err != nil {
-				t.Fatal(err)
-			}
+			reg, m := clockedMetrics(t, &now)
 			for _, c := range tc.calls {
 				now = t0.Add(c.at)
 				var run gatewayRun
@@ -481,13 +467,32 @@ func TestXRCallMetrics(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s: -want, +got:\n%s", tc.reason, diff)
 			}
-			problems, err := testutil.GatherAndLint(reg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(problems) > 0 {
-				t.Errorf("metric lint: %v", problems)
-			}
+			lintMetrics(t, reg)
 		})
+	}
+}
+
+// clockedMetrics are metrics registered with a registry of their own, on
+// the clock *now.
+func clockedMetrics(t *testing.T, now *time.Time) (*prometheus.Registry, *Metrics) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	m, err := NewMetrics(reg, WithMetricsClock(func() time.Time { return *now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg, m
+}
+
+// lintMetrics fails on what Prometheus' linter finds in the registry's
+// metrics (names, help, units).
+func lintMetrics(t *testing.T, reg *prometheus.Registry) {
+	t.Helper()
+	problems, err := testutil.GatherAndLint(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) > 0 {
+		t.Errorf("metric lint: %v", problems)
 	}
 }

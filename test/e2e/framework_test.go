@@ -1072,25 +1072,7 @@ func waitAPIServer(t *testing.T, timeout time.Duration) {
 // kind of XR and outcome, at a metrics endpoint.
 func replicaCalls(t *testing.T, url string) float64 {
 	t.Helper()
-	rsp, err := http.Get(url) //nolint:noctx // a loopback scrape in a test
-	if err != nil {
-		t.Fatalf("cannot scrape %s: %v", url, err)
-	}
-	defer rsp.Body.Close()
-	var n float64
-	s := bufio.NewScanner(rsp.Body)
-	for s.Scan() {
-		l := s.Text()
-		if !strings.HasPrefix(l, "function_tenant_gateway_calls_total{") {
-			continue
-		}
-		v, err := strconv.ParseFloat(l[strings.LastIndex(l, " ")+1:], 64)
-		if err != nil {
-			t.Fatalf("%s: cannot read %q: %v", url, l, err)
-		}
-		n += v
-	}
-	return n
+	return scrapeSum(t, url, "function_tenant_gateway_calls_total")
 }
 
 // xrCalls is function_tenant_gateway_xr_calls_total of one XR (kind,
@@ -1098,6 +1080,13 @@ func replicaCalls(t *testing.T, url string) float64 {
 // metrics endpoint: the function's own count of its calls of that XR,
 // whatever its log level.
 func xrCalls(t *testing.T, url, kind, ns, name string) float64 {
+	t.Helper()
+	return scrapeSum(t, url, "function_tenant_gateway_xr_calls_total", `xr_kind="`+kind+`"`, `xr_namespace="`+ns+`"`, `xr_name="`+name+`"`)
+}
+
+// scrapeSum is the sum of the series of a metric at a metrics endpoint
+// whose labels include every one given (as name="value").
+func scrapeSum(t *testing.T, url, metric string, labels ...string) float64 {
 	t.Helper()
 	rsp, err := http.Get(url) //nolint:noctx // a loopback scrape in a test
 	if err != nil {
@@ -1108,8 +1097,8 @@ func xrCalls(t *testing.T, url, kind, ns, name string) float64 {
 	s := bufio.NewScanner(rsp.Body)
 	for s.Scan() {
 		l := s.Text()
-		if !strings.HasPrefix(l, "function_tenant_gateway_xr_calls_total{") || !strings.Contains(l, `xr_kind="`+kind+`"`) ||
-			!strings.Contains(l, `xr_namespace="`+ns+`"`) || !strings.Contains(l, `xr_name="`+name+`"`) {
+		series, _, _ := strings.Cut(l, " ")
+		if !strings.HasPrefix(l, metric+"{") || !every(labels, func(label string) bool { return strings.Contains(series, label) }) {
 			continue
 		}
 		v, err := strconv.ParseFloat(l[strings.LastIndex(l, " ")+1:], 64)
@@ -1118,5 +1107,13 @@ func xrCalls(t *testing.T, url, kind, ns, name string) float64 {
 		}
 		n += v
 	}
+	if err := s.Err(); err != nil {
+		t.Fatalf("cannot read %s: %v", url, err)
+	}
 	return n
+}
+
+// every reports whether ok holds for every element of s.
+func every[T any](s []T, ok func(T) bool) bool {
+	return !slices.ContainsFunc(s, func(v T) bool { return !ok(v) })
 }
