@@ -15,9 +15,11 @@
 #   make generate    regenerate deepcopy code, the XRDs and the input CRD from
 #                    apis/, and docs/reference.md from them, the platform
 #                    settings and the function's flags
-#   make build       build the function into $(OUT)/bin
+#   make build       build the function and the operators' commands (fn/cmd)
+#                    into $(OUT)/bin
 #   make xpkg        build the Function package for linux/amd64 and linux/arm64
-#                    and the Configuration packages (no Docker)
+#                    and the Configuration packages (no Docker), and the
+#                    operators' commands for both architectures beside them
 #   make xpkg-check  build them twice and check the digests are identical
 #   make bench       benchmarks of a full RunFunction against the do-nothing floor
 #   make tools       build the Crossplane CLI and core (render, test, golden need them)
@@ -293,9 +295,14 @@ e2e-up: e2e-tools build xpkg
 e2e-down:
 	E2E_DIR=$(E2E_DIR) bash test/e2e/hack/down.sh --wipe
 
+# The operators' commands beside the function (fn/cmd): the migration
+# pre-flight. Built with it, and released per architecture with the packages.
+COMMANDS := preflight
+
 build:
 	@mkdir -p $(OUT)/bin
 	CGO_ENABLED=0 go build -trimpath -o $(FUNCTION_BIN) ./fn/cmd/function
+	for c in $(COMMANDS); do CGO_ENABLED=0 go build -trimpath -o $(OUT)/bin/$$c ./fn/cmd/$$c; done
 
 render: tools build
 	$(RENDER_ENV) go run ./test/render/cmd/render -out $(OUT)/render
@@ -333,10 +340,13 @@ generate:
 # of $(OUT)/xpkg, holds only this build's.
 xpkg: $(CROSSPLANE) $(RUNTIME_IMAGE)
 	@mkdir -p $(OUT)/xpkg
-	rm -f $(OUT)/xpkg/*.xpkg
+	rm -f $(OUT)/xpkg/*.xpkg $(addprefix $(OUT)/xpkg/,$(addsuffix -*,$(COMMANDS)))
 	for arch in $(XPKG_ARCHS); do \
 	  mkdir -p $(OUT)/xpkg/$$arch; \
 	  CGO_ENABLED=0 GOOS=linux GOARCH=$$arch go build -trimpath -ldflags "-s -w" -o $(OUT)/xpkg/$$arch/function ./fn/cmd/function; \
+	  for c in $(COMMANDS); do \
+	    CGO_ENABLED=0 GOOS=linux GOARCH=$$arch go build -trimpath -ldflags "-s -w" -o $(OUT)/xpkg/$$c-$(VERSION)-linux-$$arch ./fn/cmd/$$c; \
+	  done; \
 	  $(RUNTIME_IMAGE) --binary=$(OUT)/xpkg/$$arch/function --arch=$$arch --out=$(OUT)/xpkg/$$arch/runtime.tar --tag=$(FUNCTION_REF):$(VERSION); \
 	  $(CROSSPLANE) xpkg build --package-root=package/function --examples-root=package/function/examples \
 	    --embed-runtime-image-tarball=$(OUT)/xpkg/$$arch/runtime.tar --package-file=$(OUT)/xpkg/function-tenant-gateway-$(VERSION)-$$arch.xpkg; \
@@ -345,7 +355,7 @@ xpkg: $(CROSSPLANE) $(RUNTIME_IMAGE)
 		--package-file=$(OUT)/xpkg/configuration-tenant-gateway-$(VERSION).xpkg
 	$(CROSSPLANE) xpkg build --package-root=package/configuration-tenant --examples-root=package/configuration-tenant/examples \
 		--package-file=$(OUT)/xpkg/configuration-tenant-gateway-tenant-$(VERSION).xpkg
-	cd $(OUT)/xpkg && sha256sum *.xpkg
+	cd $(OUT)/xpkg && sha256sum *.xpkg $(addsuffix -$(VERSION)-linux-*,$(COMMANDS))
 
 # Builds every package twice into separate folders and fails unless the
 # digests are identical. Both builds get this run's VERSION, so a tag made

@@ -6,7 +6,7 @@
 # step that can be run and checked on its own:
 #
 #   preflight [NS/NAME]  read the platform and report what the takeover
-#                        would break (hack/preflight): changes nothing;
+#                        would break (fn/cmd/preflight): changes nothing;
 #                        exits 3 when it reports a blocker
 #   prepare              pause every TenantGateway for Crossplane and keep the
 #                        CRD when its Helm release stops rendering it
@@ -22,7 +22,7 @@
 #
 # It needs kubectl and jq, and acts with the caller's credentials; the
 # pre-flight is a Go command, run with `go run` from this repository unless
-# MIGRATE_PREFLIGHT names a built binary (go build ./hack/preflight).
+# MIGRATE_PREFLIGHT names a built binary (go build ./fn/cmd/preflight).
 set -euo pipefail
 
 CRD=tenantgateways.gateway.cozystack.io
@@ -42,7 +42,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PREFIX=migrate; . "$ROOT/hack/lib.sh"
 command -v jq >/dev/null || fail "jq is required"
 
-# preflight [NS/NAME]: the read-only report of hack/preflight (its exit
+# preflight [NS/NAME]: the read-only report of fn/cmd/preflight (its exit
 # code: 0 no blocker, 3 blockers, 1 cannot read).
 preflight(){
   local args=()
@@ -50,7 +50,7 @@ preflight(){
   if [ -n "${MIGRATE_PREFLIGHT:-}" ]; then
     "$MIGRATE_PREFLIGHT" "${args[@]}"
   else
-    (cd "$ROOT" && go run ./hack/preflight "${args[@]}")
+    (cd "$ROOT" && go run ./fn/cmd/preflight "${args[@]}")
   fi
 }
 

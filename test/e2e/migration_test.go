@@ -230,14 +230,14 @@ var (
 	preflightErr  error
 )
 
-// preflightBinary builds hack/preflight once for the run.
+// preflightBinary builds fn/cmd/preflight once for the run.
 func preflightBinary(t *testing.T) string {
 	t.Helper()
 	preflightOnce.Do(func() {
 		preflightBin = filepath.Join(os.Getenv("E2E_DIR"), "run", "bin", "preflight")
-		out, err := exec.CommandContext(t.Context(), "go", "build", "-o", preflightBin, "../../hack/preflight").CombinedOutput()
+		out, err := exec.CommandContext(t.Context(), "go", "build", "-o", preflightBin, "../../fn/cmd/preflight").CombinedOutput()
 		if err != nil {
-			preflightErr = fmt.Errorf("cannot build hack/preflight: %w\n%s", err, out)
+			preflightErr = fmt.Errorf("cannot build fn/cmd/preflight: %w\n%s", err, out)
 		}
 	})
 	if preflightErr != nil {

@@ -5,7 +5,7 @@
 // refuses, the identity the takeover runs as against the admission
 // policies, Helm's hold on the CRD and the controller's state. It changes
 // nothing. It exits 0 without a blocker, 3 with one, 1 when it cannot read
-// the cluster. hack/migrate-from-cozystack.sh runs it before every takeover.
+// the cluster. hack/migrate-from-cozystack.sh runs it before every takeover; docs/migration.md documents its flags.
 package main
 
 import (
