@@ -16,10 +16,7 @@ import (
 	"os"
 	"os/signal"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/config"
+	"github.com/cozystack/function-tenant-gateway/fn/live"
 )
 
 // exitBlockers is the exit code when the report holds a blocker.
@@ -27,6 +24,7 @@ const exitBlockers = 3
 
 func main() {
 	o := defaultOptions()
+	flag.StringVar(&o.Kubeconfig, "kubeconfig", "", "the kubeconfig of the cluster to read (default $KUBECONFIG, else ~/.kube/config)")
 	flag.StringVar(&o.CertManagerNamespace, "cert-manager-namespace", o.CertManagerNamespace, "the namespace of cert-manager's HTTP-01 challenge routes")
 	flag.StringVar(&o.ControllerNamespace, "controller-namespace", o.ControllerNamespace, "the namespace of the Cozystack controller's Deployment and HelmRelease")
 	flag.StringVar(&o.ControllerName, "controller-name", o.ControllerName, "the name of the Cozystack controller's Deployment and HelmRelease")
@@ -46,17 +44,9 @@ func main() {
 func run(o options) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	cfg, err := config.GetConfig()
+	c, err := live.Connect(o.Kubeconfig)
 	if err != nil {
-		return fmt.Errorf("cannot load the kubeconfig: %w", err)
-	}
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return fmt.Errorf("cannot build the scheme: %w", err)
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		return fmt.Errorf("cannot reach the API server: %w", err)
+		return err
 	}
 	objs, err := read(ctx, c, o)
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 
 // options name what the pre-flight looks for where a platform may differ.
 type options struct {
+	// Kubeconfig names the cluster to read; empty: where kubectl looks.
+	Kubeconfig string
 	// CertManagerNamespace is admitted on the port-80 listener (the
 	// platform settings' default).
 	CertManagerNamespace string
