@@ -256,11 +256,16 @@ func (r *Reader) index(ctx context.Context, apiVersion, kind string) (*index, er
 	return ix, nil
 }
 
-// index holds every object of one kind by namespace and by name.
+// index holds every object of one kind by namespace and name, by name, by
+// namespace and by label: a platform's thousand TenantGateways each look up
+// their own objects, and a walk over every object per selector would make
+// a plan quadratic in the platform's size.
 type index struct {
-	all    []*structpb.Struct
-	byName map[string][]*structpb.Struct
-	byNS   map[string][]*structpb.Struct
+	all     []*structpb.Struct
+	byKey   map[string][]*structpb.Struct
+	byName  map[string][]*structpb.Struct
+	byNS    map[string][]*structpb.Struct
+	byLabel map[string][]*structpb.Struct
 }
 
 // newIndex indexes objs, each of overrides replacing the object of its
@@ -275,15 +280,19 @@ func newIndex(objs, overrides []*structpb.Struct) *index {
 		ns, name := id(o)
 		replaced[[2]string{ns, name}] = true
 	}
-	ix := &index{byName: map[string][]*structpb.Struct{}, byNS: map[string][]*structpb.Struct{}}
+	ix := &index{byKey: map[string][]*structpb.Struct{}, byName: map[string][]*structpb.Struct{}, byNS: map[string][]*structpb.Struct{}, byLabel: map[string][]*structpb.Struct{}}
 	for _, s := range append(objs, overrides...) {
 		ns, name := id(s)
 		if replaced[[2]string{ns, name}] && !containsPtr(overrides, s) {
 			continue
 		}
 		ix.all = append(ix.all, s)
+		ix.byKey[ns+"/"+name] = append(ix.byKey[ns+"/"+name], s)
 		ix.byName[name] = append(ix.byName[name], s)
 		ix.byNS[ns] = append(ix.byNS[ns], s)
+		for k, v := range s.GetFields()["metadata"].GetStructValue().GetFields()["labels"].GetStructValue().GetFields() {
+			ix.byLabel[k+"="+v.GetStringValue()] = append(ix.byLabel[k+"="+v.GetStringValue()], s)
+		}
 	}
 	return ix
 }
@@ -301,9 +310,16 @@ func containsPtr(l []*structpb.Struct, s *structpb.Struct) bool {
 // match.
 func (ix *index) selectAll(sel *fnv1.ResourceSelector) []*structpb.Struct {
 	candidates := ix.all
+	labels := sel.GetMatchLabels().GetLabels()
 	switch {
+	case sel.GetMatchName() != "" && sel.Namespace != nil:
+		candidates = ix.byKey[sel.GetNamespace()+"/"+sel.GetMatchName()]
 	case sel.GetMatchName() != "":
 		candidates = ix.byName[sel.GetMatchName()]
+	case len(labels) > 0:
+		// Every match carries each label: any one narrows the set.
+		k := sortedFirst(labels)
+		candidates = ix.byLabel[k+"="+labels[k]]
 	case sel.Namespace != nil:
 		candidates = ix.byNS[sel.GetNamespace()]
 	}
@@ -314,4 +330,16 @@ func (ix *index) selectAll(sel *fnv1.ResourceSelector) []*structpb.Struct {
 		}
 	}
 	return out
+}
+
+// sortedFirst is the smallest key of m, so that the same selector walks the
+// same set.
+func sortedFirst(m map[string]string) string {
+	first := ""
+	for k := range m {
+		if first == "" || k < first {
+			first = k
+		}
+	}
+	return first
 }
