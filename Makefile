@@ -296,8 +296,9 @@ e2e-down:
 	E2E_DIR=$(E2E_DIR) bash test/e2e/hack/down.sh --wipe
 
 # The operators' commands beside the function (fn/cmd): the migration
-# pre-flight. Built with it, and released per architecture with the packages.
-COMMANDS := preflight
+# pre-flight and the plan of an upgrade. Built with it, and released per
+# architecture with the packages.
+COMMANDS := preflight plan
 
 build:
 	@mkdir -p $(OUT)/bin

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -96,11 +97,13 @@ func TestFaults(t *testing.T) {
 		// measured as a fault of its own (a rollback after an upgrade).
 		undoName string
 		undo     func(t *testing.T, round int) time.Time
+		// before, when set, runs once before the first round.
+		before func(t *testing.T)
 	}{
-		{"function killed mid-call", rounds, w.killFunctionMidCall, "", nil},
-		{fmt.Sprintf("function down %s", outage), rounds, func(t *testing.T, _ int) time.Time { return w.functionOutage(t, outage) }, "", nil},
-		{"Crossplane restarted", rounds, w.restart("crossplane", syscall.SIGTERM, func(t *testing.T) { waitHTTP(t, "http://127.0.0.1:18081/readyz", time.Minute) }), "", nil},
-		{"provider-kubernetes restarted", rounds, w.restart("provider-kubernetes", syscall.SIGTERM, func(t *testing.T) { waitHTTP(t, "http://127.0.0.1:18082/readyz", time.Minute) }), "", nil},
+		{"function killed mid-call", rounds, w.killFunctionMidCall, "", nil, nil},
+		{fmt.Sprintf("function down %s", outage), rounds, func(t *testing.T, _ int) time.Time { return w.functionOutage(t, outage) }, "", nil, nil},
+		{"Crossplane restarted", rounds, w.restart("crossplane", syscall.SIGTERM, func(t *testing.T) { waitHTTP(t, "http://127.0.0.1:18081/readyz", time.Minute) }), "", nil, nil},
+		{"provider-kubernetes restarted", rounds, w.restart("provider-kubernetes", syscall.SIGTERM, func(t *testing.T) { waitHTTP(t, "http://127.0.0.1:18082/readyz", time.Minute) }), "", nil, nil},
 		{"kube-apiserver restarted", rounds, w.restart("kube-apiserver", syscall.SIGTERM, func(t *testing.T) {
 			// Generous: on a loaded machine a restarted API server
 			// answers late and serves the kinds of CRDs later still,
@@ -110,12 +113,15 @@ func TestFaults(t *testing.T) {
 			// Envoy Gateway's controller, which loses its leader
 			// election while the API server is away, is restarted by
 			// its liveness probe, which converge plays.
-		}), "", nil},
-		{"XR status emptied", rounds, w.emptyStatus, "", nil},
-		{"Gateway deleted", rounds, w.deleteGateway, "", nil},
-		{"Envoy Gateway down while routes change", rounds, w.envoyGatewayDown, "", nil},
-		{"Configuration upgraded (its Composition composes differently)", rounds, w.upgrade, "Configuration rolled back", w.rollback},
+		}), "", nil, nil},
+		{"XR status emptied", rounds, w.emptyStatus, "", nil, nil},
+		{"Gateway deleted", rounds, w.deleteGateway, "", nil, nil},
+		{"Envoy Gateway down while routes change", rounds, w.envoyGatewayDown, "", nil, nil},
+		{"Configuration upgraded (its Composition composes differently)", rounds, w.upgrade, "Configuration rolled back", w.rollback, w.plan},
 	} {
+		if f.before != nil {
+			f.before(t)
+		}
 		var took, undone []time.Duration
 		var wall, undoWall time.Duration
 		for r := range f.rounds {
@@ -658,6 +664,14 @@ func (w *faultWorld) converge(t *testing.T, fault string, t0 time.Time) time.Dur
 		w.paused = false
 		w.mu.Unlock()
 	}()
+	w.waitConverged(t, fault)
+	return time.Since(t0)
+}
+
+// waitConverged waits, the churner paused, until everything agrees with
+// the routes as they are (see converge).
+func (w *faultWorld) waitConverged(t *testing.T, fault string) {
+	t.Helper()
 	w.finishDeletes(t)
 	// Polled every 250 ms: the time to convergence is the figure.
 	eventuallyEvery(t, faultConverge, 250*time.Millisecond, fault+": converged", func() (bool, string) {
@@ -672,7 +686,6 @@ func (w *faultWorld) converge(t *testing.T, fault string, t0 time.Time) time.Dur
 		}
 		return true, ""
 	})
-	return time.Since(t0)
 }
 
 func (w *faultWorld) converged(t *testing.T, tn *faultTenant) (bool, string) {
@@ -1242,4 +1255,58 @@ func (w *faultWorld) updateConfiguration(t *testing.T, ref, certManager string, 
 	t0 := time.Now()
 	run(t, os.Getenv("CROSSPLANE"), "xpkg", "update", "configuration", ref, upgradeConfiguration)
 	return t0
+}
+
+// plan runs the plan (fn/cmd/plan) as docs/operations.md's upgrade steps
+// start with it, on the converged platform with the churner paused:
+// nothing served would change, so it exits 0; with proposed platform
+// settings that name another namespace for cert-manager's challenge routes,
+// every Gateway's http listener would change: listed, and it exits 2.
+func (w *faultWorld) plan(t *testing.T) {
+	t.Helper()
+	w.mu.Lock()
+	w.paused = true
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		w.paused = false
+		w.mu.Unlock()
+	}()
+	w.waitConverged(t, "before the plan")
+	bin := command(t, "plan")
+	out, code := runCode(t, bin)
+	if code != 0 {
+		t.Errorf("plan on the steady platform: exit %d, want 0 (nothing served changes)\n%s", code, out)
+	}
+	settings := strings.Replace(readFile("examples", "cluster", "platform.yaml"), "certManagerNamespace: cozy-cert-manager", "certManagerNamespace: "+upgradeCertManagerNS, 1)
+	file := filepath.Join(t.TempDir(), "platform.yaml")
+	if err := os.WriteFile(file, []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, code = runCode(t, bin, "--platform-settings", file)
+	if code != 2 {
+		t.Errorf("plan with certManagerNamespace %s proposed: exit %d, want 2\n%s", upgradeCertManagerNS, code, out)
+	}
+	// The http01 tenant's port-80 listener admits the challenge routes.
+	for _, want := range []string{"TenantGateway tenant-fp/cozystack: ", "listener    changed            http: fields allowedRoutes.namespaces"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan with certManagerNamespace %s proposed does not list %q\n%s", upgradeCertManagerNS, want, out)
+		}
+	}
+}
+
+// runCode runs a command with the test's kubeconfig and returns what it
+// printed and its exit code.
+func runCode(t *testing.T, name string, args ...string) (string, int) {
+	t.Helper()
+	out, err := exec.CommandContext(t.Context(), name, args...).CombinedOutput()
+	t.Logf("%s %s:\n%s", filepath.Base(name), strings.Join(args, " "), out)
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return string(out), exit.ExitCode()
+	case err != nil:
+		t.Fatalf("%s: %v", name, err)
+	}
+	return string(out), 0
 }

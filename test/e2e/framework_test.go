@@ -1116,4 +1116,13 @@ func scrapeSum(t *testing.T, url, metric string, labels ...string) float64 {
 // every reports whether ok holds for every element of s.
 func every[T any](s []T, ok func(T) bool) bool {
 	return !slices.ContainsFunc(s, func(v T) bool { return !ok(v) })
+// command is the path of an operators' command (fn/cmd/<name>) as `make
+// build` built it beside the function: the binary a release ships.
+func command(t *testing.T, name string) string {
+	t.Helper()
+	bin := filepath.Join(filepath.Dir(os.Getenv("FUNCTION_BIN")), name)
+	if _, err := os.Stat(bin); os.Getenv("FUNCTION_BIN") == "" || err != nil {
+		t.Fatalf("no %s beside FUNCTION_BIN %q: run through make e2e, whose make build builds fn/cmd/%s", name, os.Getenv("FUNCTION_BIN"), name)
+	}
+	return bin
 }

@@ -43,7 +43,7 @@ var gvkCRD = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1
 // it printed.
 func migrateExit(t *testing.T, want int, args ...string) string {
 	t.Helper()
-	bin := preflightBinary(t)
+	bin := command(t, "preflight")
 	cmd := exec.CommandContext(t.Context(), "bash", append([]string{filepath.Join("..", "..", "hack", "migrate-from-cozystack.sh")}, args...)...)
 	cmd.Env = append(os.Environ(), "PATH="+filepath.Join(os.Getenv("E2E_DIR"), "run", "bin")+string(os.PathListSeparator)+os.Getenv("PATH"), "MIGRATE_PREFLIGHT="+bin)
 	out, err := cmd.CombinedOutput()

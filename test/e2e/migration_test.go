@@ -213,7 +213,7 @@ func referenceState(t *testing.T) snapshot {
 // returns what it printed.
 func migrate(t *testing.T, args ...string) string {
 	t.Helper()
-	bin := preflightBinary(t)
+	bin := command(t, "preflight")
 	cmd := exec.CommandContext(t.Context(), "bash", append([]string{filepath.Join("..", "..", "hack", "migrate-from-cozystack.sh")}, args...)...)
 	cmd.Env = append(os.Environ(), "PATH="+filepath.Join(os.Getenv("E2E_DIR"), "run", "bin")+string(os.PathListSeparator)+os.Getenv("PATH"), "MIGRATE_PREFLIGHT="+bin)
 	out, err := cmd.CombinedOutput()
@@ -224,27 +224,6 @@ func migrate(t *testing.T, args ...string) string {
 	return string(out)
 }
 
-var (
-	preflightOnce sync.Once
-	preflightBin  string
-	preflightErr  error
-)
-
-// preflightBinary builds fn/cmd/preflight once for the run.
-func preflightBinary(t *testing.T) string {
-	t.Helper()
-	preflightOnce.Do(func() {
-		preflightBin = filepath.Join(os.Getenv("E2E_DIR"), "run", "bin", "preflight")
-		out, err := exec.CommandContext(t.Context(), "go", "build", "-o", preflightBin, "../../fn/cmd/preflight").CombinedOutput()
-		if err != nil {
-			preflightErr = fmt.Errorf("cannot build fn/cmd/preflight: %w\n%s", err, out)
-		}
-	})
-	if preflightErr != nil {
-		t.Fatal(preflightErr)
-	}
-	return preflightBin
-}
 
 // marksWatch sees every write to the watched namespaces from the start of
 // the test on, and keeps those in which a mark was not the expected one.

@@ -183,9 +183,9 @@ func (r *result) print(w io.Writer, o options) error {
 			out = fmt.Appendf(out, "%s: %s\n", x.id(), x.Error)
 			continue
 		case x.Served:
-			out = fmt.Appendf(out, "%s: %d changes, to what it serves\n", x.id(), len(x.Changes)+x.LeftOut)
+			out = fmt.Appendf(out, "%s: %s, to what it serves\n", x.id(), count(len(x.Changes)+x.LeftOut, "change"))
 		default:
-			out = fmt.Appendf(out, "%s: %d changes, to its status only\n", x.id(), len(x.Changes)+x.LeftOut)
+			out = fmt.Appendf(out, "%s: %s, to its status only\n", x.id(), count(len(x.Changes)+x.LeftOut, "change"))
 		}
 		for j, c := range x.Changes {
 			if j == o.MaxChanges {
@@ -199,7 +199,7 @@ func (r *result) print(w io.Writer, o options) error {
 	if r.Served {
 		verdict = "what is served would change (exit 2)"
 	}
-	out = fmt.Appendf(out, "plan: %d TenantGateways and %d XTenants planned, %d would change: %s\n", r.Planned[kindTenantGateway], r.Planned[kindXTenant], len(r.XRs), verdict)
+	out = fmt.Appendf(out, "plan: %s and %s planned, %d would change: %s\n", count(r.Planned[kindTenantGateway], kindTenantGateway), count(r.Planned[kindXTenant], kindXTenant), len(r.XRs), verdict)
 	if _, err := w.Write(out); err != nil {
 		return fmt.Errorf("cannot write the plan: %w", err)
 	}
@@ -226,4 +226,12 @@ func planAndPrint(ctx context.Context, r *live.Reader, o options, settings *unst
 		return errChanges
 	}
 	return nil
+}
+
+// count is n things, in the plural unless one.
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
