@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -194,7 +195,7 @@ func listenerChanges(observed, desired map[string]any) []change {
 	}
 	var out []change
 	renamedFrom := map[string]bool{}
-	for _, name := range sortedKeys(after) {
+	for _, name := range slices.Sorted(maps.Keys(after)) {
 		l := after[name]
 		if b, ok := before[name]; ok {
 			if d := differences(l.spec, b.spec, ""); len(d) > 0 {
@@ -203,7 +204,7 @@ func listenerChanges(observed, desired map[string]any) []change {
 			continue
 		}
 		var old string
-		for _, bn := range sortedKeys(before) {
+		for _, bn := range slices.Sorted(maps.Keys(before)) {
 			if _, kept := after[bn]; !kept && !renamedFrom[bn] && before[bn].id() == l.id() {
 				old = bn
 				break
@@ -216,7 +217,7 @@ func listenerChanges(observed, desired map[string]any) []change {
 		}
 		out = append(out, change{Category: catListener, Action: actAdded, Name: name, To: l.String(), Served: true})
 	}
-	for _, name := range sortedKeys(before) {
+	for _, name := range slices.Sorted(maps.Keys(before)) {
 		if _, kept := after[name]; !kept && !renamedFrom[name] {
 			out = append(out, change{Category: catListener, Action: actRemoved, Name: name, From: before[name].String(), Served: true})
 		}
@@ -249,7 +250,7 @@ func routeChanges(observedXR, desiredXR *structpb.Struct, observedGW, desiredGW 
 	}
 	before, after := served(observedXR, observedGW), served(desiredXR, desiredGW)
 	var out []change
-	for _, k := range sortedKeys(union(before, after)) {
+	for _, k := range slices.Sorted(maps.Keys(union(before, after))) {
 		b, a := before[k], after[k]
 		switch {
 		case a == b:
@@ -312,12 +313,12 @@ func certificateChanges(observed, desired map[string]map[string]any) []change {
 	before, after := certificatesOf(observed), certificatesOf(desired)
 	var out []change
 	matched := map[string]bool{}
-	for _, k := range sortedKeys(after) {
+	for _, k := range slices.Sorted(maps.Keys(after)) {
 		a := after[k]
 		b, ok := before[k]
 		if !ok {
 			// The same DNS names under another key: a rename.
-			for _, bk := range sortedKeys(before) {
+			for _, bk := range slices.Sorted(maps.Keys(before)) {
 				if _, kept := after[bk]; !kept && !matched[bk] && slices.Equal(before[bk].dnsNames, a.dnsNames) {
 					b, ok = before[bk], true
 					matched[bk] = true
@@ -333,7 +334,7 @@ func certificateChanges(observed, desired map[string]map[string]any) []change {
 		}
 		matched[k] = true
 	}
-	for _, k := range sortedKeys(before) {
+	for _, k := range slices.Sorted(maps.Keys(before)) {
 		if _, kept := after[k]; !kept && !matched[k] {
 			out = append(out, change{Category: catCertificate, Action: actRemoved, Name: before[k].name, From: strings.Join(before[k].dnsNames, ", "), Served: true})
 		}
@@ -348,7 +349,7 @@ func certificateChanges(observed, desired map[string]map[string]any) []change {
 // and controllers default and add the rest.
 func resourceChanges(observed, desired map[string]map[string]any) []change {
 	var out []change
-	for _, k := range sortedKeys(union(observed, desired)) {
+	for _, k := range slices.Sorted(maps.Keys(union(observed, desired))) {
 		o, d := observed[k], desired[k]
 		kind := text(d, "kind")
 		if d == nil {
@@ -420,7 +421,7 @@ func namespaceChanges(observed, desired any) []change {
 	for _, f := range []string{"labels", "annotations"} {
 		b, _ := at(observed, "metadata", f).(map[string]any)
 		a, _ := at(desired, "metadata", f).(map[string]any)
-		for _, k := range sortedKeys(union(b, a)) {
+		for _, k := range slices.Sorted(maps.Keys(union(b, a))) {
 			bv, had := b[k].(string)
 			av, has := a[k].(string)
 			name := fmt.Sprintf("Namespace %s %s %s", ns, f[:len(f)-1], k)
@@ -478,7 +479,7 @@ func differences(desired, observed any, path string) []string {
 			return []string{orRoot(path)}
 		}
 		var out []string
-		for _, k := range sortedKeys(d) {
+		for _, k := range slices.Sorted(maps.Keys(d)) {
 			out = append(out, differences(d[k], o[k], join(path, k))...)
 		}
 		return out
@@ -536,14 +537,5 @@ func union[V any](a, b map[string]V) map[string]bool {
 	for k := range b {
 		out[k] = true
 	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
 	return out
 }
