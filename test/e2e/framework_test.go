@@ -1116,6 +1116,8 @@ func scrapeSum(t *testing.T, url, metric string, labels ...string) float64 {
 // every reports whether ok holds for every element of s.
 func every[T any](s []T, ok func(T) bool) bool {
 	return !slices.ContainsFunc(s, func(v T) bool { return !ok(v) })
+}
+
 // command is the path of an operators' command (fn/cmd/<name>) as `make
 // build` built it beside the function: the binary a release ships.
 func command(t *testing.T, name string) string {
