@@ -85,6 +85,8 @@ type result struct {
 	XRs []xrPlan `json:"xrs"`
 	// Served is whether anything served would change.
 	Served bool `json:"served"`
+	// Errors counts the composite resources that could not be planned.
+	Errors int `json:"errors"`
 }
 
 // planner runs this build's function on what Crossplane would hand it.
@@ -111,6 +113,9 @@ func (p *planner) plan(ctx context.Context) (*result, error) {
 		if len(x.Changes) == 0 && x.Error == "" {
 			continue
 		}
+		if x.Error != "" {
+			res.Errors++
+		}
 		res.Served = res.Served || x.Served
 		res.XRs = append(res.XRs, x)
 	}
@@ -126,12 +131,12 @@ func (p *planner) planOne(ctx context.Context, xr *unstructured.Unstructured) xr
 	}
 	st, err := p.read.step(ctx, xr)
 	if err != nil {
-		x.Error, x.Served = fmt.Sprintf("cannot plan: %v", err), true
+		x.Error = fmt.Sprintf("cannot plan: %v", err)
 		return x
 	}
 	req, rsp, _, err := live.Reconcile(ctx, p.r, p.function, st.req, st.bootstrap, nil)
 	if err != nil {
-		x.Error, x.Served = fmt.Sprintf("cannot run the function: %v", err), true
+		x.Error = fmt.Sprintf("cannot run the function: %v", err)
 		return x
 	}
 	changes := diff(req, rsp)
@@ -196,10 +201,13 @@ func (r *result) print(w io.Writer, o options) error {
 		}
 	}
 	verdict := "nothing served would change"
-	if r.Served {
+	switch {
+	case r.Errors > 0:
+		verdict = fmt.Sprintf("%s could not be planned (exit 1)", count(r.Errors, "composite resource"))
+	case r.Served:
 		verdict = "what is served would change (exit 2)"
 	}
-	out = fmt.Appendf(out, "plan: %s and %s planned, %d would change: %s\n", count(r.Planned[kindTenantGateway], kindTenantGateway), count(r.Planned[kindXTenant], kindXTenant), len(r.XRs), verdict)
+	out = fmt.Appendf(out, "plan: %s and %s planned, %d would change: %s\n", count(r.Planned[kindTenantGateway], kindTenantGateway), count(r.Planned[kindXTenant], kindXTenant), len(r.XRs)-r.Errors, verdict)
 	if _, err := w.Write(out); err != nil {
 		return fmt.Errorf("cannot write the plan: %w", err)
 	}
@@ -222,7 +230,10 @@ func planAndPrint(ctx context.Context, r *live.Reader, o options, settings *unst
 	if err := res.print(w, o); err != nil {
 		return err
 	}
-	if res.Served {
+	switch {
+	case res.Errors > 0:
+		return fmt.Errorf("cannot plan %s (listed above)", count(res.Errors, "composite resource"))
+	case res.Served:
 		return errChanges
 	}
 	return nil

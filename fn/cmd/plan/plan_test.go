@@ -252,3 +252,28 @@ func TestPlanBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanUnplannable: a composite resource whose Composition is gone is
+// named with the reason, and the plan fails rather than pass it by.
+func TestPlanUnplannable(t *testing.T) {
+	p := newPlatform(t, docs(t, `apiVersion: gateway.cozystack.io/v1alpha1
+kind: TenantGateway
+metadata:
+  name: cozystack
+  namespace: tenant-x
+spec:
+  apex: x.example.org
+  crossplane:
+    compositionRef:
+      name: gone
+`)...)
+	var out bytes.Buffer
+	err := planAndPrint(context.Background(), p.reader(), defaultOptions(), nil, &out)
+	got := out.String() + "error: " + err.Error()
+	want := `TenantGateway tenant-x/cozystack: cannot plan: it names no Composition or CompositionRevision that exists
+plan: 1 TenantGateway and 0 XTenants planned, 0 would change: 1 composite resource could not be planned (exit 1)
+error: cannot plan 1 composite resource (listed above)`
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("-want, +got:\n%s", diff)
+	}
+}

@@ -92,6 +92,8 @@ func crossplaneFields(xr *unstructured.Unstructured) []string {
 // step reads what Crossplane hands the function's step for xr: the
 // pipeline of the CompositionRevision the XR runs (else of its
 // Composition), the observed composed resources its resourceRefs name.
+// Steps before the function's are not run: their desired state and context
+// are not in the request (the Compositions this project ships have none).
 func (rd *reader) step(ctx context.Context, xr *unstructured.Unstructured) (*step, error) {
 	cp := crossplaneFields(xr)
 	pipeline, err := rd.pipeline(ctx, xr, cp)
@@ -138,8 +140,12 @@ func (rd *reader) step(ctx context.Context, xr *unstructured.Unstructured) (*ste
 		if err != nil {
 			return nil, err
 		}
+		if obj == nil {
+			// Gone: Crossplane observes nothing under its name either.
+			continue
+		}
 		key := obj.GetFields()["metadata"].GetStructValue().GetFields()["annotations"].GetStructValue().GetFields()[annotationCompositionKey].GetStringValue()
-		if obj != nil && key != "" {
+		if key != "" {
 			req.Observed.Resources[key] = &fnv1.Resource{Resource: obj}
 		}
 	}
