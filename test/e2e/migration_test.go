@@ -224,7 +224,6 @@ func migrate(t *testing.T, args ...string) string {
 	return string(out)
 }
 
-
 // marksWatch sees every write to the watched namespaces from the start of
 // the test on, and keeps those in which a mark was not the expected one.
 type marksWatch struct {
