@@ -656,16 +656,21 @@ func (w *faultWorld) settleChurn(t *testing.T) {
 // status is of the Gateway's generation. It returns the time from t0.
 func (w *faultWorld) converge(t *testing.T, fault string, t0 time.Time) time.Duration {
 	t.Helper()
+	defer w.pause()()
+	w.waitConverged(t, fault)
+	return time.Since(t0)
+}
+
+// pause pauses the churner and returns what resumes it.
+func (w *faultWorld) pause() func() {
 	w.mu.Lock()
 	w.paused = true
 	w.mu.Unlock()
-	defer func() {
+	return func() {
 		w.mu.Lock()
 		w.paused = false
 		w.mu.Unlock()
-	}()
-	w.waitConverged(t, fault)
-	return time.Since(t0)
+	}
 }
 
 // waitConverged waits, the churner paused, until everything agrees with
@@ -1264,14 +1269,7 @@ func (w *faultWorld) updateConfiguration(t *testing.T, ref, certManager string, 
 // every Gateway's http listener would change: listed, and it exits 2.
 func (w *faultWorld) plan(t *testing.T) {
 	t.Helper()
-	w.mu.Lock()
-	w.paused = true
-	w.mu.Unlock()
-	defer func() {
-		w.mu.Lock()
-		w.paused = false
-		w.mu.Unlock()
-	}()
+	defer w.pause()()
 	w.waitConverged(t, "before the plan")
 	bin := command(t, "plan")
 	out, code := runCode(t, bin)

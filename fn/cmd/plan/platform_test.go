@@ -280,10 +280,8 @@ func tenantPlatform(t testing.TB, n int) *platform {
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
-metadata:
-  name: cilium
-spec:
-  controllerName: io.cilium/gateway-controller
+metadata: {name: cilium}
+spec: {controllerName: io.cilium/gateway-controller}
 ---
 apiVersion: v1
 kind: Namespace
