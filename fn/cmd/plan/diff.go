@@ -74,7 +74,6 @@ func (c change) String() string {
 // diff compares what one run composed (rsp) with what is live (the
 // request's observed state).
 func diff(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) []change {
-	var out []change
 	for _, r := range rsp.GetResults() {
 		if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
 			// Crossplane keeps what is composed and reports Synced=False.
@@ -82,11 +81,13 @@ func diff(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) []change 
 		}
 	}
 	observed, desired := structs(req.GetObserved().GetResources()), structs(rsp.GetDesired().GetResources())
-	out = append(out, listenerChanges(observed[gateway.KeyGateway], desired[gateway.KeyGateway])...)
-	out = append(out, routeChanges(req.GetObserved().GetComposite().GetResource(), rsp.GetDesired().GetComposite().GetResource(), observed[gateway.KeyGateway], desired[gateway.KeyGateway])...)
-	out = append(out, certificateChanges(observed, desired)...)
-	out = append(out, resourceChanges(observed, desired)...)
-	out = append(out, conditionChanges(req.GetObserved().GetComposite().GetResource(), rsp.GetConditions())...)
+	out := slices.Concat(
+		listenerChanges(observed[gateway.KeyGateway], desired[gateway.KeyGateway]),
+		routeChanges(req.GetObserved().GetComposite().GetResource(), rsp.GetDesired().GetComposite().GetResource(), observed[gateway.KeyGateway], desired[gateway.KeyGateway]),
+		certificateChanges(observed, desired),
+		resourceChanges(observed, desired),
+		conditionChanges(req.GetObserved().GetComposite().GetResource(), rsp.GetConditions()),
+	)
 	sortChanges(out)
 	return out
 }
@@ -172,8 +173,9 @@ func (l listener) String() string {
 }
 
 func listenersOf(gw map[string]any) []listener {
-	var out []listener
-	for _, m := range items(gw, "spec", "listeners") {
+	ls := items(gw, "spec", "listeners")
+	out := make([]listener, 0, len(ls))
+	for _, m := range ls {
 		port, _ := m["port"].(float64)
 		out = append(out, listener{name: text(m, "name"), hostname: text(m, "hostname"), protocol: text(m, "protocol"), port: port, spec: m})
 	}
@@ -182,6 +184,8 @@ func listenersOf(gw map[string]any) []listener {
 
 // listenerChanges: listeners added, removed, renamed (what they serve kept
 // under another name: the controller reprograms them) or changed.
+//
+//nolint:gocyclo // One case per way a listener changes: added, removed, renamed, changed.
 func listenerChanges(observed, desired map[string]any) []change {
 	if desired == nil {
 		return nil
@@ -309,6 +313,8 @@ func certificatesOf(rs map[string]map[string]any) map[string]certificate {
 
 // certificateChanges: Certificates added, removed, or whose name or DNS
 // names change; cert-manager orders each of them from the ACME server.
+//
+//nolint:gocyclo // One case per way a Certificate is ordered anew: added, renamed, names changed.
 func certificateChanges(observed, desired map[string]map[string]any) []change {
 	before, after := certificatesOf(observed), certificatesOf(desired)
 	var out []change
@@ -347,6 +353,8 @@ func certificateChanges(observed, desired map[string]map[string]any) []change {
 // a namespace patch: its labels and annotations are listed one by one.
 // A field is compared only where the new build sets it: the API server
 // and controllers default and add the rest.
+//
+//nolint:gocyclo // One case per kind of composed resource and per way it changes, read in one pass.
 func resourceChanges(observed, desired map[string]map[string]any) []change {
 	var out []change
 	for _, k := range slices.Sorted(maps.Keys(union(observed, desired))) {
@@ -379,7 +387,7 @@ func resourceChanges(observed, desired map[string]map[string]any) []change {
 		case d == nil:
 			out = append(out, change{Category: cat, Action: actRemoved, Name: name, Served: true})
 		default:
-			var diffs []string
+			diffs := make([]string, 0, 8)
 			for _, f := range []string{"spec", "data", "stringData"} {
 				diffs = append(diffs, differences(at(d, f), at(o, f), f)...)
 			}
@@ -412,6 +420,8 @@ func qualified(objs ...map[string]any) string {
 // build adds, removes or changes: an observed Object's manifest is what
 // the last build desired, so a mark it has and the new one does not is
 // removed; on a composed Namespace only marks the new build sets count.
+//
+//nolint:gocyclo // Labels and annotations, each added, removed or changed, on an Object's manifest or a Namespace.
 func namespaceChanges(observed, desired any) []change {
 	ns := text(desired, "metadata", "name")
 	if ns == "" {

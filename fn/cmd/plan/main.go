@@ -44,18 +44,25 @@ func main() {
 	flag.IntVar(&o.MaxXRs, "max-xrs", o.MaxXRs, "the most composite resources the summary lists")
 	timeout := flag.Duration("timeout", 5*time.Minute, "how long the plan may take")
 	flag.Parse()
+	os.Exit(plan(o, *timeout))
+}
+
+// plan runs the plan and returns the exit code, so that main exits after
+// its deferred cancellations have run.
+func plan(o options, timeout time.Duration) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err := run(ctx, o)
 	switch {
 	case errors.Is(err, errChanges):
-		os.Exit(exitChanges)
+		return exitChanges
 	case err != nil:
 		fmt.Fprintln(os.Stderr, "plan:", err)
-		os.Exit(exitError)
+		return exitError
 	}
+	return 0
 }
 
 func run(ctx context.Context, o options) error {

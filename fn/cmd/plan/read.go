@@ -94,6 +94,8 @@ func crossplaneFields(xr *unstructured.Unstructured) []string {
 // Composition), the observed composed resources its resourceRefs name.
 // Steps before the function's are not run: their desired state and context
 // are not in the request (the Compositions this project ships have none).
+//
+//nolint:gocyclo // The request's parts read in Crossplane's order, each with its own error.
 func (rd *reader) step(ctx context.Context, xr *unstructured.Unstructured) (*step, error) {
 	cp := crossplaneFields(xr)
 	pipeline, err := rd.pipeline(ctx, xr, cp)
