@@ -98,7 +98,7 @@ spec: {gateway: true}
 			t.Fatalf("deleting the confirmed Configuration %s: %v", name, err)
 		}
 	}
-	eventually(t, 3*time.Minute, "the Configuration, its revisions and the Compositions deleted, and the guard refusing the garbage collector's deletion of both XRDs", func() (bool, string) {
+	eventually(t, 5*time.Minute, "the Configuration, its revisions and the Compositions deleted, and the guard refusing the garbage collector's deletion of both XRDs", func() (bool, string) {
 		_, cfgLeft := get(t, gvkConfiguration, "", cfg)
 		revs := len(list(t, gvkConfigurationRev, ""))
 		_, tc := get(t, gvkComposition, "", "tenant")
