@@ -372,7 +372,7 @@ xpkg-check:
 	@echo "xpkg: reproducible"
 
 # One full RunFunction (decode, compute, encode) against the do-nothing floor,
-# at 100 to 10,000 routes; see docs/development.md for the figures.
+# at 100 to 10,000 routes; see docs/benchmarks.md for the figures.
 BENCHTIME ?= 3s
 bench:
 	go test ./test/bench -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 30m

@@ -291,7 +291,7 @@ func TestChildContestUnderAFullBudgetKeepsItsParentOff(t *testing.T) {
 			out := attackP(t, &third)
 			// The documented limit: alice is kept off her listener
 			// while the pin has no place, and her status says so and
-			// why (Threat model in docs/design.md).
+			// why (Conflicts, known limits, in docs/design.md).
 			for _, h := range out.Hostnames {
 				if h.Hostname+" "+h.Route == key && (h.State != v1alpha1.HostnameOverListenerLimit || !strings.Contains(h.Message, "namespace tenant-alice is kept off listener")) {
 					t.Errorf("bob claimed shop.bob.alice.example.org: alice's %s is %s (%s), want OverListenerLimit saying she is kept off her listener", key, h.State, h.Message)

@@ -180,7 +180,7 @@ func ObjectReady(o *ObservedResource) bool {
 // Pending in status.listeners but judged from the next run on: until
 // Crossplane applies it there is nothing of it for a controller to judge,
 // and judging it would flip GatewayReady, and write the XR's status, once
-// more for every new hostname (see Reconciles per change in
+// more for every new hostname (see Calls per reconcile in
 // docs/design.md). One the last run reported that the Gateway still lacks
 // is an apply that did not land, and is judged (Pending).
 func judgedListeners(in *Input, ls []v1alpha1.ListenerStatus) []v1alpha1.ListenerStatus {

@@ -11,7 +11,7 @@ import (
 // TestSteadyStateRequest keeps the benchmark honest: the request it measures
 // must compose in one call (no requirement left to resolve, nothing Fatal),
 // scoped requests must carry only the admitted namespaces' routes, and a
-// route must cost what docs/development.md says.
+// route must cost what docs/benchmarks.md says.
 func TestSteadyStateRequest(t *testing.T) {
 	for _, s := range []Scale{{Mode: "http01", Routes: 200, Namespaces: 20}, {Mode: "dns01", Routes: 200, Namespaces: 20, Admitted: 5, Scoped: true}} {
 		req, rsp := run(t, s)
@@ -40,7 +40,7 @@ func TestSteadyStateRequest(t *testing.T) {
 			t.Errorf("%s: request carries %d routes, want %d", s, n, want)
 		}
 		if per := size / n; per < 1200 || per > 1700 {
-			t.Errorf("%s: %d bytes per route, docs/development.md says about 1.4 KiB", s, per)
+			t.Errorf("%s: %d bytes per route, docs/benchmarks.md says about 1.4 KiB", s, per)
 		}
 	}
 }

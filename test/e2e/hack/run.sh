@@ -75,8 +75,8 @@ fi
 # Route-change latency and calls with Crossplane at its own defaults (no
 # --poll-interval, circuit breaker 100 tokens refilled at 1/s), as on a
 # cluster that sets none of what docs/install.md recommends; the function
-# keeps the harness' TTL. The tests log the figures (docs/development.md,
-# Route changes) and hold what holds there: the per-change upper bounds
+# keeps the harness' TTL. The tests log the figures (docs/benchmarks.md,
+# A route change) and hold what holds there: the per-change upper bounds
 # and the TTL as the bound of a change's latency (the breaker drops the
 # events of changes and the TTL's requeue applies them). Only with
 # E2E_DEFAULTS=1.

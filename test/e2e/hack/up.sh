@@ -197,7 +197,7 @@ kubeconfig_for crossplane > "$S/crossplane.kubeconfig"
 # --- Crossplane core, out of cluster ---
 # Its per-XR circuit breaker is raised (defaults: a burst of 100 tokens, one
 # more a second; an update event costs 2): a route that adds or removes a
-# listener costs its TenantGateway 20 to 26 (docs/development.md, Route changes), so with
+# listener costs its TenantGateway 20 to 26 (docs/benchmarks.md, A route change), so with
 # the defaults the tests' bursts of route changes open it and later changes
 # wait for the TTL. TestCallsPerRouteChange measures the tokens per change.
 mkdir -p "$S/crds" && cp "$XP_DIR"/cluster/crds/*.yaml "$S/crds/"
