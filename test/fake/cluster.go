@@ -95,6 +95,9 @@ func (c Cluster) Run(ctx context.Context, f Runner, req *fnv1.RunFunctionRequest
 		if err != nil {
 			return req, nil, i, err
 		}
+		if rsp, err = received(rsp); err != nil {
+			return req, nil, i, err
+		}
 		for _, r := range rsp.GetResults() {
 			if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
 				return req, rsp, i, nil
@@ -113,6 +116,20 @@ func (c Cluster) Run(ctx context.Context, f Runner, req *fnv1.RunFunctionRequest
 		req.RequiredResources, req.RequiredSchemas = resources, schemas
 	}
 	return req, nil, MaxCalls, fmt.Errorf("requirements did not settle within %d calls", MaxCalls)
+}
+
+// received is the response as Crossplane decodes it from the wire: a
+// function may keep parts of its response as encoded bytes.
+func received(rsp *fnv1.RunFunctionResponse) (*fnv1.RunFunctionResponse, error) {
+	b, err := proto.Marshal(rsp)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode the response: %w", err)
+	}
+	out := &fnv1.RunFunctionResponse{}
+	if err := proto.Unmarshal(b, out); err != nil {
+		return nil, fmt.Errorf("cannot decode the response: %w", err)
+	}
+	return out, nil
 }
 
 // Reconcile runs one pipeline step as Crossplane v2.4 does on a reconcile:
