@@ -56,31 +56,51 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	if !ok {
 		return c.proto.Unmarshal(data, v)
 	}
-	// A copy of our own: the route requirements keep slices of it after
-	// gRPC has released its buffers.
-	return DecodeRequest(data.Materialize(), req)
+	// As gRPC's proto codec does: one buffer is read where it is, several
+	// are copied into one from gRPC's pool. The request keeps none of it.
+	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
+	defer buf.Free()
+	return DecodeRequest(buf.ReadOnlyData(), req)
 }
 
 // DecodeRequest decodes a RunFunctionRequest from b as proto.Unmarshal does,
 // except that each route requirement (httproutes, tlsroutes and their
 // per-namespace forms) and each observed composed resource in canonical form
 // is kept as its message's bytes (Resources, Resource), in the message's
-// unknown fields, where observeRoutes and resourceView read it. The request
-// keeps slices of b, which must not change afterwards.
+// unknown fields, where observeRoutes and resourceView read it. Of each
+// route only the fields observeRoutes reads are kept (see routeKeep). The
+// request keeps no slice of b: what it keeps as bytes is copied into one
+// buffer of its own.
 func DecodeRequest(b []byte, req *fnv1.RunFunctionRequest) error {
 	sp, ok := split(b)
 	if !ok {
 		return proto.Unmarshal(b, req)
 	}
-	if err := proto.Unmarshal(sp.rest, req); err != nil {
-		return err
+	// Decoding the parts one after the other is decoding their
+	// concatenation: protobuf merges a message given in pieces.
+	proto.Reset(req)
+	for _, part := range sp.rest {
+		if err := (proto.UnmarshalOptions{Merge: true}).Unmarshal(part, req); err != nil {
+			return err
+		}
 	}
+	var p pruner
+	size := 0
+	for _, raw := range sp.routes {
+		size += p.resources(raw, routeKeep)
+	}
+	for _, raw := range sp.observed {
+		size += len(raw)
+	}
+	p.write, p.b = true, make([]byte, 0, size)
 	if len(sp.routes) > 0 && req.RequiredResources == nil {
 		req.RequiredResources = make(map[string]*fnv1.Resources, len(sp.routes))
 	}
 	for key, raw := range sp.routes {
+		from := len(p.b)
+		p.resources(raw, routeKeep)
 		rs := &fnv1.Resources{}
-		rs.ProtoReflect().SetUnknown(protoreflect.RawFields(raw))
+		rs.ProtoReflect().SetUnknown(protoreflect.RawFields(p.b[from:len(p.b):len(p.b)]))
 		req.RequiredResources[key] = rs
 	}
 	if len(sp.observed) > 0 && req.GetObserved().GetResources() == nil {
@@ -89,17 +109,19 @@ func DecodeRequest(b []byte, req *fnv1.RunFunctionRequest) error {
 		req.Observed.Resources = make(map[string]*fnv1.Resource, len(sp.observed))
 	}
 	for key, raw := range sp.observed {
+		from := len(p.b)
+		p.b = append(p.b, raw...)
 		r := &fnv1.Resource{}
-		r.ProtoReflect().SetUnknown(protoreflect.RawFields(raw))
+		r.ProtoReflect().SetUnknown(protoreflect.RawFields(p.b[from:len(p.b):len(p.b)]))
 		req.Observed.Resources[key] = r
 	}
 	return nil
 }
 
 // A splitRequest is a request's bytes without the messages kept as bytes,
-// and those messages by map key.
+// in parts, and those messages by map key.
 type splitRequest struct {
-	rest     []byte
+	rest     [][]byte
 	routes   map[string][]byte
 	observed map[string][]byte
 }
@@ -115,11 +137,7 @@ func split(b []byte) (splitRequest, bool) {
 	var sp splitRequest
 	kept := map[string]bool{}
 	var parts [][]byte
-	size := 0
-	keep := func(raw []byte) {
-		parts = append(parts, raw)
-		size += len(raw)
-	}
+	keep := func(raw []byte) { parts = append(parts, raw) }
 	observedSeen := false
 	ok := eachFieldRaw(b, func(num protowire.Number, typ protowire.Type, v, raw []byte) bool {
 		if typ != protowire.BytesType {
@@ -150,10 +168,7 @@ func split(b []byte) (splitRequest, bool) {
 			return sp, false
 		}
 	}
-	sp.rest = make([]byte, 0, size)
-	for _, p := range parts {
-		sp.rest = append(sp.rest, p...)
-	}
+	sp.rest = parts
 	return sp, true
 }
 

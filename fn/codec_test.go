@@ -55,13 +55,17 @@ func codecRequest(t testing.TB, scoped bool) []byte {
 
 // decodeBoth decodes b with protobuf and with DecodeRequest; both must agree
 // on whether it decodes, and then on every route, namespace and warning the
-// function observes, and on the whole response, byte for byte.
+// function observes, and on the whole response, byte for byte, after the
+// bytes DecodeRequest read are cleared.
 func decodeBoth(t *testing.T, b []byte, f *Function) {
 	t.Helper()
 	want := &fnv1.RunFunctionRequest{}
 	wantErr := proto.Unmarshal(b, want)
 	got := &fnv1.RunFunctionRequest{}
-	gotErr := DecodeRequest(append([]byte(nil), b...), got)
+	own := append([]byte(nil), b...)
+	gotErr := DecodeRequest(own, got)
+	// The decoded request must own what it keeps.
+	clear(own)
 	if (wantErr == nil) != (gotErr == nil) {
 		t.Fatalf("protobuf decoding error %v, lazy decoding error %v", wantErr, gotErr)
 	}

@@ -2,6 +2,7 @@ package fn
 
 import (
 	"fmt"
+	"maps"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -147,26 +148,39 @@ func init() { //nolint:gochecknoinits // composed.From needs the kinds we compos
 }
 
 // setComposed overlays the composed resources on the desired state of
-// earlier pipeline steps, each marked ready as ready says by its key.
+// earlier pipeline steps, each marked ready as ready says by its key. The
+// earlier steps' resources are written as the SDK writes them; the function's
+// own go out as Struct wire bytes (see structEncoder).
 func setComposed(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, resources []gateway.Resource, ready map[string]bool) error {
 	desired, err := request.GetDesiredComposedResources(req)
 	if err != nil {
 		return fmt.Errorf("cannot get desired composed resources: %w", err)
 	}
-	for _, r := range resources {
-		cd, err := toComposed(r)
-		if err != nil {
+	cds := make([]*composed.Unstructured, len(resources))
+	for i, r := range resources {
+		if cds[i], err = toComposed(r); err != nil {
 			return err
 		}
-		state := resource.ReadyFalse
+	}
+	var e structEncoder
+	own := make(map[string]*fnv1.Resource, len(resources))
+	for i, r := range resources {
+		state := fnv1.Ready_READY_FALSE
 		if ready[r.Key] {
-			state = resource.ReadyTrue
+			state = fnv1.Ready_READY_TRUE
 		}
-		desired[resource.Name(r.Key)] = &resource.DesiredComposed{Resource: cd, Ready: state}
+		if own[r.Key], err = e.desiredResource(cds[i].UnstructuredContent(), state); err != nil {
+			if _, aerr := resource.AsStruct(cds[i]); aerr != nil {
+				err = aerr
+			}
+			return fmt.Errorf("cannot set desired composed resources: %w", err)
+		}
+		delete(desired, resource.Name(r.Key))
 	}
 	if err := response.SetDesiredComposedResources(rsp, desired); err != nil {
 		return fmt.Errorf("cannot set desired composed resources: %w", err)
 	}
+	maps.Copy(rsp.Desired.Resources, own)
 	return nil
 }
 
@@ -175,6 +189,8 @@ func setComposed(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, re
 // straight into the object rather than through SetValue's own round trip per
 // field; empty lists are left out. unready marks the XR not ready whatever
 // its composed resources say (Crossplane then reports Ready=False, Creating).
+// The XR goes out as Struct wire bytes (see structEncoder), with the
+// connection details and readiness the SDK would write.
 func writeStatus(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, status any, unready bool) error {
 	dxr, err := request.GetDesiredCompositeResource(req)
 	if err != nil {
@@ -192,12 +208,24 @@ func writeStatus(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, st
 	for k, v := range fields {
 		st[k] = v
 	}
+	state := fnv1.Ready_READY_UNSPECIFIED
 	if unready {
-		dxr.Ready = resource.ReadyFalse
+		state = fnv1.Ready_READY_FALSE
 	}
-	if err := response.SetDesiredCompositeResource(rsp, dxr); err != nil {
+	var e structEncoder
+	r, err := e.desiredResource(dxr.Resource.UnstructuredContent(), state)
+	if err != nil {
+		// The SDK's error where it gives one: the encoder fails where it does.
+		if serr := response.SetDesiredCompositeResource(&fnv1.RunFunctionResponse{}, dxr); serr != nil {
+			err = serr
+		}
 		return fmt.Errorf("cannot set the desired composite resource: %w", err)
 	}
+	r.ConnectionDetails = dxr.ConnectionDetails
+	if rsp.GetDesired() == nil {
+		rsp.Desired = &fnv1.State{}
+	}
+	rsp.Desired.Composite = r
 	return nil
 }
 

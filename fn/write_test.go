@@ -100,6 +100,9 @@ func TestWriteDesired(t *testing.T) {
 			if err := writeStatus(req, rsp, &appsv1alpha1.TenantStatus{Namespace: "tenant-bob", Apex: "bob.example.org"}, tc.unready); err != nil {
 				t.Fatal(err)
 			}
+			if err := DecodeDesired(rsp); err != nil {
+				t.Fatal(err)
+			}
 			g := got{Resources: map[string]string{}, Ready: rsp.GetDesired().GetComposite().GetReady().String()}
 			for k, r := range rsp.GetDesired().GetResources() {
 				g.Resources[k] = r.GetReady().String()

@@ -104,6 +104,9 @@ func Run(ctx context.Context, src Source, f Runner, req *fnv1.RunFunctionRequest
 		if err != nil {
 			return req, nil, i, err
 		}
+		if rsp, err = received(rsp); err != nil {
+			return req, nil, i, err
+		}
 		for _, r := range rsp.GetResults() {
 			if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
 				return req, rsp, i, nil
@@ -179,4 +182,19 @@ func StepRequirements(step xpv1.PipelineStep) *fnv1.Requirements {
 		out.Resources[s.RequirementName] = sel
 	}
 	return out
+}
+
+// received is the response as Crossplane decodes it from the wire: a
+// function may keep parts of its response as encoded bytes (this one keeps
+// its desired resources so), which an in-process caller must decode to read.
+func received(rsp *fnv1.RunFunctionResponse) (*fnv1.RunFunctionResponse, error) {
+	b, err := proto.Marshal(rsp)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode the response: %w", err)
+	}
+	out := &fnv1.RunFunctionResponse{}
+	if err := proto.Unmarshal(b, out); err != nil {
+		return nil, fmt.Errorf("cannot decode the response: %w", err)
+	}
+	return out, nil
 }

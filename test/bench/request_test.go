@@ -6,6 +6,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+
+	"github.com/cozystack/function-tenant-gateway/fn"
 )
 
 // TestSteadyStateRequest keeps the benchmark honest: the request it measures
@@ -83,6 +85,9 @@ func run(t *testing.T, s Scale) (*fnv1.RunFunctionRequest, *fnv1.RunFunctionResp
 	}
 	rsp, err := Function(s).RunFunction(t.Context(), req)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fn.DecodeDesired(rsp); err != nil {
 		t.Fatal(err)
 	}
 	return req, rsp
