@@ -417,3 +417,41 @@ func TestAttackEdgePort80DomainListedTwiceThroughAWildcardPin(t *testing.T) {
 		}
 	}
 }
+
+// TestEdgePort80ListsALongContestedNameOnce: what held of the other shapes
+// searched for a domain listed twice in an edge Gateway's port-80 table: a
+// name whose pin takes the hash form (a 240-character label) in a nested
+// tenant's zone, contested by its parent, with the budget full or nearly
+// (the pin, the nested tenant's listener or both left out), and the winner
+// then naming its pin as status shows it. Each run lists the name once.
+func TestEdgePort80ListsALongContestedNameOnce(t *testing.T) {
+	long := strings.Repeat("l", 240) + ".b.a.cozy.io"
+	spec := edgeSpec
+	spec.Apex, spec.AttachedNamespaces = "cozy.io", nil
+	pin := pinPrefix(spec.CertMode) + HashHostKey(long)
+	for free := range 4 {
+		t.Run(fmt.Sprintf("%d-free", free), func(t *testing.T) {
+			nss := []Namespace{labelled("tenant-root", "cozy.io"), labelled("tenant-a", "a.cozy.io"), labelled("tenant-a-b", "b.a.cozy.io")}
+			var routes []Route
+			for i := range budgetFull(spec) - free {
+				ns := fmt.Sprintf("tenant-f%02d", i)
+				nss = append(nss, labelled(ns, fmt.Sprintf("f%02d.cozy.io", i)))
+				routes = append(routes, routeTo(ns, "www", fmt.Sprintf("www.f%02d.cozy.io", i)))
+			}
+			in := Input{Spec: spec, Namespaces: nss, Routes: append(slices.Clone(routes), routeTo("tenant-a", "grab", long), routeTo("tenant-a-b", "own", long))}
+			out := attackP(t, &in)
+			for run := 1; ; run++ {
+				if diff := cmp.Diff([]string(nil), listedTwice(t, &in, out)); diff != "" {
+					t.Errorf("run %d: domains listed twice, -want +got:\n%s", run, diff)
+				}
+				if run == 3 {
+					break
+				}
+				next := fedBack(in, out)
+				next.Routes = append(slices.Clone(routes), routeTo("tenant-a", "grab", long), naming(pin, 0, "tenant-a-b", "own", long))
+				in = next
+				out = attackP(t, &in)
+			}
+		})
+	}
+}
