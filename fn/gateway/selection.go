@@ -58,19 +58,21 @@ func unselected(in *Input, c *claim) string {
 // hostname in this mode: the passthrough listener of a passthrough hostname;
 // the hostname's own listener (http01) or pin, in its short, long or hash
 // form;
-// the apex listener for the apex; the wildcard listener, or a child apex's,
-// for a name under it.
+// the apex listener for the apex; the wildcard listener, a child apex's, or
+// a wildcard pin, for a name under it.
 func mayTake(in *Input, c *claim, name string) bool {
 	if c.kind == KindTLSRoute {
 		return name == c.passthrough
 	}
 	h, apex := c.hostname, in.Spec.Apex
-	prefix := pinPrefix(in.Spec.CertMode)
-	if name == prefix+HostKey(h) || name == prefix+LongHostKey(h) || name == prefix+HashHostKey(h) {
+	if namesPin(in, name, h) {
 		return true
 	}
 	if in.Spec.CertMode == v1alpha1.CertModeHTTP01 {
 		return false
+	}
+	if wildcardPinMayTake(in, h, name) {
+		return true
 	}
 	wild, apexName := ListenerHTTPS, ListenerHTTPSApex
 	if in.Spec.CertMode == v1alpha1.CertModeEdge {
@@ -83,6 +85,24 @@ func mayTake(in *Input, c *claim, name string) bool {
 		return h != apex && under(h, apex)
 	}
 	return childMayTake(in, h, name)
+}
+
+// wildcardPinMayTake reports whether a listener of this name is the pin of
+// a wildcard above h. A route naming it attaches there and lists h in its
+// table whatever its claim says: judged NoMatchingParent, the claim would
+// compete for nothing, so no pin or exclusion would keep a rival's listing
+// of h off another listener, and a shared table (an edge Gateway's port 80)
+// would list h twice.
+func wildcardPinMayTake(in *Input, h, name string) bool {
+	found := false
+	eachDomain(parent(base(h)), func(d string) bool {
+		if d == in.Spec.Apex || !under(d, in.Spec.Apex) {
+			return true // *.<apex> is the wildcard listener, not a pin
+		}
+		found = namesPin(in, name, "*."+d)
+		return found
+	})
+	return found
 }
 
 // childMayTake reports whether a listener of this name is the listener of

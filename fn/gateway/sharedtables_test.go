@@ -2,11 +2,13 @@ package gateway
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	"github.com/google/go-cmp/cmp"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
@@ -310,5 +312,146 @@ func TestAttackWinnerNameUnderItsWildcardPin(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// listedTwice are the domains a shared route table of the composed Gateway
+// lists under more than one listener, as "<port> <domain>: <listeners>":
+// every plain-HTTP listener of a port shares one table (an edge Gateway's
+// port 80), and so does every HTTPS listener of 443 on Cilium. Envoy refuses
+// such a table whole.
+func listedTwice(t *testing.T, in *Input, out *Output) []string {
+	t.Helper()
+	byPort := map[gwapiv1.PortNumber][]gwapiv1.Listener{}
+	for _, l := range composedGateway(out).Spec.Listeners {
+		byPort[l.Port] = append(byPort[l.Port], l)
+	}
+	routes := tableRoutes(t, in, out)
+	var twice []string
+	for port, onPort := range byPort {
+		var shared []gwapiv1.Listener
+		for _, l := range onPort {
+			if l.Protocol != gwapiv1.TLSProtocolType {
+				shared = append(shared, l)
+			}
+		}
+		for d, es := range routeTable(t, in, routes, shared, onPort) {
+			if len(es) > 1 {
+				var ls []string
+				for _, e := range es {
+					ls = append(ls, e.listener)
+				}
+				slices.Sort(ls)
+				twice = append(twice, fmt.Sprintf("%d %s: %s", port, d, strings.Join(ls, ", ")))
+			}
+		}
+	}
+	slices.Sort(twice)
+	return twice
+}
+
+// TestAttackEdgePort80DomainListedTwiceThroughAWildcardPin: the winner of a
+// contested wildcard names its own wildcard pin (sectionName) for a name
+// under it. A wildcard pin was no listener that may take a name under it,
+// so the claim was NoMatchingParent and competed for nothing, yet the route
+// attached to the pin and listed the name there. A rival routing the name
+// under a full budget then got no pin (the served wildcard pin kept its
+// place), nothing kept the rival off the wider listener that admits it, and
+// the shared table listed the name under both: on an edge Gateway Envoy
+// refuses port 80's table whole, for every tenant. The attacker is a
+// publisher that won *.apps.<apex> from the owner, or alice's nested tenant
+// bob, given her host (a nested tenant may be), who won
+// *.apps.alice.<apex> from her (the smaller namespace/name); the rival is
+// the one that lost. The name may be one whose pin takes the hash form (253
+// characters). Each run is judged by the oracle, which also reads the
+// table 443 shares on Cilium.
+func TestAttackEdgePort80DomainListedTwiceThroughAWildcardPin(t *testing.T) {
+	bobWithAlicesHost := labelled("tenant-alice-bob", "alice.example.org")
+	long, _ := longUnderApps()
+	for _, c := range []struct {
+		name           string
+		namespaces     []Namespace
+		wildcard, host string
+		winner, rival  string
+		// places the contest takes: its pin, and the zone's listener
+		places int
+	}{
+		{"publisher", platform(), "*.apps.example.org", "a.apps.example.org", "cozy-dashboard", "tenant-root", 1},
+		{"over-long-name", platform(), "*.apps.example.org", long, "cozy-dashboard", "tenant-root", 1},
+		{"nested-tenant", append(platform(), bobWithAlicesHost), "*.apps.alice.example.org", "www.apps.alice.example.org", "tenant-alice-bob", "tenant-alice", 2},
+	} {
+		for name, spec := range map[string]v1alpha1.TenantGatewaySpec{"Edge": edgeSpec, "ExistingSecret": existingSpec} {
+			for _, free := range []int{0, 1} {
+				for _, attackerFirst := range []bool{true, false} {
+					t.Run(fmt.Sprintf("%s/%s/%d-free/attacker-first=%v", c.name, name, free, attackerFirst), func(t *testing.T) {
+						attacker := naming(pinPrefix(spec.CertMode)+HostKey(c.wildcard), 0, c.winner, "grab", c.host)
+						rival := routeTo(c.rival, "own", c.host)
+						steps := []Route{attacker, rival}
+						if !attackerFirst {
+							steps = []Route{rival, attacker}
+						}
+						fnss, froutes := fillers(budgetFull(spec) - c.places - free)
+						in := Input{Spec: spec, Namespaces: append(slices.Clone(c.namespaces), fnss...), Routes: append(froutes,
+							routeTo(c.winner, "wild", c.wildcard),
+							routeTo(c.rival, "wild", c.wildcard),
+						)}
+						out := attackP(t, &in)
+						if !slices.Contains(listenerNames(out), attacker.ParentRefs[0].SectionName+" "+c.wildcard) {
+							t.Fatalf("the contest of %s made no pin %s: listeners %v", c.wildcard, attacker.ParentRefs[0].SectionName, listenerNames(out))
+						}
+						for i, step := range append(steps, Route{}) {
+							next := fedBack(in, out)
+							next.Routes = tableRoutes(t, &in, out)
+							if step.Name != "" {
+								next.Routes = append(next.Routes, step)
+							}
+							in = next
+							out = attackP(t, &in)
+							if diff := cmp.Diff([]string(nil), listedTwice(t, &in, out)); diff != "" {
+								t.Errorf("run %d (%s added): domains listed twice, -want +got:\n%s", i+2, step.ID(), diff)
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestEdgePort80ListsALongContestedNameOnce: what held of the other shapes
+// searched for a domain listed twice in an edge Gateway's port-80 table: a
+// name whose pin takes the hash form (a 240-character label) in a nested
+// tenant's zone, contested by its parent, with the budget full or nearly
+// (the pin, the nested tenant's listener or both left out), and the winner
+// then naming its pin as status shows it. Each run lists the name once.
+func TestEdgePort80ListsALongContestedNameOnce(t *testing.T) {
+	long := strings.Repeat("l", 240) + ".b.a.cozy.io"
+	spec := edgeSpec
+	spec.Apex, spec.AttachedNamespaces = "cozy.io", nil
+	pin := pinPrefix(spec.CertMode) + HashHostKey(long)
+	for free := range 4 {
+		t.Run(fmt.Sprintf("%d-free", free), func(t *testing.T) {
+			nss := []Namespace{labelled("tenant-root", "cozy.io"), labelled("tenant-a", "a.cozy.io"), labelled("tenant-a-b", "b.a.cozy.io")}
+			var routes []Route
+			for i := range budgetFull(spec) - free {
+				ns := fmt.Sprintf("tenant-f%02d", i)
+				nss = append(nss, labelled(ns, fmt.Sprintf("f%02d.cozy.io", i)))
+				routes = append(routes, routeTo(ns, "www", fmt.Sprintf("www.f%02d.cozy.io", i)))
+			}
+			in := Input{Spec: spec, Namespaces: nss, Routes: append(slices.Clone(routes), routeTo("tenant-a", "grab", long), routeTo("tenant-a-b", "own", long))}
+			out := attackP(t, &in)
+			for run := 1; ; run++ {
+				if diff := cmp.Diff([]string(nil), listedTwice(t, &in, out)); diff != "" {
+					t.Errorf("run %d: domains listed twice, -want +got:\n%s", run, diff)
+				}
+				if run == 3 {
+					break
+				}
+				next := fedBack(in, out)
+				next.Routes = append(slices.Clone(routes), routeTo("tenant-a", "grab", long), naming(pin, 0, "tenant-a-b", "own", long))
+				in = next
+				out = attackP(t, &in)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package envoy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,5 +127,61 @@ func TestEnvoyChildContestUnderAFullBudgetKeepsItsParentOff(t *testing.T) {
 	// pin has no place (her status says so), so her name has no route.
 	if b, err := translateScenario(t, s).Backends(80, "www.alice.example.org"); err == nil {
 		t.Errorf("after bob claimed shop.bob.alice.example.org, www.alice.example.org goes to %v; the documented limit keeps alice off her listener", b)
+	}
+}
+
+// contestedFillers are n names the owner and the publisher both route,
+// which the publisher wins: each takes a pin, so they fill n places of the
+// budget with two route namespaces (the translator runs once per group of
+// namespaces the listeners admit alike, so fillers of a namespace each would
+// make it run once per filler).
+func contestedFillers(n int) []gateway.Route {
+	var routes []gateway.Route
+	for i := range n {
+		h := fmt.Sprintf("c%02d.example.org", i)
+		routes = append(routes, tenantRoute("tenant-root", "c"+h[1:3], h), tenantRoute("cozy-dashboard", "c"+h[1:3], h))
+	}
+	return routes
+}
+
+// TestAttackEnvoyDomainListedTwiceThroughAWildcardPin: the winner of a
+// contested wildcard (a publisher that won *.apps.example.org from the
+// owner; alice's nested tenant bob, given her host, that won
+// *.apps.alice.example.org from her) names its wildcard pin for a name
+// under it, and under a full budget the loser routes that name. Envoy
+// Gateway's port-80 table must list the name once; before the function
+// counted a wildcard pin as a listener that may take the names under it, it
+// listed the name under the pin and under the loser's wider listener, and
+// Envoy refused the table whole.
+func TestAttackEnvoyDomainListedTwiceThroughAWildcardPin(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		namespaces     []gateway.Namespace
+		wildcard, host string
+		winner, loser  string
+		// places the contest takes: its pin, and the zone's listener
+		places int
+	}{
+		{"publisher", nil, "*.apps.example.org", "a.apps.example.org", "cozy-dashboard", "tenant-root", 1},
+		{"nested-tenant", []gateway.Namespace{tenantNS("tenant-alice", "alice.example.org"), tenantNS("tenant-alice-bob", "alice.example.org")}, "*.apps.alice.example.org", "www.apps.alice.example.org", "tenant-alice-bob", "tenant-alice", 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			nss := append([]gateway.Namespace{tenantNS("tenant-root", "example.org"), tenantNS("cozy-dashboard", "")}, c.namespaces...)
+			routes := append(contestedFillers(gateway.MaxListeners-2-c.places), tenantRoute(c.winner, "wild", c.wildcard), tenantRoute(c.loser, "wild", c.wildcard))
+			first, _ := composeScenario(t, gateway.Input{Spec: edgeSpec, Namespaces: nss, Routes: routes})
+			pin := "edge-" + gateway.HostKey(c.wildcard)
+			if !slices.Contains(observedGateway(first)[gateway.KeyGateway].ListenerNames, pin) {
+				t.Fatalf("the contest of %s made no pin %s", c.wildcard, pin)
+			}
+			grab := tenantRoute(c.winner, "grab", c.host)
+			grab.ParentRefs[0].SectionName = pin
+			routes = append(routes, grab)
+			second, _ := composeScenario(t, gateway.Input{Spec: edgeSpec, Namespaces: nss, Routes: routes, Observed: observedGateway(first)})
+			routes = append(routes, tenantRoute(c.loser, "own", c.host))
+			_, s := composeScenario(t, gateway.Input{Spec: edgeSpec, Namespaces: nss, Routes: routes, Observed: observedGateway(second)})
+			if d := duplicateDomains(translateScenario(t, s)); len(d) > 0 {
+				t.Errorf("Envoy would refuse the port-80 route table: %s", strings.Join(d, "; "))
+			}
+		})
 	}
 }
