@@ -323,10 +323,10 @@ func (c *coverage) pinFor(in *Input, t *tenancy, o owner) *slot {
 	s := &slot{prefix: pinPrefix(in.Spec.CertMode), subject: o.hostname, hostname: o.hostname, namespace: o.namespace, admit: pinTo(o.namespace), within: within}
 	if l, _ := c.serving(o.hostname); within == nil && l != nil && l.prefix != "" && !l.admit.admits(t, o.namespace) {
 		s.guards = l
-		// A pin that exists only because an idle zone would take a
-		// new listener is as spare as that listener: an empty zone
-		// must not take a place a route needs through its pins.
-		s.idle = l.idle && !l.held
+		// A pin that exists only because an idle zone has a listener
+		// (no loser needs it) is as spare as that listener: an empty
+		// zone must not take a place a route needs through its pins.
+		s.idle = l.idle && len(o.losers) == 0
 	}
 	switch {
 	case len(o.losers) > 0:
@@ -401,12 +401,14 @@ func keepGuarded(pins []*slot) {
 }
 
 // keepIdleWhole keeps an idle zone's listener and the pins that exist only
-// for it together: the listener only with the pin of its bare apex (else a
-// wider route would answer the apex of a zone that has a listener), and a
-// new pin only with the new listener it guards (else it would hold a place
-// for nothing). They are the last places given, so what this leaves free
-// no route was refused. keepApexPins, run after it, drops the apex pin of a
-// listener left out here.
+// for it together, served or not: the listener only with the pin of its
+// bare apex (else a wider route would answer the apex of a zone that has a
+// listener) and with every pin that keeps a wider namespace's name off it
+// (else that name would go dark for an empty zone's sake), and those pins
+// only with the listener (else they would hold places for nothing). They
+// are the last places given, so what this leaves free no route was
+// refused. keepApexPins, run after it, drops the apex pin of a listener
+// left out here.
 func keepIdleWhole(children []*child, pins []*slot) {
 	for _, ch := range children {
 		if s, p := ch.slot, ch.apexPin; s != nil && ch.idle && s.kept && p != nil && p.zoneApex && !p.kept {
@@ -414,7 +416,12 @@ func keepIdleWhole(children []*child, pins []*slot) {
 		}
 	}
 	for _, s := range pins {
-		if g := s.guards; g != nil && s.idle && s.kept && !s.served && !g.kept {
+		if g := s.guards; g != nil && s.idle && !s.kept && g.kept {
+			g.kept = false
+		}
+	}
+	for _, s := range pins {
+		if g := s.guards; g != nil && s.idle && s.kept && !g.kept {
 			s.kept = false
 		}
 	}
