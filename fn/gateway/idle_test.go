@@ -212,3 +212,44 @@ func TestIdleZonesSpendOnlyTheirBranchsOrders(t *testing.T) {
 		t.Errorf("ListenersReady counts alice's empty zones as waiting: %s", c.Message)
 	}
 }
+
+// TestIdleZoneGivesWayWithItsPins: alice routes names in the zone of her
+// empty nested tenant z; z's listener takes them from alice's, so each needs
+// a pin, and z listens, pins included, while there is room. When carol's
+// route needs a place the listener and its pins give way together, served
+// or not: carol is served, and so are alice's names, through her own
+// listener again.
+func TestIdleZoneGivesWayWithItsPins(t *testing.T) {
+	alice := routeTo("tenant-alice", "names", hosts(5, "x%d.z.alice.example.org")...)
+	const carolShop, aliceX0 = "shop.carol.example.org HTTPRoute/tenant-carol/shop", "x0.z.alice.example.org HTTPRoute/tenant-alice/names"
+	claims := []string{carolShop, aliceX0}
+	for mode, spec := range map[string]v1alpha1.TenantGatewaySpec{"ExistingSecret": existingSpec, "Edge": edgeSpec} {
+		t.Run(mode, func(t *testing.T) {
+			// alice's listener, bob's empty zone's, then z's and its
+			// five pins.
+			fnss, froutes := fillers(budgetFull(spec) - 8)
+			nss := append(append(platform(), labelled("tenant-alice-z", "z.alice.example.org")), fnss...)
+			in, out := runsAlike(t, Input{Spec: spec, Namespaces: nss, Routes: append(froutes, alice)}, []string{"z.alice.example.org"}, claims)
+			want := idleView{
+				Children:  map[string]v1alpha1.ChildApexState{"z.alice.example.org": v1alpha1.ChildApexListening},
+				Hostnames: map[string]string{carolShop: "", aliceX0: string(v1alpha1.HostnameCovered)},
+				Listeners: MaxListeners,
+			}
+			if diff := cmp.Diff(want, viewIdle(out, []string{"z.alice.example.org"}, claims)); diff != "" {
+				t.Errorf("with room, -want +got:\n%s", diff)
+			}
+			next := fedBack(in, out)
+			next.Namespaces = append(nss, labelled("tenant-carol", "carol.example.org"))
+			next.Routes = append(tableRoutes(t, &in, out), routeTo("tenant-carol", "shop", "shop.carol.example.org"))
+			_, out = runsAlike(t, next, []string{"z.alice.example.org"}, claims)
+			want.Children["z.alice.example.org"] = v1alpha1.ChildApexIdle
+			want.Hostnames[carolShop] = string(v1alpha1.HostnameCovered)
+			// carol's listener for z's and its five pins; bob's empty
+			// zone, which sorts first among the served spares, stays.
+			want.Listeners = MaxListeners - 5
+			if diff := cmp.Diff(want, viewIdle(out, []string{"z.alice.example.org"}, claims)); diff != "" {
+				t.Errorf("carol arrives, -want +got:\n%s", diff)
+			}
+		})
+	}
+}
