@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -239,7 +240,7 @@ func TestIdleZoneGivesWayWithItsPins(t *testing.T) {
 				t.Errorf("with room, -want +got:\n%s", diff)
 			}
 			next := fedBack(in, out)
-			next.Namespaces = append(nss, labelled("tenant-carol", "carol.example.org"))
+			next.Namespaces = append(slices.Clone(nss), labelled("tenant-carol", "carol.example.org"))
 			next.Routes = append(tableRoutes(t, &in, out), routeTo("tenant-carol", "shop", "shop.carol.example.org"))
 			_, out = runsAlike(t, next, []string{"z.alice.example.org"}, claims)
 			want.Children["z.alice.example.org"] = v1alpha1.ChildApexIdle

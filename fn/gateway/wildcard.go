@@ -415,16 +415,27 @@ func keepIdleWhole(children []*child, pins []*slot) {
 			s.kept = false
 		}
 	}
-	for _, s := range pins {
-		if g := s.guards; g != nil && s.idle && !s.kept && g.kept {
-			g.kept = false
+	for _, s := range idleGuards(pins) {
+		if !s.kept {
+			s.guards.kept = false
 		}
 	}
-	for _, s := range pins {
-		if g := s.guards; g != nil && s.idle && s.kept && !g.kept {
+	for _, s := range idleGuards(pins) {
+		if !s.guards.kept {
 			s.kept = false
 		}
 	}
+}
+
+// idleGuards are the pins that exist only for an idle zone's listener.
+func idleGuards(pins []*slot) []*slot {
+	var out []*slot
+	for _, s := range pins {
+		if s.guards != nil && s.idle {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // needsPin reports whether a hostname without an exact listener needs one:
