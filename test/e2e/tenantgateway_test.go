@@ -100,7 +100,8 @@ spec:
     cloudflare:
       apiTokenSecretRef: {name: cloudflare-api-token, key: api-token}
 `)
-	// A child zone no route uses is Idle: each child routes a name.
+	// Each child routes a name (a zone no route uses would listen too,
+	// from the room routes leave).
 	apply(t, httpRoute("tenant-dns-alice", "www", "tenant-dns", "cozystack", "www.alice.example.org"))
 	apply(t, httpRoute("tenant-dns-bob", "www", "tenant-dns", "cozystack", "www.bob.example.org"))
 	want := []string{"http=", "https=*.example.org", "https-apex=example.org",
