@@ -19,9 +19,8 @@ type budgeted struct {
 	namespace string
 	// served marks what is being served now: it keeps its place.
 	served bool
-	// spare marks what no route uses (an idle child apex, or a pin that
-	// exists only for its listener): it takes a place only when every
-	// other candidate has one, and gives it up first.
+	// spare marks what is served but used by no route (an idle child
+	// apex): it keeps its place only while no new candidate needs it.
 	spare bool
 }
 
@@ -31,18 +30,14 @@ type budgeted struct {
 // new candidates round-robin (the owner, the attached namespaces, then each
 // branch of the delegation tree: one per turn per round; hostname order
 // within a turn), so that no tenant can crowd out the others by asking for
-// more, or by creating nested tenants. Spare candidates (idle zones) get
-// only the room left after every other candidate: those served first, so
-// that an empty zone never displaces another, then new ones round-robin.
+// more, or by creating nested tenants.
 func fairShare(cands []budgeted, n int, t *tenancy) map[string]bool {
 	kept := make(map[string]bool, min(n, len(cands)))
-	var served, fresh, spareServed, spareFresh []budgeted
+	var served, fresh, spare []budgeted
 	for _, c := range cands {
 		switch {
-		case c.spare && c.served:
-			spareServed = append(spareServed, c)
 		case c.spare:
-			spareFresh = append(spareFresh, c)
+			spare = append(spare, c)
 		case c.served:
 			served = append(served, c)
 		default:
@@ -50,15 +45,7 @@ func fairShare(cands []budgeted, n int, t *tenancy) map[string]bool {
 		}
 	}
 	keepUpTo(kept, served, n)
-	keepRoundRobin(kept, fresh, n, t)
-	keepUpTo(kept, spareServed, n)
-	keepRoundRobin(kept, spareFresh, n, t)
-	return kept
-}
 
-// keepRoundRobin keeps new candidates, one per turn per round, while fewer
-// than n are kept.
-func keepRoundRobin(kept map[string]bool, fresh []budgeted, n int, t *tenancy) {
 	type turn struct {
 		rank int
 		name string
@@ -96,6 +83,8 @@ func keepRoundRobin(kept map[string]bool, fresh []budgeted, n int, t *tenancy) {
 		}
 		kept[fresh[i].hostname] = true
 	}
+	keepUpTo(kept, spare, n)
+	return kept
 }
 
 // keepUpTo keeps cands in hostname order while fewer than n are kept.

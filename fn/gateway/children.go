@@ -23,7 +23,7 @@ type child struct {
 	// certificate served now.
 	held bool
 	// frozen (dns01): its branch has no ACME order left, so its names stay
-	// on the certificate, or off it, as they are (see Certificate orders in
+	// on the certificate as they are (see Certificate orders in
 	// docs/design.md): the name cap may not give their place away.
 	frozen bool
 }
@@ -67,10 +67,9 @@ func discoverChildren(in *Input, t *tenancy) []*child {
 
 // markIdle marks the child apexes no route uses: no claim still to be
 // judged (delegation and shape settled) comes from a namespace delegated the
-// apex. An idle zone takes a listener and certificate names only from the
-// room every candidate with a route leaves, and gives them up first, so that
-// a new child's first route is served at once while empty nested tenants
-// cannot hoard the budgets (see Budgets in docs/design.md).
+// apex. An idle zone holds no new listener and no new certificate name, and
+// gives up what it holds first, so that empty nested tenants cannot hoard
+// the budgets (see Budgets in docs/design.md).
 func markIdle(t *tenancy, children []*child, claims []*claim) {
 	used := map[string]bool{}
 	for _, c := range claims {
@@ -97,9 +96,7 @@ func capCertificateNames(in *Input, t *tenancy, children []*child, reserved int)
 	var cands []budgeted
 	for _, c := range children {
 		c.held = c.held || onCert[c.apex]
-		// A branch with no order left adds no name (holdDNS01): its
-		// idle zone new to the certificate stays off it.
-		if c.state == v1alpha1.ChildApexListening && (!c.frozen || onCert[c.apex]) {
+		if c.state == v1alpha1.ChildApexListening && (!c.idle || onCert[c.apex]) {
 			cands = append(cands, budgeted{hostname: c.apex, namespace: c.namespace, served: onCert[c.apex], spare: c.idle && !c.frozen})
 		}
 	}
@@ -131,10 +128,7 @@ func servedCertificateNames(in *Input) map[string]bool {
 }
 
 // idleMessage explains ChildApexIdle.
-const idleMessage = "no route of this child tenant claims a hostname in its zone, and a zone without routes gets a listener (and certificate names) only from the room routes leave (in dns01, and while its branch has an ACME order left); the first route that claims one gets it a place"
-
-// idleListeningMessage explains a Listening zone no route uses.
-const idleListeningMessage = "listening, though no route of this child tenant claims a hostname in its zone yet: it is the first to give up its listener (and certificate names) when a route needs the room"
+const idleMessage = "no route of this child tenant claims a hostname in its zone, so it holds no listener or certificate name; the first route that does gets one"
 
 // listeningChildren are the children whose apexes get a listener.
 func listeningChildren(children []*child) []*child {

@@ -46,9 +46,8 @@ func TestStateCounts(t *testing.T) {
 			wantHostnames: map[v1alpha1.HostnameState]int{
 				v1alpha1.HostnameCovered: 1100,
 			},
-			// alice routes nothing, but her zone listens from the room
-			// routes leave.
-			wantChildApexes: map[v1alpha1.ChildApexState]int{v1alpha1.ChildApexListening: 2},
+			// alice routes nothing: her zone is idle.
+			wantChildApexes: map[v1alpha1.ChildApexState]int{v1alpha1.ChildApexListening: 1, v1alpha1.ChildApexIdle: 1},
 		},
 		"ChildApexesCut": {
 			// 162 child apexes, 49 on the certificate beside the apex's

@@ -118,7 +118,6 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, hostless []*Route, con
 	placeSlots(in, t, named, budget, taken, nil)
 	keepNestedWhole(pins)
 	keepGuarded(pins)
-	keepIdleWhole(children, pins)
 	keepApexPins(children)
 	judgeChildSlots(in, children)
 	c.isolate(t, owners, false)
@@ -164,9 +163,7 @@ func wildcardListeners(in *Input, t *tenancy, fixed []*slot, children []*child, 
 	for _, s := range pins {
 		if s.kept {
 			add(s)
-		} else if s.invalid == "" && !s.idle {
-			// An idle pin left out goes with its idle listener
-			// (keepIdleWhole): no name lost a listener.
+		} else if s.invalid == "" {
 			p.droppedPins = append(p.droppedPins, s.hostname)
 		}
 	}
@@ -174,8 +171,7 @@ func wildcardListeners(in *Input, t *tenancy, fixed []*slot, children []*child, 
 }
 
 // judgeChildSlots reports the listening child apexes whose listener the
-// budget left out, or that could not be named, and says of an idle zone
-// that kept its listener that it is the first to give it up.
+// budget left out, or that could not be named.
 func judgeChildSlots(in *Input, children []*child) {
 	for _, ch := range listeningChildren(children) {
 		switch {
@@ -185,8 +181,6 @@ func judgeChildSlots(in *Input, children []*child) {
 			ch.state, ch.message = v1alpha1.ChildApexIdle, idleMessage
 		case !ch.slot.kept:
 			ch.state, ch.message = v1alpha1.ChildApexOverListenerLimit, fmt.Sprintf("left out: the Gateway would exceed %d listeners; %s", MaxListeners, budgetAdvice(in))
-		case ch.idle:
-			ch.message = idleListeningMessage
 		}
 	}
 }
@@ -227,7 +221,7 @@ func keepSlots(slots []*slot, n int, in *Input, t *tenancy) {
 	for _, s := range slots {
 		held := hosts[s.hostname] || s.held
 		s.served = held
-		if s.invalid != "" {
+		if s.invalid != "" || s.idle && !held {
 			continue
 		}
 		cands = append(cands, budgeted{hostname: s.hostname, namespace: cmp.Or(s.payer, s.namespace), served: held, spare: s.idle})

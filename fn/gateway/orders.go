@@ -210,15 +210,12 @@ const keyDNS01 = "dns01:"
 
 // holdChild keeps a child apex of a branch with no order left as the
 // certificate has it: new to it, it waits; on it, it stays.
-// An idle zone new to it stays off it (frozen: the name cap makes it Idle,
-// not Waiting, as no route waits for it); an idle zone on it stays unless
-// the cap gives its place to a newcomer, whose branch that order is charged
-// to (orderDNS01), not this one's.
+// An idle zone new to it is left to the name cap, which makes it Idle; an
+// idle zone on it stays unless the cap gives its place to a newcomer, whose
+// branch that order is charged to (orderDNS01), not this one's.
 func holdChild(l *ledger, branch string, c *child, onCert bool) {
 	switch listening := c.state == v1alpha1.ChildApexListening; {
-	case listening && !onCert && c.idle:
-		c.frozen = true
-	case listening && !onCert:
+	case listening && !onCert && !c.idle:
 		c.state, c.message = v1alpha1.ChildApexWaiting, l.waitMessage(branch, "adding "+c.apex+" to the wildcard certificate")
 	case !listening && onCert && c.state != v1alpha1.ChildApexOutsideApex:
 		c.state, c.message, c.held, c.frozen = v1alpha1.ChildApexListening, "", true, true

@@ -14,10 +14,8 @@ type slot struct {
 	// namespace that lost its name: see Budgets in docs/design.md).
 	namespace, payer string
 	admit            admission
-	// idle marks the listener of a child apex no route uses, or a pin that
-	// exists only for such a listener: it takes a place only when every
-	// other slot has one, and gives it up first (see Budgets in
-	// docs/design.md).
+	// idle marks a child apex no route uses: it gets no new listener, and
+	// one it holds is the first given up (see Budgets in docs/design.md).
 	idle bool
 	// held: an idle child apex whose listener or certificate names are
 	// served now.

@@ -210,6 +210,12 @@ func (c *coverage) childSlots(in *Input, children []*child) []*slot {
 	}
 	for _, ch := range listening {
 		ch.held = ch.held || servedHosts["*."+ch.apex]
+		if ch.idle && !ch.held {
+			// No listener to give up: the zone takes none (and no
+			// pin is planned against one it will not have).
+			ch.state, ch.message = v1alpha1.ChildApexIdle, idleMessage
+			continue
+		}
 		ch.slot = &slot{prefix: childPrefix(in.Spec.CertMode), subject: ch.apex, hostname: "*." + ch.apex, namespace: ch.namespace, admit: admission{kind: admitChild, value: ch.apex}, idle: ch.idle, held: ch.held}
 		out = append(out, ch.slot)
 		c.index(ch.slot)
@@ -241,9 +247,7 @@ func (c *coverage) apexPins(in *Input, t *tenancy, children []*child, claims []*
 		if c.exact[ch.apex] != nil || !exposedApex(t, ch.apex, claims, hostless) {
 			continue
 		}
-		// The pin of an idle zone's apex exists only for the zone's
-		// listener: it is as spare as that listener.
-		s := &slot{prefix: pinPrefix(in.Spec.CertMode), subject: ch.apex, hostname: ch.apex, namespace: ch.namespace, admit: ch.slot.admit, zoneApex: true, idle: ch.idle}
+		s := &slot{prefix: pinPrefix(in.Spec.CertMode), subject: ch.apex, hostname: ch.apex, namespace: ch.namespace, admit: ch.slot.admit, zoneApex: true}
 		ch.apexPin = s
 		c.pins[ch.apex] = s
 		out = append(out, s)
@@ -323,10 +327,6 @@ func (c *coverage) pinFor(in *Input, t *tenancy, o owner) *slot {
 	s := &slot{prefix: pinPrefix(in.Spec.CertMode), subject: o.hostname, hostname: o.hostname, namespace: o.namespace, admit: pinTo(o.namespace), within: within}
 	if l, _ := c.serving(o.hostname); within == nil && l != nil && l.prefix != "" && !l.admit.admits(t, o.namespace) {
 		s.guards = l
-		// A pin that exists only because an idle zone has a listener
-		// (no loser needs it) is as spare as that listener: an empty
-		// zone must not take a place a route needs through its pins.
-		s.idle = l.idle && len(o.losers) == 0
 	}
 	switch {
 	case len(o.losers) > 0:
@@ -398,44 +398,6 @@ func keepGuarded(pins []*slot) {
 			g.kept = false
 		}
 	}
-}
-
-// keepIdleWhole keeps an idle zone's listener and the pins that exist only
-// for it together, served or not: the listener only with the pin of its
-// bare apex (else a wider route would answer the apex of a zone that has a
-// listener) and with every pin that keeps a wider namespace's name off it
-// (else that name would go dark for an empty zone's sake), and those pins
-// only with the listener (else they would hold places for nothing). They
-// are the last places given, so what this leaves free no route was
-// refused. keepApexPins, run after it, drops the apex pin of a listener
-// left out here.
-func keepIdleWhole(children []*child, pins []*slot) {
-	for _, ch := range children {
-		if s, p := ch.slot, ch.apexPin; s != nil && ch.idle && s.kept && p != nil && p.zoneApex && !p.kept {
-			s.kept = false
-		}
-	}
-	for _, s := range idleGuards(pins) {
-		if !s.kept {
-			s.guards.kept = false
-		}
-	}
-	for _, s := range idleGuards(pins) {
-		if !s.guards.kept {
-			s.kept = false
-		}
-	}
-}
-
-// idleGuards are the pins that exist only for an idle zone's listener.
-func idleGuards(pins []*slot) []*slot {
-	var out []*slot
-	for _, s := range pins {
-		if s.guards != nil && s.idle {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // needsPin reports whether a hostname without an exact listener needs one:

@@ -24,14 +24,12 @@ func TestWildcardModes(t *testing.T) {
 			"www.example.org HTTPRoute/tenant-root/www " + covered,
 		}
 	}
-	// bob routes nothing, but his zone listens from the room routes leave.
-	children := []string{"alice.example.org tenant-alice Listening", "bob.example.org tenant-bob Listening", "customer1.example tenant-acme OutsideApex"}
+	children := []string{"alice.example.org tenant-alice Listening", "bob.example.org tenant-bob Idle", "customer1.example tenant-acme OutsideApex"}
 	lbl := "label=tenant-root"
 	// The apex listeners admit, by name, the namespaces delegated the apex;
 	// each child's listener admits only its own.
 	apexSel := lbl + " names=tenant-root"
 	aliceSel := lbl + " host=alice.example.org"
-	bobSel := lbl + " host=bob.example.org"
 	kHTTP := "kinds=HTTPRoute"
 	cases := map[string]struct {
 		spec v1alpha1.TenantGatewaySpec
@@ -46,14 +44,12 @@ func TestWildcardModes(t *testing.T) {
 					"https-apex 443/HTTPS example.org " + apexSel + " " + k443 + " cert=cozystack-gateway-tls",
 					"https-child-alice-cf290f3a 443/HTTPS *.alice.example.org " + aliceSel + " " + k443 + " cert=cozystack-gateway-tls",
 					// tenant-root's *.example.org would answer alice's bare apex.
-					"https-child-bob-116343d5 443/HTTPS *.bob.example.org " + bobSel + " " + k443 + " cert=cozystack-gateway-tls",
 					"https-alice-cf290f3a 443/HTTPS alice.example.org " + aliceSel + " " + k443 + " cert=cozystack-gateway-tls",
-					"https-bob-116343d5 443/HTTPS bob.example.org " + bobSel + " " + k443 + " cert=cozystack-gateway-tls",
 				},
-				Certificates: []string{"cozystack-gateway-tls secret=cozystack-gateway-tls example.org,*.example.org,alice.example.org,*.alice.example.org,bob.example.org,*.bob.example.org"},
+				Certificates: []string{"cozystack-gateway-tls secret=cozystack-gateway-tls example.org,*.example.org,alice.example.org,*.alice.example.org"},
 				Hostnames:    hostnames("Covered"),
 				Children:     children,
-				Keys:         []string{"gateway", "issuer", "certificate-wildcard", "redirect", "zone-guard-alice-cf290f3a", "zone-guard-bob-116343d5", "report-tenant-acme"},
+				Keys:         []string{"gateway", "issuer", "certificate-wildcard", "redirect", "zone-guard-alice-cf290f3a", "report-tenant-acme"},
 			},
 		},
 		"ExistingSecret": {
@@ -64,13 +60,11 @@ func TestWildcardModes(t *testing.T) {
 					"https 443/HTTPS *.example.org " + apexSel + " " + k443 + " cert=wild",
 					"https-apex 443/HTTPS example.org " + apexSel + " " + k443 + " cert=wild",
 					"https-child-alice-cf290f3a 443/HTTPS *.alice.example.org " + aliceSel + " " + k443 + " cert=wild",
-					"https-child-bob-116343d5 443/HTTPS *.bob.example.org " + bobSel + " " + k443 + " cert=wild",
 					"https-alice-cf290f3a 443/HTTPS alice.example.org " + aliceSel + " " + k443 + " cert=wild",
-					"https-bob-116343d5 443/HTTPS bob.example.org " + bobSel + " " + k443 + " cert=wild",
 				},
 				Hostnames: hostnames("Covered"),
 				Children:  children,
-				Keys:      []string{"gateway", "redirect", "zone-guard-alice-cf290f3a", "zone-guard-bob-116343d5", "report-tenant-acme"},
+				Keys:      []string{"gateway", "redirect", "zone-guard-alice-cf290f3a", "report-tenant-acme"},
 			},
 		},
 		"Edge": {
@@ -80,13 +74,11 @@ func TestWildcardModes(t *testing.T) {
 					"edge 80/HTTP *.example.org " + apexSel + " " + kHTTP,
 					"edge-apex 80/HTTP example.org " + apexSel + " " + kHTTP,
 					"edge-child-alice-cf290f3a 80/HTTP *.alice.example.org " + aliceSel + " " + kHTTP,
-					"edge-child-bob-116343d5 80/HTTP *.bob.example.org " + bobSel + " " + kHTTP,
 					"edge-alice-cf290f3a 80/HTTP alice.example.org " + aliceSel + " " + kHTTP,
-					"edge-bob-116343d5 80/HTTP bob.example.org " + bobSel + " " + kHTTP,
 				},
 				Hostnames: hostnames("Covered"),
 				Children:  children,
-				Keys:      []string{"gateway", "zone-guard-alice-cf290f3a", "zone-guard-bob-116343d5", "report-tenant-acme"},
+				Keys:      []string{"gateway", "zone-guard-alice-cf290f3a", "report-tenant-acme"},
 			},
 		},
 	}

@@ -46,8 +46,8 @@ spec:
 `)
 	apply(t, httpRoute("tenant-iso-bob", "shop", "tenant-iso", "cozystack", "shop.bob.iso.example"))
 	apply(t, httpRoute("tenant-iso-alice", "catch-all", "tenant-iso", "cozystack"))
-	// A zone whose only route has no hostnames is idle (it listens only
-	// from the room routes leave): alice routes a name too.
+	// A zone whose only route has no hostnames is Idle: alice routes a
+	// name too, so her zone has its listener.
 	apply(t, httpRoute("tenant-iso-alice", "www", "tenant-iso", "cozystack", "www.alice.iso.example"))
 	apply(t, httpRoute("tenant-iso-nohost", "catch-all", "tenant-iso", "cozystack"))
 

@@ -100,8 +100,7 @@ spec:
     cloudflare:
       apiTokenSecretRef: {name: cloudflare-api-token, key: api-token}
 `)
-	// Each child routes a name (a zone no route uses would listen too,
-	// from the room routes leave).
+	// A child zone no route uses is Idle: each child routes a name.
 	apply(t, httpRoute("tenant-dns-alice", "www", "tenant-dns", "cozystack", "www.alice.example.org"))
 	apply(t, httpRoute("tenant-dns-bob", "www", "tenant-dns", "cozystack", "www.bob.example.org"))
 	want := []string{"http=", "https=*.example.org", "https-apex=example.org",

@@ -452,9 +452,9 @@ type ChildApexState string
 const (
 	// ChildApexListening has a listener (and, in dns01, certificate names).
 	ChildApexListening ChildApexState = "Listening"
-	// ChildApexIdle has no route that claims a hostname in its zone, and
-	// the room routes leave has no place for it (a zone without routes
-	// that has one is Listening, and gives it up first).
+	// ChildApexIdle has no route that claims a hostname in its zone, so it
+	// holds no new listener and no new certificate name (one it holds
+	// keeps its place until a route needs it).
 	ChildApexIdle ChildApexState = "Idle"
 	// ChildApexWaiting would change the dns01 certificate's names, an
 	// order its branch of the delegation tree may not cause yet.
