@@ -116,8 +116,7 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, hostless []*Route, con
 		budget-- // http
 	}
 	placeSlots(in, t, named, budget, taken, nil)
-	keepNestedWhole(pins)
-	keepGuarded(pins)
+	keepPinsWhole(pins)
 	keepApexPins(children)
 	judgeChildSlots(in, children)
 	c.isolate(t, owners, false)

@@ -366,23 +366,40 @@ func (c *coverage) nestedAdmits(t *tenancy, o owner) *slot {
 	return nearest
 }
 
+// keepPinsWhole leaves out the pins keepNestedWhole and keepGuarded leave
+// out, walking both until neither leaves out anything more: a pin one of
+// them leaves out may be one the other needs kept (a guarded inner pin left
+// out leaves its outer wildcard pin listing a name twice in a shared
+// table). Each pass leaves out at least one pin, so the walk ends.
+func keepPinsWhole(pins []*slot) {
+	for {
+		nested := keepNestedWhole(pins)
+		if guarded := keepGuarded(pins); !nested && !guarded {
+			return
+		}
+	}
+}
+
 // keepNestedWhole leaves out a wildcard pin whose names need a pin of their
 // own (nestedAdmits) that the budget left out or could not name: without it
 // the name would be listed twice in a shared table. The pin's contest then
 // waits as any pin left out does (see Conflicts in docs/design.md). A pin
 // left out this way may be one that another wildcard pin needs in turn, so
 // the walk repeats until nothing changes (a chain is as deep as the labels
-// of a name, and each pass leaves out at least one pin).
-func keepNestedWhole(pins []*slot) {
+// of a name, and each pass leaves out at least one pin). It reports whether
+// it left out any.
+func keepNestedWhole(pins []*slot) bool {
+	left := false
 	for changed := true; changed; {
 		changed = false
 		for _, s := range pins {
 			if s.within != nil && !s.kept && s.within.kept {
 				s.within.kept = false
-				changed = true
+				changed, left = true, true
 			}
 		}
 	}
+	return left
 }
 
 // keepGuarded leaves out a new listener (a child apex's, or a wildcard pin)
@@ -391,13 +408,16 @@ func keepNestedWhole(pins []*slot) {
 // tenant's first route in its zone must not end another's service through
 // the budget (see Budgets in docs/design.md). A listener on the Gateway now
 // keeps its place; the name then waits for the pin, as any name whose pin
-// is left out.
-func keepGuarded(pins []*slot) {
+// is left out. It reports whether it left out any.
+func keepGuarded(pins []*slot) bool {
+	changed := false
 	for _, s := range pins {
 		if g := s.guards; g != nil && !s.kept && g.kept && !g.served {
 			g.kept = false
+			changed = true
 		}
 	}
+	return changed
 }
 
 // needsPin reports whether a hostname without an exact listener needs one:
