@@ -188,20 +188,7 @@ func wireEach(s []byte, fn func(key []byte, v wireValue)) {
 		if num != fieldStructFields {
 			continue
 		}
-		var key, value []byte
-		for len(entry) > 0 {
-			num, _, v, n := next(entry)
-			if n < 0 {
-				break
-			}
-			entry = entry[n:]
-			switch num {
-			case fieldEntryKey:
-				key = v
-			case fieldEntryValue:
-				value = v
-			}
-		}
+		key, value := entryParts(entry)
 		fn(key, valueOf(value))
 	}
 }
