@@ -170,6 +170,8 @@ type gatewaySnapshot struct {
 	hostnames   map[v1alpha1.HostnameState]int
 	childApexes map[v1alpha1.ChildApexState]int
 	duration    time.Duration
+	orders      int
+	orderLimit  int
 }
 
 // An xrKey names one XR: a TenantGateway, or an XTenant (cluster-scoped:
@@ -186,10 +188,10 @@ type xrCalls struct {
 }
 
 // gatewayCollector serves one fixed set of series per TenantGateway
-// composed within the expiry: 1 + 1 + 1 + 11 + 7 = 21 (see Metrics in
+// composed within the expiry: 1 + 1 + 1 + 11 + 7 + 2 = 23 (see Metrics in
 // docs/design.md), and 4 more, its calls by outcome, per XR (TenantGateway
 // or XTenant) called within the expiry: a platform of N Tenants with a
-// TenantGateway each has at most 25N. Series are built at scrape time from
+// TenantGateway each has at most 27N. Series are built at scrape time from
 // the snapshots, so that an expired XR's series all go at once. The calls
 // of one XR are a counter that starts again from zero when it expires,
 // which Prometheus' rate() reads as a counter reset.
@@ -197,7 +199,7 @@ type gatewayCollector struct {
 	now    func() time.Time
 	expiry time.Duration
 
-	listeners, hostnames, conflicts, childApexes, duration, calls *prometheus.Desc
+	listeners, hostnames, conflicts, childApexes, duration, orders, orderLimit, calls *prometheus.Desc
 
 	mu        sync.Mutex
 	snapshots map[types.NamespacedName]gatewaySnapshot
@@ -221,6 +223,10 @@ func newGatewayCollector() *gatewayCollector {
 			"Inheriting child apexes by state; OverListenerLimit and OverCertificateLimit are those left out.", withState, nil),
 		duration: prometheus.NewDesc("function_tenant_gateway_last_run_duration_seconds",
 			"Time in RunFunction of the last call that composed the TenantGateway.", xr, nil),
+		orders: prometheus.NewDesc("function_tenant_gateway_certificate_orders",
+			"ACME orders of the window in the ledger of the TenantGateway's registered domain, as its last composing call read and added to it (every TenantGateway of the domain reports the same ledger: aggregate with max by the domain's apex, never sum).", xr, nil),
+		orderLimit: prometheus.NewDesc("function_tenant_gateway_certificate_order_limit",
+			"The order quota of the TenantGateway's registered domain in force (platform setting gateway.certificateOrders); 0 is no bound.", xr, nil),
 		calls: prometheus.NewDesc("function_tenant_gateway_xr_calls_total",
 			"RunFunction calls of one XR (a TenantGateway, or an XTenant with no namespace) by outcome, as function_tenant_gateway_calls_total counts them by kind.", []string{"xr_kind", "xr_namespace", "xr_name", "outcome"}, nil),
 		snapshots: map[types.NamespacedName]gatewaySnapshot{},
@@ -257,6 +263,8 @@ func (c *gatewayCollector) record(xr types.NamespacedName, out *gateway.Output, 
 		hostnames:   out.HostnameStates,
 		childApexes: out.ChildApexStates,
 		duration:    d,
+		orders:      out.OrdersUsed,
+		orderLimit:  out.OrderQuota.Limit,
 	}
 	// Sweep here too, at most once an expiry, so that memory stays bounded
 	// when nobody scrapes.
@@ -283,7 +291,7 @@ func (c *gatewayCollector) sweep(now time.Time) {
 
 // Describe sends the descriptors of every series.
 func (c *gatewayCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.listeners, c.hostnames, c.conflicts, c.childApexes, c.duration, c.calls} {
+	for _, d := range []*prometheus.Desc{c.listeners, c.hostnames, c.conflicts, c.childApexes, c.duration, c.orders, c.orderLimit, c.calls} {
 		ch <- d
 	}
 }
@@ -328,6 +336,8 @@ func (c *gatewayCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(c.listeners, float64(s.listeners))
 		gauge(c.conflicts, float64(s.conflicts))
 		gauge(c.duration, s.duration.Seconds())
+		gauge(c.orders, float64(s.orders))
+		gauge(c.orderLimit, float64(s.orderLimit))
 		for _, st := range hostnameStates {
 			gauge(c.hostnames, float64(s.hostnames[st]), string(st))
 		}

@@ -76,6 +76,7 @@ func TestGatewayMetricsFromRunFunction(t *testing.T) {
 		Bootstrap: shippedBootstrap(t),
 		Request:   newRequest(t, `{"apex":"example.org"}`, nil, nil),
 	}}
+	r.reconcile(t) // writes the order ledger's record, which the next orders on
 	_, desired := r.reconcileState(t)
 	gw := desired.GetResources()["gateway"].GetResource().AsMap()
 	status := desired.GetComposite().GetResource().AsMap()["status"].(map[string]any)
@@ -95,6 +96,8 @@ func TestGatewayMetricsFromRunFunction(t *testing.T) {
 		t.Errorf("%s is %v, want the time of the composing call", d, series[d])
 	}
 	want.duration = time.Duration(series[d] * float64(time.Second))
+	// Let's Encrypt's quota by default, and the two Certificates' orders.
+	want.orders, want.orderLimit = 2, gateway.LetsEncryptQuota.Limit
 	if diff := cmp.Diff(want.series(t), series, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("-want, +got:\n%s", diff)
 	}
@@ -211,6 +214,7 @@ type composition struct {
 	hostnames            map[v1alpha1.HostnameState]int
 	childApexes          map[v1alpha1.ChildApexState]int
 	duration             time.Duration
+	orders, orderLimit   int
 }
 
 // series are the per-TenantGateway series a composition gives: every state
@@ -224,6 +228,8 @@ func (c composition) series(t *testing.T) map[string]float64 {
 		"function_tenant_gateway_listeners{" + xr + "}":                 float64(c.listeners),
 		"function_tenant_gateway_conflicts{" + xr + "}":                 float64(c.conflicts),
 		"function_tenant_gateway_last_run_duration_seconds{" + xr + "}": c.duration.Seconds(),
+		"function_tenant_gateway_certificate_orders{" + xr + "}":        float64(c.orders),
+		"function_tenant_gateway_certificate_order_limit{" + xr + "}":   float64(c.orderLimit),
 	}
 	for _, s := range hostnames {
 		out["function_tenant_gateway_hostnames{state=\""+s+`",`+xr+"}"] = float64(c.hostnames[v1alpha1.HostnameState(s)])

@@ -37,16 +37,21 @@ func observedResource(req *fnv1.RunFunctionRequest, key string) view {
 }
 
 // observeGatewayComposed is observeComposed with what the computation reads
-// of the composed wildcard Certificate and Gateway besides their conditions:
-// the Certificate's dnsNames, the Gateway's listeners and their conditions.
+// of the composed Certificates, order-ledger Object and Gateway besides
+// their conditions: the Certificates' dnsNames, the record the Object was
+// applied with, the Gateway's listeners and their conditions.
 func observeGatewayComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.ObservedResource {
 	out := observeComposed(req)
 	if o := out[gateway.KeyCertificateWildcard]; o != nil {
-		s := observedResource(req, gateway.KeyCertificateWildcard)
-		o.DNSNames = []string{}
-		for _, v := range s.at(keySpec, "dnsNames").list() {
-			o.DNSNames = append(o.DNSNames, v.str())
+		o.DNSNames = observedDNSNames(req, gateway.KeyCertificateWildcard)
+	}
+	for key, o := range out {
+		if gateway.IsHostCertificateKey(key) {
+			o.DNSNames = observedDNSNames(req, key)
 		}
+	}
+	if o := out[gateway.KeyOrderLedger]; o != nil {
+		o.Record = observedRecord(req)
 	}
 	if o := out[gateway.KeyGateway]; o != nil {
 		s := observedResource(req, gateway.KeyGateway)
@@ -73,6 +78,29 @@ func observeGatewayComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.Ob
 				}
 			}
 		}
+	}
+	return out
+}
+
+// observedRecord is the order ledger's record the Object was last applied
+// with, whether or not provider-kubernetes has written it yet; one that
+// does not decode is none, so that no order is granted on it.
+func observedRecord(req *fnv1.RunFunctionRequest) *gateway.OrderRecord {
+	m := observedResource(req, gateway.KeyOrderLedger).at(keySpec, "forProvider", "manifest").object()
+	rec, err := gateway.DecodeLedgerRecord(stringMap(m.get("data")))
+	if err != nil {
+		return nil
+	}
+	return &rec
+}
+
+// observedDNSNames are the spec dnsNames of the Certificate observed under
+// key.
+func observedDNSNames(req *fnv1.RunFunctionRequest, key string) []string {
+	names := observedResource(req, key).at(keySpec, "dnsNames").list()
+	out := make([]string, 0, len(names))
+	for _, v := range names {
+		out = append(out, v.str())
 	}
 	return out
 }

@@ -64,6 +64,14 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		return nil
 	}
 
+	spec := gateway.Defaulted(tgw.Spec)
+	quota, err := tenant.CertificateOrders(data, string(spec.IssuerName))
+	if err != nil {
+		response.Fatal(rsp, fmt.Errorf("cannot read the platform settings in EnvironmentConfig %s: %w", settings.PlatformConfigName, err))
+		return nil
+	}
+	ledger, skippedRecords := observeLedger(req)
+
 	in := gateway.Input{
 		Name:                 tgw.GetName(),
 		Namespace:            tgw.GetNamespace(),
@@ -75,10 +83,15 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		GatewayClass:         observeGatewayClass(req),
 		NamedNamespaces:      observeNamedNamespaces(req, named),
 		Now:                  now,
+		Quota:                quota,
+		LedgerNamespace:      certManagerNamespace,
+		Ledger:               ledger,
+		PlatformApex:         tenant.PlatformApex(data),
 	}
 	var warnings, skipped []string
 	in.Previous, warnings = observePrevious(req)
 	in.Routes, in.Namespaces, skipped = observe(req)
+	skipped = append(skipped, skippedRecords...)
 	if len(skipped) > 0 {
 		// One warning for all of them: every warning becomes an event.
 		warnings = append(warnings, gateway.BoundedList(fmt.Sprintf("skipping %d malformed routes and namespaces: ", len(skipped)), skipped, "; ", ""))
@@ -133,7 +146,6 @@ func setDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out
 		HostnamelessRoutes: out.HostnamelessRoutes,
 		ChildApexes:        out.ChildApexes,
 		ChildApexCount:     out.ChildApexCount,
-		Orders:             out.Orders,
 	}
 	if out.Digests != (v1alpha1.StatusDigests{}) {
 		status.Digests = &out.Digests
@@ -149,6 +161,8 @@ const (
 	reqNamespacePrefix = "namespace-"
 	reqGatewayClass    = "gatewayclass"
 	reqProbePrefix     = "probe-"
+	reqOrderLedger     = "order-ledger"
+	kindConfigMap      = "ConfigMap"
 
 	// The TLSRoute schemas as the Composition's step bootstraps them
 	// (package/configuration/tenantgateway/composition.yaml).
@@ -199,6 +213,46 @@ func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 		r.Resources[reqNamespacePrefix+ns] = byName("v1", "Namespace", ns)
 	}
 	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), kindGatewayClass, gateway.Defaulted(tgw.Spec).GatewayClassName)
+	requireLedger(req, r, tgw, settings)
+}
+
+// requireLedger asks for the records of the order ledger of the apex's
+// registered domain where the platform settings say they are kept (the
+// namespace of gateway.certManagerNamespace: a platform namespace no tenant
+// writes). A setting that does not read is left to the run, which
+// ends Fatal naming it.
+func requireLedger(req *fnv1.RunFunctionRequest, r *fnv1.Requirements, tgw *v1alpha1.TenantGateway, settings fnv1beta1.Input) {
+	if tgw.Spec.Apex == "" {
+		return
+	}
+	// Before the settings are read the input's default stands, so that a
+	// platform that keeps it asks for the ledger on the first call.
+	data, _ := platformData(req)
+	ns, err := tenant.CertManagerNamespace(data, settings.CertManagerNamespace)
+	if err != nil {
+		return
+	}
+	s := all("v1", kindConfigMap, map[string]string{gateway.LabelOrderLedger: gateway.LedgerLabel(tgw.Spec.Apex)})
+	s.Namespace = &ns
+	r.Resources[reqOrderLedger] = s
+}
+
+// observeLedger decodes the records of the order ledger; a record that does
+// not decode is skipped, with a warning (it counts for nothing, as a
+// record an operator deleted).
+func observeLedger(req *fnv1.RunFunctionRequest) ([]gateway.OrderRecord, []string) {
+	var out []gateway.OrderRecord
+	var skipped []string
+	for _, it := range req.GetRequiredResources()[reqOrderLedger].GetItems() {
+		s := it.GetResource()
+		rec, err := gateway.DecodeLedgerRecord(stringMap(valueView(field(s, "data"))))
+		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("ConfigMap %s/%s: %v", str(s, keyMetadata, "namespace"), str(s, keyMetadata, "name"), err))
+			continue
+		}
+		out = append(out, rec)
+	}
+	return out, skipped
 }
 
 // schemasBootstrapped reports whether the request carries every TLSRoute
@@ -399,6 +453,5 @@ func observePrevious(req *fnv1.RunFunctionRequest) (gateway.PreviousStatus, []st
 	if status.Digests != nil {
 		p.Digests = *status.Digests
 	}
-	p.Orders = status.Orders
 	return p, nil
 }

@@ -13,6 +13,8 @@ import (
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
+
+	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
 func TestEdgeConditionsGuardAndReadiness(t *testing.T) {
@@ -200,8 +202,12 @@ func TestRequirements(t *testing.T) {
 		"namespace-tenant-root":     "v1 Namespace name=tenant-root",
 		"namespace-cozy-dashboard":  "v1 Namespace name=cozy-dashboard",
 		"gatewayclass":              "gateway.networking.k8s.io/v1 GatewayClass name=envoy",
-		// The platform settings, for gateway.certManagerNamespace.
+		// The platform settings, for gateway.certManagerNamespace and the
+		// order quota.
 		"platform": "apiextensions.crossplane.io/v1beta1 EnvironmentConfig name=tenant-gateway-platform",
+		// The records of the order ledger of example.org, in the platform's
+		// namespace: labelled with the registered domain's full hash.
+		"order-ledger": "v1 ConfigMap labels=map[cozystack.io/order-ledger:" + gateway.LedgerLabel("example.org") + "] namespace=cozy-cert-manager",
 		// Nothing is observed as ours yet, so every object about to be
 		// composed is looked up by name first (the ownership guard).
 		"probe-gateway":  "gateway.networking.k8s.io/v1 Gateway name=cozystack namespace=tenant-root",
@@ -308,9 +314,11 @@ func TestRoutesListedClusterWideForManyNamespaces(t *testing.T) {
 // resources it composed. A Warning becomes an event, so each cause is warned
 // about when it changes, never again while it stays.
 func TestWarningsOnlyOnChange(t *testing.T) {
-	// No order budget: these runs would order 70 Certificates at once.
+	// No order quota (the platform setting lifts it): these runs would
+	// order 70 Certificates at once. The deprecated acmeOrdersPerBranch
+	// still decodes.
 	const spec = `{"apex":"example.org","attachedNamespaces":["cozy-b","tenant-a"],"acmeOrdersPerBranch":0}`
-	namespaces := []string{nsJSON("tenant-root"), nsJSON("tenant-a"), nsJSON("cozy-b")}
+	namespaces := []string{nsJSON("tenant-root"), nsJSON("tenant-a"), nsJSON("cozy-b"), platformWith(`{"gateway":{"certificateOrders":{"letsencrypt-prod":{"limit":0}}}}`)}
 	apps := make([]string, 0, 71)
 	for i := range 71 {
 		apps = append(apps, fmt.Sprintf("app%02d.example.org", i))

@@ -22,10 +22,6 @@ type child struct {
 	// held: its listener is served, or (dns01) its names are on the
 	// certificate served now.
 	held bool
-	// frozen (dns01): its branch has no ACME order left, so its names stay
-	// on the certificate as they are (see Certificate orders in
-	// docs/design.md): the name cap may not give their place away.
-	frozen bool
 }
 
 // maxCertificateDNSNames is the ACME CA's limit of names per certificate.
@@ -86,21 +82,18 @@ func markIdle(t *tenancy, children []*child, claims []*claim) {
 // carries the apex, its wildcard and two names per child. Children on the
 // certificate now keep their place; the others are admitted round-robin
 // across namespaces (see "Budgets" in docs/design.md). Children left out get
-// no SAN and no listener. It runs after holdDNS01: a branch with no order
-// left keeps its names where they are, and a cap run first would give their
-// places to a newcomer the certificate then has no room for.
-// reserved are the places of child apexes that stay on the certificate
-// though gone (holdDNS01).
-func capCertificateNames(in *Input, t *tenancy, children []*child, reserved int) {
+// no SAN and no listener. Names of gone zones keep no place: they stay on
+// the certificate only until the next order (orderDNS01).
+func capCertificateNames(in *Input, t *tenancy, children []*child) {
 	onCert := servedCertificateNames(in)
 	var cands []budgeted
 	for _, c := range children {
 		c.held = c.held || onCert[c.apex]
 		if c.state == v1alpha1.ChildApexListening && (!c.idle || onCert[c.apex]) {
-			cands = append(cands, budgeted{hostname: c.apex, namespace: c.namespace, served: onCert[c.apex], spare: c.idle && !c.frozen})
+			cands = append(cands, budgeted{hostname: c.apex, namespace: c.namespace, served: onCert[c.apex], spare: c.idle})
 		}
 	}
-	kept := fairShare(cands, max((maxCertificateDNSNames-2)/2-reserved, 0), t)
+	kept := fairShare(cands, (maxCertificateDNSNames-2)/2, t)
 	for _, c := range children {
 		switch {
 		case c.state != v1alpha1.ChildApexListening || kept[c.apex]:

@@ -118,7 +118,7 @@ func TestCapCertificateNames(t *testing.T) {
 			}
 			children := discoverChildren(in, tn)
 			if tc.spec.CertMode == v1alpha1.CertModeDNS01 {
-				capCertificateNames(in, tn, children, 0)
+				capCertificateNames(in, tn, children)
 			}
 			var got []string
 			for _, c := range children {

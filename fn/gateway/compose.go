@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sort"
 
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
 
@@ -29,10 +31,10 @@ func Compose(in Input) (*Output, error) {
 	judgeShape(&in, t, claims, children)
 	markIdle(t, children, claims)
 	orders := newLedger(&in)
-	var keptNames []string
+	var certNames []string
 	if mode == v1alpha1.CertModeDNS01 {
-		keptNames = holdDNS01(&in, t, orders, children)
-		capCertificateNames(&in, t, children, len(keptNames))
+		capCertificateNames(&in, t, children)
+		certNames = orderDNS01(&in, t, orders, children)
 	}
 	contests := resolveConflicts(claims)
 
@@ -58,7 +60,7 @@ func Compose(in Input) (*Output, error) {
 		HostnameStates:     countByState(claims, claimState),
 		ChildApexStates:    countByState(children, childState),
 	}
-	planned, err := planResources(&in, t, p, children, keptNames)
+	planned, err := planResources(&in, t, p, children, certNames)
 	if err != nil {
 		return nil, err
 	}
@@ -68,18 +70,25 @@ func Compose(in Input) (*Output, error) {
 	}
 	planned = append(planned, reports...)
 	out.ReportsLeftOut = reportsLeftOut
-	if mode == v1alpha1.CertModeDNS01 {
-		orderDNS01(&in, t, orders, children, append(childNames(&in, children), wildcardNames(keptNames)...))
+	orders.close(composedCertificates(planned))
+	out.Record = orders.Record()
+	if out.Record != nil {
+		r, err := ledgerRecordResource(&in, out.Record)
+		if err != nil {
+			return nil, err
+		}
+		planned = append(planned, r)
 	}
-	out.Orders = orders.status()
+	reapers, err := ledgerReapers(&in, orders)
+	if err != nil {
+		return nil, err
+	}
+	planned = append(planned, reapers...)
+	out.OrderQuota, out.OrdersUsed = in.Quota, orders.total()
 
 	var refused []string
 	out.Resources, out.Probes, refused = guard(&in, planned)
-	for _, s := range p.held {
-		// Still looked up, so that the order stays decided on the
-		// function's own facts (see Certificate orders in docs/design.md).
-		out.Probes = append(out.Probes, Resource{Key: CertificateKey(s.name), Object: hostCertificate(&in, s.name, s.hostname)})
-	}
+	out.Probes = append(out.Probes, waitingProbes(&in, p, children, certNames)...)
 	out.Unready = len(refused) > 0
 	listeners := listenerStatus(&in, p.listeners, in.Observed[KeyGateway])
 	judged := judgedListeners(&in, listeners)
@@ -104,6 +113,21 @@ func Compose(in Input) (*Output, error) {
 	return out, nil
 }
 
+// waitingProbes are the Certificates that wait for their order, still
+// looked up so that the order stays decided on the function's own facts
+// (see Certificate orders in docs/design.md): the held http01 ones, and a
+// first dns01 certificate not composed.
+func waitingProbes(in *Input, p *plan, children []*child, certNames []string) []Resource {
+	var out []Resource
+	for _, s := range p.held {
+		out = append(out, Resource{Key: CertificateKey(s.name), Object: hostCertificate(in, s.name, s.hostname)})
+	}
+	if in.Spec.CertMode == v1alpha1.CertModeDNS01 && certNames == nil {
+		out = append(out, Resource{Key: KeyCertificateWildcard, Object: wildcardCertificate(in, childNames(in, children))})
+	}
+	return out
+}
+
 // servedListeners maps the listeners being served to their hostnames: those
 // of the observed Gateway, else, when the Gateway is not observed (the first
 // run, or a re-created Gateway), those the XR's status remembers, so that
@@ -124,7 +148,7 @@ func servedListeners(in *Input) map[string]string {
 // guard: the Gateway, the Issuer and Certificates of the ACME modes, the
 // redirect route, the zone guards of child apexes, and the namespace
 // patches.
-func planResources(in *Input, t *tenancy, p *plan, children []*child, keptNames []string) ([]Resource, error) {
+func planResources(in *Input, t *tenancy, p *plan, children []*child, certNames []string) ([]Resource, error) {
 	mode := in.Spec.CertMode
 	planned := []Resource{{Key: KeyGateway, Object: gatewayObject(in, p.listeners)}}
 	switch mode {
@@ -134,10 +158,11 @@ func planResources(in *Input, t *tenancy, p *plan, children []*child, keptNames 
 			planned = append(planned, Resource{Key: CertificateKey(s.name), Object: hostCertificate(in, s.name, s.hostname)})
 		}
 	case v1alpha1.CertModeDNS01:
-		planned = append(planned,
-			Resource{Key: KeyIssuer, Object: issuerObject(in)},
-			Resource{Key: KeyCertificateWildcard, Object: wildcardCertificate(in, append(childNames(in, children), wildcardNames(keptNames)...))},
-		)
+		planned = append(planned, Resource{Key: KeyIssuer, Object: issuerObject(in)})
+		if certNames != nil {
+			// nil: the first certificate waits for an order.
+			planned = append(planned, Resource{Key: KeyCertificateWildcard, Object: wildcardCertificate(in, certNames)})
+		}
 	case v1alpha1.CertModeExistingSecret, v1alpha1.CertModeEdge:
 		// No Issuer and no Certificate: the operator's Secret, or TLS in
 		// front of the Gateway.
@@ -157,12 +182,14 @@ func planResources(in *Input, t *tenancy, p *plan, children []*child, keptNames 
 	return append(append(planned, guards...), patches...), nil
 }
 
-// wildcardNames are the certificate names of child apexes whose names stay
-// on the dns01 certificate while their branch may not order (holdDNS01).
-func wildcardNames(apexes []string) []string {
-	out := make([]string, 0, 2*len(apexes))
-	for _, a := range apexes {
-		out = append(out, a, "*."+a)
+// composedCertificates maps the Certificates among planned to the hash of
+// their names, for the order ledger.
+func composedCertificates(planned []Resource) map[string]string {
+	out := map[string]string{}
+	for _, r := range planned {
+		if c, ok := r.Object.(*cmv1.Certificate); ok {
+			out[r.Key] = namesHash(c.Spec.DNSNames)
+		}
 	}
 	return out
 }

@@ -204,7 +204,7 @@ func listenersReady(in *Input, l LeftOut, waiting int) Condition {
 	switch {
 	case l.Total() == 0 && waiting > 0:
 		c.Reason = ReasonCertificateOrdersWaiting
-		c.Message = fmt.Sprintf("%d hostnames or child apexes wait for certificate orders: a branch of the delegation tree may cause at most %d in %s (spec.acmeOrdersPerBranch); status.hostnames and status.childApexes say when each may order", waiting, *in.Spec.ACMEOrdersPerBranch, OrderWindow)
+		c.Message = fmt.Sprintf("%d hostnames or child apexes wait for certificate orders: the ACME CA issues at most %d certificates for %s in %s (platform setting %s), shared fairly by the branches of the delegation tree that ask; status.hostnames and status.childApexes say when each may order", waiting, in.Quota.Limit, RegisteredDomain(in.Spec.Apex), in.Quota.Window, QuotaSettingPath)
 	case l.Total() == 0:
 		c.Status, c.Reason, c.Message = true, ReasonListenersFit, fmt.Sprintf("every hostname fits within the %d-listener limit", MaxListeners)
 	case l.Certificate == 0:

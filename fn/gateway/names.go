@@ -57,6 +57,12 @@ const (
 // CertificateKey is the composition resource name of a listener's Certificate.
 func CertificateKey(listener string) string { return keyCertificatePrefix + listener }
 
+// IsHostCertificateKey reports whether key is an http01 listener's
+// Certificate (CertificateKey), not the dns01 wildcard one.
+func IsHostCertificateKey(key string) bool {
+	return strings.HasPrefix(key, keyCertificatePrefix) && key != KeyCertificateWildcard
+}
+
 // childPrefix and pinPrefix start the names of child apex listeners and of
 // pins (in http01, every hostname's own listener): <prefix><label>-<hex8>,
 // or the long form when another listener holds that (see Names in

@@ -29,6 +29,9 @@ type ObservedResource struct {
 	ListenerHostnames map[string]string
 	// DNSNames are a Certificate's spec dnsNames.
 	DNSNames []string
+	// Record is the order ledger's record an order-ledger Object was last
+	// applied with (nil when it does not decode).
+	Record *OrderRecord
 	// Generation is a Gateway's metadata.generation; StatusGenerations
 	// map its condition types, and ListenerGenerations its listener names,
 	// to the observedGeneration their controller wrote with them (the
@@ -95,8 +98,6 @@ type PreviousStatus struct {
 	ChildApexes map[string]bool
 	// Digests are the digests of what was last warned about.
 	Digests v1alpha1.StatusDigests
-	// Orders are status.orders: the certificate orders of the window.
-	Orders []v1alpha1.OrderStatus
 }
 
 // Condition status values.

@@ -1,105 +1,549 @@
 package gateway
 
 import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
+	"golang.org/x/net/publicsuffix"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 )
 
-// The ACME order budget (see "Certificate orders" in docs/design.md): ACME
-// CAs limit the certificates issued per registered domain per week, shared
-// by every tenant of the apex, so no branch of the delegation tree may cause
-// more than spec.acmeOrdersPerBranch orders per OrderWindow. An order is a
-// Certificate the function composes anew, or a change of the dns01
-// certificate's names.
+// The ACME order ledger (see "Certificate orders" in docs/design.md): an
+// ACME CA limits the certificates it issues per registered domain per
+// window, and every TenantGateway under that domain shares the limit. Each
+// TenantGateway keeps its part of the ledger in a record of its own (a
+// ConfigMap in the platform's namespace, written through an Object with
+// deletion policy Orphan) and reads every record of its registered domain:
+// the ledger is their union, which no TenantGateway's deletion, re-creation,
+// class or status resets.
+
 const (
-	OrderWindow = 7 * 24 * time.Hour
-	// maxOrders bounds status.orders.
-	maxOrders = 1000
+	// maxOrders bounds one record's orders: no quota a platform may set
+	// lets one TenantGateway order more within a window.
+	maxOrders = MaxOrderQuota
+	// maxWaitingBranches bounds one record's waiting demand.
+	maxWaitingBranches = 64
+	// maxReaps bounds the other records one run removes.
+	maxReaps = 8
 )
 
-// A ledger is the orders of the window, read from the status the last run
-// wrote and kept in it.
-type ledger struct {
-	now time.Time
-	// limit is the orders per branch in the window; 0 for no bound.
-	limit   int
-	entries []v1alpha1.OrderStatus
+// OrderQuota is the CA's limit of orders per registered domain within
+// Window, shared by the branches that ask; Limit 0 is no bound.
+type OrderQuota struct {
+	Limit  int
+	Window time.Duration
 }
 
-// newLedger keeps the orders of the last run's status still in the window.
-func newLedger(in *Input) *ledger {
-	l := &ledger{now: in.Now.UTC().Truncate(time.Second), limit: int(*in.Spec.ACMEOrdersPerBranch)}
-	for _, o := range in.Previous.Orders {
-		if o.At.Add(OrderWindow).After(l.now) && !o.At.After(l.now) {
-			l.entries = append(l.entries, o)
-		}
+// Bounded reports whether the quota bounds anything.
+func (q OrderQuota) Bounded() bool { return q.Limit > 0 }
+
+// OrderRecord is one TenantGateway's record of the ledger of its registered
+// domain, as the ConfigMap carries it.
+type OrderRecord struct {
+	// RegisteredDomain is the domain the CA counts orders under.
+	RegisteredDomain string `json:"registeredDomain"`
+	// TenantGateway is the writer, <namespace>/<name>, and UID its uid: a
+	// TenantGateway deleted and made again under the name has another, and
+	// every order its predecessor left open is closed (what it composed
+	// went with it).
+	TenantGateway string `json:"tenantGateway"`
+	UID           string `json:"uid,omitempty"`
+	// Apex of the writer: a TenantGateway under another's apex charges
+	// its orders to that one's branch (see ledger.branch).
+	Apex string `json:"apex"`
+	// Orders of the window, oldest first.
+	Orders []LedgerOrder `json:"orders,omitempty"`
+	// Waiting maps branches to the orders they wait for on the writer,
+	// and Asked is when the writer last said so: a writer that waits says
+	// it again within every half window, so that the demand of a
+	// TenantGateway deleted while it waited counts for one window at most.
+	Waiting map[string]int `json:"waiting,omitempty"`
+	Asked   *metav1.Time   `json:"asked,omitempty"`
+}
+
+// LedgerOrder is one certificate order: one issuance cert-manager makes
+// because the function composed a Certificate anew or changed its names.
+type LedgerOrder struct {
+	// Branches charged: the branch that asked (several when one change of
+	// the dns01 certificate adds several branches' zones; it is still one
+	// order of the registered domain).
+	Branches []string `json:"branches"`
+	// Certificate is the composition resource name of the Certificate.
+	Certificate string `json:"certificate"`
+	// Names is the SHA-256 of the Certificate's names, in full.
+	Names string `json:"names"`
+	// At is when the function composed it.
+	At metav1.Time `json:"at"`
+	// Closed: a later run composed the Certificate no more, or with other
+	// names, so composing these names again is a new order. While it is
+	// open the order stands for the Certificate as composed, applied or
+	// not (an apply that fails orders nothing twice).
+	Closed bool `json:"closed,omitempty"`
+}
+
+// RegisteredDomain is the domain an ACME CA counts apex's certificates
+// under: the public suffix plus one label (Let's Encrypt uses the Public
+// Suffix List, its private entries included), or apex itself when it is a
+// public suffix.
+func RegisteredDomain(apex string) string {
+	d, err := publicsuffix.EffectiveTLDPlusOne(strings.ToLower(apex))
+	if err != nil {
+		return strings.ToLower(apex)
 	}
+	return d
+}
+
+// fullHash is the whole SHA-256 of s in lowercase base32 without padding:
+// 52 characters, short enough for a label value and an object name.
+func fullHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:]))
+}
+
+// LedgerLabel is the label value every record of the registered domain of
+// apex carries: its full hash (a label value holds at most 63 characters,
+// so not the domain itself).
+func LedgerLabel(apex string) string { return fullHash(RegisteredDomain(apex)) }
+
+// LedgerRecordName is the ConfigMap of the TenantGateway ns/name's record:
+// a full hash of its identity, so that a TenantGateway re-created under the
+// same name finds its record.
+func LedgerRecordName(ns, name string) string {
+	return "tenant-gateway-orders-" + fullHash(ns+"/"+name)
+}
+
+// namesHash keys a Certificate's names: the full SHA-256 of the sorted
+// names, never a prefix.
+func namesHash(names []string) string {
+	s := slices.Clone(names)
+	slices.Sort(s)
+	sum := sha256.Sum256([]byte(strings.Join(s, "\n")))
+	return hex.EncodeToString(sum[:])
+}
+
+// A ledger is the union of the records of the registered domain as this run
+// reads them, the orders this run adds, and the fair share of the quota
+// among the branches that ask.
+type ledger struct {
+	now   time.Time
+	quota OrderQuota
+	// self is this TenantGateway's record; top is the apex its branches
+	// are named under.
+	self *OrderRecord
+	top  string
+	// others are the other records' orders of the window.
+	others []LedgerOrder
+	// waiting is the other records' waiting demand by branch.
+	waiting map[string]int
+	// demand is each other record's demand (orders of the window and
+	// waiting) by writer, then branch: a branch's share is split among the
+	// records that ask for it.
+	demand map[string]map[string]int
+	// wants is this run's demand by branch, granted what it may order.
+	wants, granted map[string]int
+	// share is each branch's fair share; nil until settled.
+	share map[string]int
+	// written is the own record as the ConfigMap holds it, applied as the
+	// record's observed Object last wrote it (nil when there is none).
+	written, applied *OrderRecord
+	// confirmed: the ConfigMap holds every order the record's Object was
+	// last applied with, so this run reads all its orders; only then does
+	// it grant new ones.
+	confirmed bool
+	// stale are other records that count for nothing (no order of the
+	// window, no demand said within it), at most maxReaps, by writer: a
+	// TenantGateway deleted while it held orders left them, and this run
+	// removes them.
+	stale []OrderRecord
+	// recordName is the own record's ConfigMap, for messages.
+	recordName string
+	// unknown: a Certificate's probe is not answered yet, so this call may
+	// order once it is; the record is composed all the same, so that its
+	// own probe is asked in the same call.
+	unknown bool
+}
+
+// newLedger reads the records of the registered domain: its own (the
+// ConfigMap's and its Object's, merged, since provider-kubernetes writes
+// the ConfigMap some time after Crossplane applies the Object) and the
+// others', keeping the orders of the window.
+func newLedger(in *Input) *ledger {
+	l := &ledger{
+		now: in.Now.UTC().Truncate(time.Second), quota: in.Quota, top: ledgerTop(in),
+		self:    &OrderRecord{RegisteredDomain: RegisteredDomain(in.Spec.Apex), TenantGateway: in.Namespace + "/" + in.Name, UID: in.UID, Apex: in.Spec.Apex},
+		waiting: map[string]int{}, demand: map[string]map[string]int{}, wants: map[string]int{}, granted: map[string]int{},
+	}
+	for i, r := range in.Ledger {
+		if r.RegisteredDomain != l.self.RegisteredDomain {
+			continue // another domain's record under a colliding label: never ours
+		}
+		if r.TenantGateway == l.self.TenantGateway {
+			l.written = &in.Ledger[i]
+			continue
+		}
+		l.readOther(r)
+	}
+	slices.SortFunc(l.stale, func(a, b OrderRecord) int { return strings.Compare(a.TenantGateway, b.TenantGateway) })
+	l.stale = l.stale[:min(len(l.stale), maxReaps)]
+	if o := in.Observed[KeyOrderLedger]; o != nil {
+		l.applied = o.Record
+	}
+	l.recordName = in.LedgerNamespace + "/" + LedgerRecordName(in.Namespace, in.Name)
+	l.self.Orders = l.ownOrders(in.UID)
+	l.confirmed = l.applied != nil && l.written != nil && l.written.UID == in.UID && holds(l.written.Orders, l.applied.Orders)
 	return l
 }
 
-// remaining is how many orders branch may still cause in the window.
-func (l *ledger) remaining(branch string) int {
-	if l.limit == 0 {
-		return maxOrders
+// readOther adds another TenantGateway's record: its orders of the window
+// and the demand it said within it, or, when it has neither, it is stale.
+func (l *ledger) readOther(r OrderRecord) {
+	demand := map[string]int{}
+	for _, o := range r.Orders {
+		if l.inWindow(o) {
+			l.others = append(l.others, o)
+			for _, b := range o.Branches {
+				demand[b]++
+			}
+		}
 	}
+	if l.asking(r) {
+		for b, n := range r.Waiting {
+			l.waiting[b] += n
+			demand[b] += n
+		}
+	}
+	l.demand[r.TenantGateway] = demand
+	if len(demand) == 0 && !l.asking(r) {
+		l.stale = append(l.stale, r)
+	}
+}
+
+// ownOrders merges the own record's orders of the window as the ConfigMap
+// and the Object hold them, by identity, oldest first: an order either
+// holds is kept, closed when either closed it. Orders of a predecessor
+// under the name (another uid) are closed.
+func (l *ledger) ownOrders(uid string) []LedgerOrder {
+	byID := map[orderID]LedgerOrder{}
+	for _, r := range []*OrderRecord{l.written, l.applied} {
+		if r == nil {
+			continue
+		}
+		for _, o := range r.Orders {
+			if !l.inWindow(o) {
+				continue
+			}
+			o.Closed = o.Closed || r.UID != uid || byID[idOf(o)].Closed
+			byID[idOf(o)] = o
+		}
+	}
+	out := slices.Collect(maps.Values(byID))
+	slices.SortFunc(out, func(a, b LedgerOrder) int {
+		return cmp.Or(a.At.Compare(b.At.Time), strings.Compare(a.Certificate, b.Certificate), strings.Compare(a.Names, b.Names))
+	})
+	return out
+}
+
+// orderID identifies an order across the copies of a record.
+type orderID struct {
+	certificate, names string
+	at                 int64
+}
+
+func idOf(o LedgerOrder) orderID { return orderID{o.Certificate, o.Names, o.At.Unix()} }
+
+// holds reports whether have holds every order of want.
+func holds(have, want []LedgerOrder) bool {
+	ids := make(map[orderID]bool, len(have))
+	for _, o := range have {
+		ids[idOf(o)] = true
+	}
+	for _, o := range want {
+		if !ids[idOf(o)] {
+			return false
+		}
+	}
+	return true
+}
+
+// inWindow reports whether o counts: it entered the window and has not left
+// it. An order dated after the run's clock (a replica ahead) counts.
+func (l *ledger) inWindow(o LedgerOrder) bool {
+	return o.At.Add(l.quota.Window).After(l.now)
+}
+
+// ledgerTop is the apex the branches of the whole registered domain are
+// named under, from the names alone: the platform's apex when the
+// TenantGateway's is at or under it, else the registered domain. Never from
+// which records exist, so that a Gateway that has ordered nothing yet still
+// names the branches every other one does.
+func ledgerTop(in *Input) string {
+	apex, top := strings.ToLower(in.Spec.Apex), strings.ToLower(in.PlatformApex)
+	if top == "" || apex != top && !strings.HasSuffix(apex, "."+top) {
+		top = RegisteredDomain(apex)
+	}
+	if apex != top && !strings.HasSuffix(apex, "."+top) {
+		return apex // a public suffix: nothing above it to share
+	}
+	return top
+}
+
+// asking reports whether r's waiting demand counts: its writer said so
+// within the window.
+func (l *ledger) asking(r OrderRecord) bool {
+	return r.Asked != nil && r.Asked.Add(l.quota.Window).After(l.now)
+}
+
+// branch names the branch of the whole registered domain that local (a
+// branch of this Gateway's delegation tree) belongs to: under another
+// TenantGateway's apex, every order of this one is the branch of that
+// apex's tree its own apex is in. So a tenant cannot make more branches by
+// owning a Gateway of its own.
+func (l *ledger) branch(local string) string {
+	apex := l.self.Apex
+	if l.top == apex {
+		return local
+	}
+	rest := strings.TrimSuffix(apex, "."+l.top)
+	return rest[strings.LastIndexByte(rest, '.')+1:] + "." + l.top
+}
+
+// want adds n orders to branch's demand of this run.
+func (l *ledger) want(branch string, n int) { l.wants[branch] += n }
+
+// used is the orders of the window charged to branch, and in all.
+func (l *ledger) used(branch string) int {
 	n := 0
-	for _, o := range l.entries {
-		if o.Branch == branch {
+	for _, o := range slices.Concat(l.others, l.self.Orders) {
+		if slices.Contains(o.Branches, branch) {
 			n++
 		}
 	}
-	return max(l.limit-n, 0)
+	return n
 }
 
-// until is when branch may order again: its oldest order of the window
-// leaves it.
-func (l *ledger) until(branch string) time.Time {
-	for _, o := range l.entries {
-		if o.Branch == branch {
-			return o.At.Add(OrderWindow)
+func (l *ledger) total() int { return len(l.others) + len(l.self.Orders) }
+
+// settle computes the fair share once this run's demand is known: max-min
+// over every branch's demand (its orders of the window, what it waits for
+// on other Gateways, what it asks for here) and one more branch that has
+// not asked yet, whose share stays free so that a newcomer always finds
+// one.
+func (l *ledger) settle() {
+	if l.share != nil {
+		return
+	}
+	demand := map[string]int{}
+	for _, o := range slices.Concat(l.others, l.self.Orders) {
+		for _, b := range o.Branches {
+			demand[b]++
 		}
 	}
-	return l.now
+	for b, n := range l.waiting {
+		demand[b] += n
+	}
+	for b, n := range l.wants {
+		demand[b] += n
+	}
+	const newcomer = "" // no branch is named ""
+	demand[newcomer] = l.quota.Limit
+	l.share = maxMin(l.quota.Limit, demand)
 }
 
-// record charges branch with an order of certificate.
-func (l *ledger) record(branch, certificate string) {
-	l.entries = append(l.entries, v1alpha1.OrderStatus{Branch: branch, Certificate: certificate, At: metav1.NewTime(l.now)})
-}
-
-// latest is the certificate key of the newest order whose key starts with
-// prefix, or "".
-func (l *ledger) latest(prefix string) string {
-	for i := len(l.entries) - 1; i >= 0; i-- {
-		if strings.HasPrefix(l.entries[i].Certificate, prefix) {
-			return l.entries[i].Certificate
+// maxMin shares capacity among demands by water-filling: the smallest
+// demands are met whole, the rest share what is left equally (a remainder
+// goes one each, in name order).
+func maxMin(capacity int, demand map[string]int) map[string]int {
+	names := slices.SortedFunc(maps.Keys(demand), func(a, b string) int {
+		return cmp.Or(cmp.Compare(demand[a], demand[b]), strings.Compare(a, b))
+	})
+	share := make(map[string]int, len(names))
+	left := capacity
+	for i, b := range names {
+		each := left / (len(names) - i)
+		give := min(demand[b], each)
+		share[b] = give
+		left -= give
+	}
+	for _, b := range slices.Sorted(maps.Keys(share)) {
+		if left == 0 {
+			break
+		}
+		if share[b] < demand[b] {
+			share[b]++
+			left--
 		}
 	}
-	return ""
+	return share
 }
 
-// status is status.orders: in time order, the newest maxOrders.
-func (l *ledger) status() []v1alpha1.OrderStatus {
-	out := slices.Clone(l.entries)
-	slices.SortStableFunc(out, func(a, b v1alpha1.OrderStatus) int { return a.At.Compare(b.At.Time) })
-	if len(out) > maxOrders {
-		out = out[len(out)-maxOrders:]
+// take grants branch one order if its fair share and the registered
+// domain's quota leave one; free reports it takes nothing of the quota (one
+// change of the dns01 certificate is one order, whichever branches it
+// serves). The caller records what it took.
+func (l *ledger) take(branch string, free bool) bool {
+	if !l.quota.Bounded() {
+		return true
 	}
-	return out
+	if !l.confirmed {
+		return false
+	}
+	l.settle()
+	if l.used(branch)+l.granted[branch] >= l.share[branch] || l.ownUsed(branch)+l.granted[branch] >= l.part(branch) || !free && l.total() >= l.quota.Limit {
+		return false
+	}
+	l.granted[branch]++
+	return true
+}
+
+// part is this record's part of branch's share: the share split by max-min
+// among the records that ask for the branch (their orders of the window and
+// what they wait for), so that Gateways of one branch deciding at once from
+// the same reading cannot each spend the whole share.
+func (l *ledger) part(branch string) int {
+	demand := map[string]int{l.self.TenantGateway: l.ownUsed(branch) + l.wants[branch]}
+	for w, d := range l.demand {
+		if d[branch] > 0 {
+			demand[w] = d[branch]
+		}
+	}
+	return maxMin(l.share[branch], demand)[l.self.TenantGateway]
+}
+
+// ownUsed is the orders of the window of the own record charged to branch.
+func (l *ledger) ownUsed(branch string) int {
+	n := 0
+	for _, o := range l.self.Orders {
+		if slices.Contains(o.Branches, branch) {
+			n++
+		}
+	}
+	return n
+}
+
+// record charges branches with an order of certificate for names.
+func (l *ledger) record(certificate string, names []string, branches ...string) {
+	for _, b := range branches {
+		l.granted[b]--
+		l.wants[b]--
+	}
+	l.self.Orders = append(l.self.Orders, LedgerOrder{Branches: branches, Certificate: certificate, Names: namesHash(names), At: metav1.NewTime(l.now)})
+}
+
+// pending reports whether certificate's latest order is of names and
+// still open: the same order, composed by an earlier run.
+func (l *ledger) pending(certificate string, names []string) bool {
+	h := namesHash(names)
+	for i := len(l.self.Orders) - 1; i >= 0; i-- {
+		if o := l.self.Orders[i]; o.Certificate == certificate && o.Names == h {
+			return !o.Closed
+		}
+	}
+	return false
+}
+
+// close closes the open orders of Certificates this run does not compose
+// with their names (composed maps composition resource names to the names'
+// hash). It changes the record only in a run that changes the Certificates
+// anyway, so a run that composes what the last one did writes nothing new.
+func (l *ledger) close(composed map[string]string) {
+	for i := range l.self.Orders {
+		if o := &l.self.Orders[i]; !o.Closed && composed[o.Certificate] != o.Names {
+			o.Closed = true
+		}
+	}
 }
 
 // waitMessage says why a change waits and until when.
 func (l *ledger) waitMessage(branch, what string) string {
-	return fmt.Sprintf("%s waits for a certificate order: branch %s caused %d orders in the last %s, at most %d (spec.acmeOrdersPerBranch: the ACME CA's weekly limits are shared by every tenant); it may order again after %s",
-		what, branch, l.limit-l.remaining(branch), OrderWindow, l.limit, l.until(branch).UTC().Format(time.RFC3339))
+	if !l.confirmed {
+		return fmt.Sprintf("%s waits for a certificate order: this TenantGateway's record of the orders for %s (ConfigMap %s) is not written yet, and no order is made before it is, so that none goes unrecorded",
+			what, l.self.RegisteredDomain, l.recordName)
+	}
+	return fmt.Sprintf("%s waits for a certificate order: the ACME CA issues at most %d certificates for %s in %s, shared fairly by the branches that ask; branch %s has ordered %d of its share of %d; it may order again after %s",
+		what, l.quota.Limit, l.self.RegisteredDomain, l.quota.Window, branch, l.used(branch), l.share[branch], l.until(branch).UTC().Format(time.RFC3339))
 }
+
+// until is when branch may order again at the latest: its oldest order of
+// the window leaves it, or, when the quota is what binds, the registered
+// domain's oldest.
+func (l *ledger) until(branch string) time.Time {
+	all := slices.Concat(l.others, l.self.Orders)
+	slices.SortStableFunc(all, func(a, b LedgerOrder) int { return a.At.Compare(b.At.Time) })
+	for _, o := range all {
+		if slices.Contains(o.Branches, branch) {
+			return o.At.Add(l.quota.Window)
+		}
+	}
+	if len(all) > 0 {
+		return all[0].At.Add(l.quota.Window)
+	}
+	return l.now
+}
+
+// Record is the record to write: nil when there is nothing to keep and no
+// record to empty. An empty record is written once, with a deletion
+// policy that lets its Object delete the ConfigMap, and dropped once that
+// is applied.
+func (l *ledger) Record() *OrderRecord {
+	if !l.quota.Bounded() {
+		return nil
+	}
+	r := *l.self
+	if len(r.Orders) > maxOrders {
+		r.Orders = r.Orders[len(r.Orders)-maxOrders:]
+	}
+	r.Waiting, r.Asked = l.stillWaiting(), nil
+	if len(r.Waiting) > 0 {
+		r.Asked = l.asked(r.Waiting)
+	}
+	if !r.empty() || l.unknown || l.applied != nil && !l.applied.empty() || l.applied == nil && l.written != nil && !l.written.empty() {
+		return &r
+	}
+	return nil
+}
+
+// stillWaiting is this run's demand not granted, by branch, at most
+// maxWaitingBranches in name order (nil when none).
+func (l *ledger) stillWaiting() map[string]int {
+	var out map[string]int
+	for _, b := range slices.Sorted(maps.Keys(l.wants)) {
+		if n := l.wants[b] - l.granted[b]; n > 0 && len(out) < maxWaitingBranches {
+			if out == nil {
+				out = map[string]int{}
+			}
+			out[b] = n
+		}
+	}
+	return out
+}
+
+// asked is when a record waiting for waiting says so: when the last record
+// applied said the same less than half a window ago, then, so that a record
+// that keeps waiting is written again only twice a window.
+func (l *ledger) asked(waiting map[string]int) *metav1.Time {
+	if p := l.applied; p != nil && p.Asked != nil && maps.Equal(p.Waiting, waiting) && p.Asked.Add(l.quota.Window/2).After(l.now) {
+		return p.Asked
+	}
+	now := metav1.NewTime(l.now)
+	return &now
+}
+
+func (r *OrderRecord) empty() bool { return len(r.Orders) == 0 && len(r.Waiting) == 0 }
 
 // branch is the branch of the delegation tree ns belongs to, as the
 // budgets' round-robin takes turns: the owner, an attached namespace, or
@@ -110,14 +554,6 @@ func (t *tenancy) branch(ns string) string {
 		return t.owner
 	}
 	return strings.TrimPrefix(name, "=")
-}
-
-// branchOfApex is the branch of a child apex no namespace holds any more.
-func (t *tenancy) branchOfApex(apex string) string {
-	if rest, ok := strings.CutSuffix(apex, "."+t.apex); ok {
-		return rest[strings.LastIndexByte(rest, '.')+1:] + "." + t.apex
-	}
-	return apex
 }
 
 // certificateState is what the function knows of a Certificate it is about
@@ -148,78 +584,130 @@ func certificateAt(in *Input, key string) certificateState {
 }
 
 // orderHTTP01 charges the new Certificates of the kept http01 listeners to
-// their branches and holds back those whose branch has no order left: they
-// lose their listener this run and their claims wait. A Certificate is new
-// when it is neither observed (nor found by its probe) nor composed by the
-// last run (status.listeners has its hostname): so an order is counted once,
-// even before Crossplane observes what it applied, and a hostname dropped
-// and asked for again is a new order. It returns the held slots, whose
-// Certificates stay probed so that the decision holds.
+// their branches and holds back those whose branch may not order: they lose
+// their listener this run and their claims wait. A Certificate is no new
+// order when Crossplane observes it with the very names composed, or when
+// an earlier run ordered it with these names and every run since composed
+// it (an open order of the own record): so an order is counted once, even
+// before Crossplane observes what it applied, while a Certificate whose
+// names change (another hostname under one listener name), one found by
+// its probe but not observed, and a hostname dropped and asked for again
+// are new orders, whatever the Gateway's mode was in between. It returns
+// the held slots, whose Certificates stay probed so that the decision
+// holds.
 func orderHTTP01(in *Input, t *tenancy, l *ledger, slots []*slot) []*slot {
-	composed := make(map[string]bool, len(in.Previous.Listeners))
-	for _, h := range in.Previous.Listeners {
-		composed[h] = true
-	}
-	var held []*slot
+	var news []*slot
 	for _, s := range slots {
-		if !s.kept || composed[s.hostname] || certificateAt(in, CertificateKey(s.name)) != certificateAbsent {
+		key, names := CertificateKey(s.name), []string{s.hostname}
+		if !s.kept {
 			continue
 		}
-		b := t.branch(s.namespace)
-		if l.remaining(b) == 0 {
+		if o := in.Observed[key]; o != nil && slices.Equal(o.DNSNames, names) {
+			continue
+		}
+		if _, ok := in.Probes[key]; !ok && in.Observed[key] == nil {
+			// Crossplane calls the function again with the probe
+			// answered before it applies anything: no decision yet.
+			l.unknown = true
+			continue
+		}
+		if l.pending(key, names) {
+			continue
+		}
+		news = append(news, s)
+		l.want(l.branch(t.branch(s.namespace)), 1)
+	}
+	var held []*slot
+	for _, s := range news {
+		b := l.branch(t.branch(s.namespace))
+		if !l.take(b, false) {
 			s.kept, s.waiting = false, l.waitMessage(b, s.hostname)
 			held = append(held, s)
 			continue
 		}
-		l.record(b, s.hostname)
+		l.record(CertificateKey(s.name), []string{s.hostname}, b)
 	}
 	return held
 }
 
-// holdDNS01 keeps the dns01 certificate's names for the branches that have
-// no order left: a child apex new to the certificate waits (no names, no
-// listener), and the names of one leaving it stay, whether its zone went
-// idle or its namespace is gone (those are returned, to stay on the
-// certificate). Only an observed certificate is compared: the first one is
-// the owner's order.
-func holdDNS01(in *Input, t *tenancy, l *ledger, children []*child) []string {
+// orderDNS01 decides the dns01 certificate's names, after the name cap. A
+// child apex new to the certificate is an order of its branch: one that may
+// not order waits (no names, no listener). Names leave for free: a change
+// that only removes names is no order at all, so the names of gone or idle
+// zones stay on the certificate until the next order, which drops them; the
+// name cap never keeps a place for them. So giving names up never waits for
+// the budget, and no removed zone keeps a newcomer out. The first
+// certificate is the owner's order.
+func orderDNS01(in *Input, t *tenancy, l *ledger, children []*child) []string {
 	cert := in.Observed[KeyCertificateWildcard]
 	if cert == nil {
+		names := childNames(in, children)
+		state := certificateAt(in, KeyCertificateWildcard)
+		l.unknown = state == certificateUnknown
+		if state != certificateAbsent || l.pending(KeyCertificateWildcard, names) {
+			return names // ours but not observed yet, or not looked up yet
+		}
+		// The first certificate: the owner's order, with every zone.
+		owner := l.branch(t.owner)
+		l.want(owner, 1)
+		if l.take(owner, false) {
+			l.record(KeyCertificateWildcard, names, owner)
+			return names
+		}
+		for _, c := range children {
+			if c.state == v1alpha1.ChildApexListening {
+				c.state, c.message = v1alpha1.ChildApexWaiting, l.waitMessage(owner, "adding "+c.apex+" to the wildcard certificate")
+			}
+		}
 		return nil
 	}
-	onCert := domains(cert.DNSNames)
-	present := map[string]bool{}
+	have := domains(cert.DNSNames)
+	adding := map[string][]*child{}
 	for _, c := range children {
-		present[c.apex] = true
-		if b := t.branch(c.namespace); l.remaining(b) == 0 {
-			holdChild(l, b, c, onCert[c.apex])
+		if c.state == v1alpha1.ChildApexListening && !have[c.apex] {
+			b := l.branch(t.branch(c.namespace))
+			adding[b] = append(adding[b], c)
 		}
 	}
-	var kept []string
-	for a := range onCert {
-		if a != in.Spec.Apex && !present[a] && l.remaining(t.branchOfApex(a)) == 0 {
-			kept = append(kept, a)
+	branches := slices.Sorted(maps.Keys(adding))
+	for _, b := range branches {
+		l.want(b, 1)
+	}
+	var charged []string
+	for _, b := range branches {
+		if l.take(b, len(charged) > 0) {
+			charged = append(charged, b)
+			continue
+		}
+		for _, c := range adding[b] {
+			c.state, c.message = v1alpha1.ChildApexWaiting, l.waitMessage(b, "adding "+c.apex+" to the wildcard certificate")
 		}
 	}
-	slices.Sort(kept)
-	return kept
+	names := childNames(in, children)
+	if len(charged) == 0 {
+		// Nothing added: names only leave, which waits for the next order.
+		return lingering(cert.DNSNames, names)
+	}
+	if !l.pending(KeyCertificateWildcard, names) {
+		l.record(KeyCertificateWildcard, names, charged...)
+	}
+	return names
 }
 
-// keyDNS01 prefixes the dns01 certificate's orders: the digest of its names.
-const keyDNS01 = "dns01:"
-
-// holdChild keeps a child apex of a branch with no order left as the
-// certificate has it: new to it, it waits; on it, it stays.
-// An idle zone new to it is left to the name cap, which makes it Idle; an
-// idle zone on it stays unless the cap gives its place to a newcomer, whose
-// branch that order is charged to (orderDNS01), not this one's.
-func holdChild(l *ledger, branch string, c *child, onCert bool) {
-	switch listening := c.state == v1alpha1.ChildApexListening; {
-	case listening && !onCert && !c.idle:
-		c.state, c.message = v1alpha1.ChildApexWaiting, l.waitMessage(branch, "adding "+c.apex+" to the wildcard certificate")
-	case !listening && onCert && c.state != v1alpha1.ChildApexOutsideApex:
-		c.state, c.message, c.held, c.frozen = v1alpha1.ChildApexListening, "", true, true
+// lingering are the certificate's names when nothing is added: the
+// observed ones, while they still cover every name wanted (else wanted, by
+// the same rule as ever: a change that adds is an order).
+func lingering(observed, wanted []string) []string {
+	have := domains(observed)
+	for d := range domains(wanted) {
+		if !have[d] {
+			return wanted
+		}
 	}
+	if len(observed) > maxCertificateDNSNames {
+		return wanted
+	}
+	return observed
 }
 
 // domains are the domains a certificate's names cover: each name without
@@ -232,67 +720,109 @@ func domains(names []string) map[string]bool {
 	return out
 }
 
-// orderDNS01 charges a change of the dns01 certificate's names to every
-// branch whose child apexes it adds or removes (the owner's for the first
-// certificate), once: a change already ordered is not charged again while
-// Crossplane has not observed it.
-func orderDNS01(in *Input, t *tenancy, l *ledger, children []*child, names []string) {
-	key := keyDNS01 + Hex8(strings.Join(names, ","))
-	if l.latest(keyDNS01) == key {
-		return // ordered already, not observed yet
+// KeyOrderLedger is the composition resource name of the Object that writes
+// the TenantGateway's record of the order ledger.
+const KeyOrderLedger = "order-ledger"
+
+// LabelOrderLedger marks every record of the order ledger with the full hash
+// of its registered domain (LedgerLabel), which every TenantGateway of that
+// domain selects.
+const LabelOrderLedger = "cozystack.io/order-ledger"
+
+// keyLedgerRecord is the ConfigMap's data key holding the record as JSON.
+const keyLedgerRecord = "record"
+
+// LedgerObjectName is the Object, in the owner's namespace, that writes the
+// record.
+func LedgerObjectName(tgw string) string { return tgw + "-order-ledger" }
+
+// ledgerRecordResource is the Object that writes record into the ledger's
+// namespace. While the record holds orders its management policies leave
+// out Delete (a namespaced managed resource's way to orphan), so that
+// deleting or re-creating the TenantGateway, or a tenant deleting the
+// Object, keeps what it ordered; an empty record goes with its Object.
+func ledgerRecordResource(in *Input, record *OrderRecord) (Resource, error) {
+	manifest, err := ledgerConfigMap(in.LedgerNamespace, LedgerRecordName(in.Namespace, in.Name), record)
+	if err != nil {
+		return Resource{}, err
 	}
-	switch certificateAt(in, KeyCertificateWildcard) {
-	case certificateUnknown:
-		return
-	case certificateAbsent:
-		l.record(t.owner, key)
-		return
+	obj := writerObject(in, LedgerObjectName(in.Name), manifest)
+	if len(record.Orders) > 0 {
+		obj.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
 	}
-	cert := in.Observed[KeyCertificateWildcard]
-	if cert == nil || slices.Equal(cert.DNSNames, names) {
-		return // found by its probe (ours, not yet observed), or unchanged
-	}
-	byApex := map[string]string{}
-	for _, c := range children {
-		byApex[c.apex] = c.namespace
-	}
-	branches := changedBranches(t, byApex, children, domains(names), domains(cert.DNSNames))
-	if len(branches) == 0 {
-		branches[t.owner] = true // the same apexes, other names: the owner's
-	}
-	for _, b := range slices.Sorted(maps.Keys(branches)) {
-		l.record(b, key)
-	}
+	return Resource{Key: KeyOrderLedger, Object: obj}, nil
 }
 
-// changedBranches are the branches whose child apexes a change from have
-// to want adds or removes. An idle zone leaves only when the name cap gives
-// its place to a newcomer: that is the newcomer's order, and charging the
-// idle zone's branch would let one tenant spend another's.
-func changedBranches(t *tenancy, byApex map[string]string, children []*child, want, have map[string]bool) map[string]bool {
-	idle := map[string]bool{}
-	for _, c := range children {
-		idle[c.apex] = c.state == v1alpha1.ChildApexIdle
-	}
-	branches := map[string]bool{}
-	added := false
-	for a := range want {
-		if !have[a] {
-			branches[branchOf(t, byApex, a)] = true
-			added = true
+// KeyOrderLedgerReapPrefix begins the composition resource names of the
+// Objects that remove other TenantGateways' stale records.
+const KeyOrderLedgerReapPrefix = "order-ledger-reap-"
+
+// ledgerReapers are the Objects that remove the stale records of the
+// registered domain: each writes its record emptied (so that it counts for
+// nothing whatever happens next) with the default deletion policy, and is
+// composed until Crossplane observes it; the next run drops it, and
+// provider-kubernetes deletes the ConfigMap with it.
+func ledgerReapers(in *Input, l *ledger) ([]Resource, error) {
+	var out []Resource
+	for _, r := range l.stale {
+		id := fullHash(r.TenantGateway)
+		key := KeyOrderLedgerReapPrefix + id
+		if _, applied := in.Observed[key]; applied {
+			continue
 		}
-	}
-	for a := range have {
-		if !want[a] && (!idle[a] || !added) {
-			branches[branchOf(t, byApex, a)] = true
+		ns, name, _ := strings.Cut(r.TenantGateway, "/")
+		cm, err := ledgerConfigMap(in.LedgerNamespace, LedgerRecordName(ns, name), &OrderRecord{RegisteredDomain: r.RegisteredDomain, TenantGateway: r.TenantGateway, UID: r.UID, Apex: r.Apex})
+		if err != nil {
+			return nil, err
 		}
+		out = append(out, Resource{Key: key, Object: writerObject(in, LedgerObjectName(in.Name)+"-reap-"+id, cm)})
 	}
-	return branches
+	return out, nil
 }
 
-func branchOf(t *tenancy, byApex map[string]string, apex string) string {
-	if ns, ok := byApex[apex]; ok {
-		return t.branch(ns)
+// ledgerConfigMap is the manifest of the ConfigMap ns/name holding record.
+func ledgerConfigMap(ns, name string, record *OrderRecord) (runtime.RawExtension, error) {
+	data, err := json.Marshal(record)
+	if err != nil {
+		return runtime.RawExtension{}, fmt.Errorf("cannot encode the order ledger's record: %w", err)
 	}
-	return t.branchOfApex(apex)
+	cm := &corev1.ConfigMap{
+		TypeMeta: metav1.TypeMeta{APIVersion: corev1.SchemeGroupVersion.String(), Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      name,
+			Namespace: ns,
+			Labels:    map[string]string{LabelManagedBy: ManagedBy, LabelOrderLedger: fullHash(record.RegisteredDomain)},
+		},
+		Data: map[string]string{keyLedgerRecord: string(data)},
+	}
+	manifest, err := jsonobj.Manifest(cm)
+	if err != nil {
+		return runtime.RawExtension{}, fmt.Errorf("cannot encode the order ledger's record: %w", err)
+	}
+	return manifest, nil
 }
+
+// DecodeLedgerRecord reads a record from its ConfigMap's data.
+func DecodeLedgerRecord(data map[string]string) (OrderRecord, error) {
+	var r OrderRecord
+	if err := json.Unmarshal([]byte(data[keyLedgerRecord]), &r); err != nil {
+		return r, fmt.Errorf("cannot decode the order ledger's record (data key %q): %w", keyLedgerRecord, err)
+	}
+	return r, nil
+}
+
+// QuotaSettingPath names the platform setting of the order quotas, by
+// issuer name, for messages.
+const QuotaSettingPath = "gateway.certificateOrders"
+
+// MaxOrderQuota is the largest quota a platform may set: one record holds
+// at most that many orders.
+const MaxOrderQuota = 1000
+
+// LetsEncryptQuota is Let's Encrypt's published limit of new certificates
+// per registered domain, the default for issuers named letsencrypt-*.
+var LetsEncryptQuota = OrderQuota{Limit: 50, Window: 7 * 24 * time.Hour}
+
+// LetsEncryptIssuerPrefix begins the issuer names whose quota defaults to
+// LetsEncryptQuota.
+const LetsEncryptIssuerPrefix = "letsencrypt-"

@@ -34,8 +34,8 @@ func nested() []Namespace {
 }
 
 // fedBack is in as the next run sees it after out was applied: the Gateway
-// observed with out's listeners, the dns01 certificate with out's names,
-// and the status out wrote.
+// observed with out's listeners, the Certificates with out's names, the
+// order ledger's record written, and the status out wrote.
 func fedBack(in Input, out *Output) Input {
 	gw := composedGateway(out)
 	obs := &ObservedResource{ListenerHostnames: map[string]string{}}
@@ -51,7 +51,15 @@ func fedBack(in Input, out *Output) Input {
 			in.Observed[r.Key] = &ObservedResource{DNSNames: c.Spec.DNSNames}
 		}
 	}
-	prev.Orders = out.Orders
+	in.Ledger = withRecord(in.Ledger, in.Namespace+"/"+in.Name, out.Record)
+	for _, r := range out.Resources {
+		if r.Key == KeyOrderLedger {
+			// Crossplane observes the Object it applied at once, as the
+			// Certificates; provider-kubernetes writes the ConfigMap
+			// (in.Ledger) on its own time.
+			in.Observed[KeyOrderLedger] = &ObservedResource{Record: out.Record}
+		}
+	}
 	for _, c := range out.ChildApexes {
 		if c.State == v1alpha1.ChildApexListening {
 			prev.ChildApexes[c.Apex] = true
@@ -60,6 +68,17 @@ func fedBack(in Input, out *Output) Input {
 	prev.Digests = out.Digests
 	in.Previous = prev
 	return in
+}
+
+// withRecord is the ledger's records with the one of the TenantGateway
+// self replaced by rec (removed when nil), as the cluster holds them once
+// the run's record is applied.
+func withRecord(records []OrderRecord, self string, rec *OrderRecord) []OrderRecord {
+	out := slices.DeleteFunc(slices.Clone(records), func(r OrderRecord) bool { return r.TenantGateway == self })
+	if rec != nil {
+		out = append(out, *rec)
+	}
+	return out
 }
 
 // twice composes in, feeds the result back and composes again, judging both

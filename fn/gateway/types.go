@@ -45,9 +45,21 @@ type Input struct {
 	NamedNamespaces map[string]*Namespace
 	// Previous is the status the last run wrote.
 	Previous PreviousStatus
-	// Now is the time of the run: the ACME order budget counts orders
+	// Now is the time of the run: the ACME order ledger counts orders
 	// within a window of it (see Certificate orders in docs/design.md).
 	Now time.Time
+	// Quota is the ACME CA's order quota per registered domain, from the
+	// platform settings.
+	Quota OrderQuota
+	// LedgerNamespace holds the records of the order ledger: a platform
+	// namespace no tenant writes.
+	LedgerNamespace string
+	// Ledger are the records of the order ledger of the apex's registered
+	// domain, this TenantGateway's own included when it exists.
+	Ledger []OrderRecord
+	// PlatformApex is the platform's apex (publishing.host): the order
+	// ledger's branches are named under it.
+	PlatformApex string
 
 	// Derived once per run by Compose.
 	//
@@ -120,8 +132,12 @@ type Output struct {
 	Conditions []Condition
 	// Warnings are what changed since the last run, for Warning events.
 	Warnings []string
-	// Orders are status.orders: the certificate orders of the window.
-	Orders []v1alpha1.OrderStatus
+	// Record is this TenantGateway's record of the order ledger, as
+	// composed (nil when there is none to write); OrderQuota is the quota
+	// in force and OrdersUsed the registered domain's orders of its window.
+	Record     *OrderRecord
+	OrderQuota OrderQuota
+	OrdersUsed int
 }
 
 // An InvalidSpecError lists everything wrong with a TenantGateway's spec.

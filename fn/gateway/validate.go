@@ -30,10 +30,6 @@ func Defaulted(s v1alpha1.TenantGatewaySpec) v1alpha1.TenantGatewaySpec {
 	if s.GatewayClassName == "" {
 		s.GatewayClassName = v1alpha1.DefaultGatewayClassName
 	}
-	if s.ACMEOrdersPerBranch == nil {
-		n := int32(v1alpha1.DefaultACMEOrdersPerBranch)
-		s.ACMEOrdersPerBranch = &n
-	}
 	if s.DNS01 != nil {
 		d := *s.DNS01
 		if d.Provider == "" {
@@ -76,7 +72,7 @@ func Validate(s v1alpha1.TenantGatewaySpec) field.ErrorList {
 		errs = append(errs, field.Required(p.Child("gatewayClassName"), "the GatewayClass of the Gateway"))
 	}
 	if n := s.ACMEOrdersPerBranch; n != nil && (*n < 0 || *n > maxOrders) {
-		errs = append(errs, field.Invalid(p.Child("acmeOrdersPerBranch"), *n, fmt.Sprintf("must be between 0 (no bound) and %d", maxOrders)))
+		errs = append(errs, field.Invalid(p.Child("acmeOrdersPerBranch"), *n, fmt.Sprintf("must be between 0 and %d (deprecated and ignored: the order quota is the platform setting %s)", maxOrders, QuotaSettingPath)))
 	}
 
 	switch s.CertMode {

@@ -78,7 +78,7 @@ func TestValidate(t *testing.T) {
 		"OrdersPerBranchOutOfRange": {
 			reason: "The ACME order budget names its range",
 			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org", ACMEOrdersPerBranch: ptr.To[int32](-1)},
-			want:   []string{`spec.acmeOrdersPerBranch: Invalid value: -1: must be between 0 (no bound) and 1000`},
+			want:   []string{`spec.acmeOrdersPerBranch: Invalid value: -1: must be between 0 and 1000 (deprecated and ignored: the order quota is the platform setting gateway.certificateOrders)`},
 		},
 		"UnknownIssuerIgnoredInEdge": {
 			reason: "Edge mode reads no issuer settings",
@@ -312,7 +312,6 @@ func TestDefaulted(t *testing.T) {
 		GatewayClassName: "cilium",
 		DNS01:            &v1alpha1.DNS01{Provider: v1alpha1.DNS01Cloudflare, RFC2136: &v1alpha1.RFC2136Provider{TSIGAlgorithm: "HMACSHA256"}},
 		// The ACME order budget's default, the function's own.
-		ACMEOrdersPerBranch: ptr.To[int32](v1alpha1.DefaultACMEOrdersPerBranch),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Defaulted(...): -want, +got:\n%s", diff)

@@ -259,7 +259,7 @@ func TestCoexistingProvider(t *testing.T) {
 	const tgwNS, apps, host = "tenant-coexist", "coexist-apps", "www.coexist.example"
 	tenantNamespaces(t, tgwNS, "coexist.example", nil)
 	namespace(t, apps, map[string]string{"team": "apps"})
-	apply(t, strings.Replace(envoyTenantGateway(tgwNS, "coexist.example"), "  acmeOrdersPerBranch: 0\n", "  acmeOrdersPerBranch: 0\n  attachedNamespaces: ["+apps+"]\n", 1))
+	apply(t, strings.Replace(envoyTenantGateway(tgwNS, "coexist.example"), "  gatewayClassName: envoy\n", "  gatewayClassName: envoy\n  attachedNamespaces: ["+apps+"]\n", 1))
 	apply(t, httpRoute(apps, "www", tgwNS, "cozystack", host))
 	eventually(t, oneTTL+settle, "namespace "+apps+" labelled and annotated by the namespace patch", func() (bool, string) {
 		l, a, all := marks(t, apps)

@@ -277,7 +277,6 @@ spec:
   apex: %s
   gatewayClassName: envoy
   attachedNamespaces: [fp-apps]
-  acmeOrdersPerBranch: 0
 ---
 apiVersion: gateway.cozystack.io/v1alpha1
 kind: TenantGateway
@@ -285,7 +284,6 @@ metadata: {name: cozystack, namespace: tenant-fk}
 spec:
   apex: %s
   certMode: dns01
-  acmeOrdersPerBranch: 0
   dns01:
     provider: cloudflare
     cloudflare:
@@ -1276,7 +1274,7 @@ func (w *faultWorld) plan(t *testing.T) {
 	if code != 0 {
 		t.Errorf("plan on the steady platform: exit %d, want 0 (nothing served changes)\n%s", code, out)
 	}
-	settings := strings.Replace(readFile("examples", "cluster", "platform.yaml"), "certManagerNamespace: cozy-cert-manager", "certManagerNamespace: "+upgradeCertManagerNS, 1)
+	settings := strings.Replace(platformSettings(), "certManagerNamespace: cozy-cert-manager", "certManagerNamespace: "+upgradeCertManagerNS, 1)
 	file := filepath.Join(t.TempDir(), "platform.yaml")
 	if err := os.WriteFile(file, []byte(settings), 0o600); err != nil {
 		t.Fatal(err)

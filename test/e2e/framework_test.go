@@ -135,11 +135,12 @@ func setup() error {
 	if err := applyDocs(context.Background(), k8s, readFile("examples", "cluster", "admission-policies.yaml")); err != nil {
 		return fmt.Errorf("cannot apply the admission policies: %w", err)
 	}
-	// The platform settings, as install step 4 applies them, once for every
-	// test: a test that applied them with apply() would delete them when it
-	// ended, under the Tenants of every test still running. A test that
-	// needs other settings is not parallel and puts these back.
-	if err := applyDocs(context.Background(), k8s, readFile("examples", "cluster", "platform.yaml")); err != nil {
+	// The platform settings, as install step 4 applies them with the
+	// suite's order quotas, once for every test: a test that applied them
+	// with apply() would delete them when it ended, under the Tenants of
+	// every test still running. A test that needs other settings is not
+	// parallel and puts these back.
+	if err := applyDocs(context.Background(), k8s, platformSettings()); err != nil {
 		return fmt.Errorf("cannot apply the platform settings: %w", err)
 	}
 	if err := policiesActive(); err != nil {
@@ -219,6 +220,24 @@ func readFile(elem ...string) string {
 		panic(fmt.Sprintf("cannot read %v: %v", elem, err))
 	}
 	return string(b)
+}
+
+// platformSettings are examples/cluster/platform.yaml with the suite's ACME
+// order quotas (testdata/platform-orders.yaml) as gateway.certificateOrders:
+// what users copy stays as it is.
+func platformSettings() string {
+	const anchor = "\n  gateway:\n"
+	p := readFile("examples", "cluster", "platform.yaml")
+	if !strings.Contains(p, anchor) {
+		panic("examples/cluster/platform.yaml has no data.gateway")
+	}
+	orders := "    certificateOrders:\n"
+	for _, l := range strings.Split(strings.TrimSpace(readFile("test", "e2e", "testdata", "platform-orders.yaml")), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			orders += "      " + l + "\n"
+		}
+	}
+	return strings.Replace(p, anchor, anchor+orders, 1)
 }
 
 // decode splits a multi-document YAML into objects.
@@ -543,9 +562,6 @@ metadata:
 spec:
   apex: %s
   gatewayClassName: envoy
-  # The tests that use it add and remove hostnames by the dozen: no ACME
-  # order budget (see Certificate orders in docs/design.md).
-  acmeOrdersPerBranch: 0
 `, ns, apex)
 }
 

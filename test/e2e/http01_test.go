@@ -41,9 +41,6 @@ spec:
   gatewayClassName: envoy
   certMode: http01
   issuerName: pebble
-  # The samples issue dozens of certificates: no ACME order budget (see
-  # Certificate orders in docs/design.md).
-  acmeOrdersPerBranch: 0
   acme:
     server: %s
     caBundle: |

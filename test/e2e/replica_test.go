@@ -27,7 +27,7 @@ var (
 // namespace with the others), with an edge class a tenant may select.
 func replicaPlatform(t *testing.T) string {
 	t.Helper()
-	p := readFile("examples", "cluster", "platform.yaml")
+	p := platformSettings()
 	for old, new := range map[string]string{
 		"ingressName: tenant-root":    "ingressName: replica-root",
 		`wildcardSecretName: ""`:      "wildcardSecretName: wildcard-tls",
@@ -51,7 +51,7 @@ func replicaPlatform(t *testing.T) string {
 // someone else made is left as it is. Not parallel: it changes the platform
 // settings every Tenant is derived from, and puts them back at the end.
 func TestWildcardReplica(t *testing.T) {
-	t.Cleanup(func() { _ = applyDocs(t.Context(), k8s, readFile("examples", "cluster", "platform.yaml")) })
+	t.Cleanup(func() { _ = applyDocs(t.Context(), k8s, platformSettings()) })
 	if err := applyDocs(t.Context(), k8s, replicaPlatform(t)); err != nil {
 		t.Fatal(err)
 	}

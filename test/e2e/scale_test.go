@@ -134,7 +134,7 @@ func TestScale(t *testing.T) {
 
 	// The platform with its publishing tenant, then the baseline: what the
 	// control plane costs with no tenant but the root.
-	if err := applyDocs(t.Context(), k8s, readFile("examples", "cluster", "platform.yaml")); err != nil {
+	if err := applyDocs(t.Context(), k8s, platformSettings()); err != nil {
 		t.Fatal(err)
 	}
 	namespace(t, "tenant-root", nil)

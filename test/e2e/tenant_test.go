@@ -195,7 +195,7 @@ spec: {gateway: true, gatewayClass: envoy}
 // others) with the edge-terminated classes edge.
 func classesPlatform(t *testing.T, edge string) string {
 	t.Helper()
-	p := readFile("examples", "cluster", "platform.yaml")
+	p := platformSettings()
 	for old, new := range map[string]string{
 		"ingressName: tenant-root":  "ingressName: classes-root",
 		"host: example.org":         "host: classes.example",
@@ -363,6 +363,6 @@ func restorePlatformAfter(t *testing.T, claimNS string) {
 			}
 			time.Sleep(time.Second)
 		}
-		_ = applyDocs(ctx, k8s, readFile("examples", "cluster", "platform.yaml"))
+		_ = applyDocs(ctx, k8s, platformSettings())
 	})
 }

@@ -7,6 +7,8 @@ package fake
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -99,6 +101,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, f Runner) (*fnv1.RunFunction
 		}
 	}
 	r.Previous = rsp.GetRequirements()
+	r.Cluster.Objects = applyConfigMaps(r.Cluster.Objects, rsp.GetDesired().GetResources())
 	req := proto.Clone(r.Request).(*fnv1.RunFunctionRequest) //nolint:forcetypeassert // Clone keeps the type.
 	req.Observed.Resources = rsp.GetDesired().GetResources()
 	if st, ok := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"]; ok {
@@ -106,6 +109,30 @@ func (r *Reconciler) Reconcile(ctx context.Context, f Runner) (*fnv1.RunFunction
 	}
 	r.Request = req
 	return rsp, calls, nil
+}
+
+// applyConfigMaps plays provider-kubernetes for the ConfigMaps the desired
+// Objects write (the order ledger's records, route reports): each replaces
+// the object of its namespace and name. Other manifests are left out, so
+// that what a test puts in the cluster stays what the function reads.
+func applyConfigMaps(objects []*structpb.Struct, desired map[string]*fnv1.Resource) []*structpb.Struct {
+	for _, key := range slices.Sorted(maps.Keys(desired)) {
+		o := desired[key].GetResource()
+		if o.GetFields()["kind"].GetStringValue() != "Object" {
+			continue
+		}
+		m := o.GetFields()["spec"].GetStructValue().GetFields()["forProvider"].GetStructValue().GetFields()["manifest"].GetStructValue()
+		if m.GetFields()["kind"].GetStringValue() != "ConfigMap" {
+			continue
+		}
+		id := func(s *structpb.Struct) string {
+			md := s.GetFields()["metadata"].GetStructValue().GetFields()
+			return s.GetFields()["kind"].GetStringValue() + "/" + md["namespace"].GetStringValue() + "/" + md["name"].GetStringValue()
+		}
+		objects = slices.DeleteFunc(slices.Clone(objects), func(s *structpb.Struct) bool { return id(s) == id(m) })
+		objects = append(objects, m)
+	}
+	return objects
 }
 
 // Bootstrap reads the requirements the first pipeline step of a Composition

@@ -276,13 +276,11 @@ type TenantGatewaySpec struct {
 	// +optional
 	GatewayClassName string `json:"gatewayClassName,omitempty"`
 
-	// ACMEOrdersPerBranch is how many certificate orders (a Certificate
-	// composed anew, or a change of the dns01 certificate's names) one
-	// branch of the delegation tree may cause per 7 days: the ACME CA's
-	// weekly limits are shared by every tenant of the apex. 0 lifts the
-	// bound. Read only in http01 and dns01. Unset means 10: the default is
-	// the function's, not the schema's, so that adopting a TenantGateway
-	// the Cozystack controller wrote changes nothing in its spec.
+	// ACMEOrdersPerBranch is deprecated and ignored: the ACME order quota
+	// is per registered domain, shared by every TenantGateway under it,
+	// and set in the platform settings (gateway.certificateOrders, by
+	// issuer name; Let's Encrypt's limits for letsencrypt-* by default).
+	// It is kept so that TenantGateways that set it still decode.
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000
 	// +optional
@@ -347,9 +345,6 @@ type GatewayAddress struct {
 	// +kubebuilder:validation:MaxLength=253
 	Value string `json:"value"`
 }
-
-// DefaultACMEOrdersPerBranch is ACMEOrdersPerBranch when unset.
-const DefaultACMEOrdersPerBranch = 10
 
 // ListenerStatus reports one Gateway listener, in Gateway order.
 type ListenerStatus struct {
@@ -576,16 +571,16 @@ type TenantGatewayStatus struct {
 	// Digests are the function's memory of what it last warned about.
 	// +optional
 	Digests *StatusDigests `json:"digests,omitempty"`
-	// Orders are the certificate orders the function caused within the
-	// order window, by branch of the delegation tree: the memory of the
-	// ACME order budget.
+	// Orders is deprecated and no longer written: the ACME order ledger is
+	// kept per registered domain in the platform's namespace (see
+	// Certificate orders in docs/design.md). It is kept so that a status
+	// that holds it still decodes.
 	// +optional
 	// +kubebuilder:validation:MaxItems=1000
 	Orders []OrderStatus `json:"orders,omitempty"`
 }
 
-// OrderStatus is one certificate order the function caused: a Certificate
-// composed anew, or the dns01 certificate's names changed.
+// OrderStatus is one certificate order of the deprecated status.orders.
 type OrderStatus struct {
 	// Branch of the delegation tree charged with it.
 	Branch string `json:"branch"`

@@ -37,8 +37,9 @@ func TestSettingsAreRead(t *testing.T) {
 			m[keys[len(keys)-1]] = probe
 			_, perr := tenant.ParsePlatform(data)
 			_, cerr := tenant.CertManagerNamespace(data, "cozy-cert-manager")
+			_, oerr := tenant.CertificateOrders(data, "letsencrypt-prod")
 			var msgs []string
-			for _, err := range []error{perr, cerr} {
+			for _, err := range []error{perr, cerr, oerr} {
 				if err != nil {
 					msgs = append(msgs, err.Error())
 				}

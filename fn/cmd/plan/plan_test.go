@@ -129,6 +129,8 @@ func TestPlan(t *testing.T) {
 					{Category: catRoute, Action: actLost, Name: "HTTPRoute/tenant-t1/web www.t1.example.org", From: "https-www-74642052", Served: true},
 					{Category: catCertificate, Action: actRemoved, Name: "cozystack-api-39448fb9-tls", From: "api.t1.example.org", Served: true},
 					{Category: catCertificate, Action: actRemoved, Name: "cozystack-www-74642052-tls", From: "www.t1.example.org", Served: true},
+					// The record closes the two orders: asking for the names again is a new order.
+					{Category: catObject, Action: actChanged, Name: "Object tenant-t1/cozystack-order-ledger", To: "fields spec.forProvider.manifest.data.record", Served: true},
 					{Category: catCondition, Action: actChanged, Name: "RoutesAccepted", From: "True Accepted", To: "False NamespaceNotAdmitted"},
 				},
 			}},

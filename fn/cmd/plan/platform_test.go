@@ -29,6 +29,7 @@ var served = []struct {
 	namespaced       bool
 }{
 	{"v1", "Namespace", false},
+	{"v1", "ConfigMap", true},
 	{"gateway.networking.k8s.io/v1", "Gateway", true},
 	{"gateway.networking.k8s.io/v1", "GatewayClass", false},
 	{"gateway.networking.k8s.io/v1", "HTTPRoute", true},
@@ -141,12 +142,13 @@ func mergeInto(dst, src map[string]any) map[string]any {
 
 // converge plays Crossplane until the platform is in the steady state: it
 // runs the function on every composite resource and applies what it
-// composes, its status and conditions, twice (the first run composes
-// what the ownership probes allowed).
+// composes, its status and conditions, three times (the first run composes
+// what the ownership probes allowed and writes the order ledger's record,
+// the second orders the Certificates the record lets it).
 func (p *platform) converge(t testing.TB) {
 	t.Helper()
 	ctx := context.Background()
-	for range 2 {
+	for range 3 {
 		pl := newPlanner(p.reader(), defaultOptions())
 		xrs, err := pl.read.xrs(ctx)
 		if err != nil {
@@ -199,6 +201,11 @@ func (p *platform) apply(t testing.TB, xr *unstructured.Unstructured, rsp *fnv1.
 		u.SetAnnotations(a)
 		p.put(t, u)
 		refs = append(refs, map[string]any{"apiVersion": u.GetAPIVersion(), "kind": u.GetKind(), "name": u.GetName()})
+		if m, ok, _ := unstructured.NestedMap(u.Object, "spec", "forProvider", "manifest"); ok && m["kind"] == "ConfigMap" {
+			// provider-kubernetes writes the order ledger's records and
+			// the route reports the Objects carry.
+			p.put(t, &unstructured.Unstructured{Object: m})
+		}
 	}
 	live := p.get(t, xr.GetAPIVersion(), xr.GetKind(), xr.GetNamespace(), xr.GetName())
 	if err := unstructured.SetNestedSlice(live.Object, refs, append(append([]string{}, cp...), "resourceRefs")...); err != nil {

@@ -264,6 +264,11 @@ kubectl apply -f "$ROOT/test/e2e/testdata/platform-runtime.yaml" >/dev/null || f
 # air-gapped platform to do; and the function's flags.
 our_runtime(){
 kubectl apply -f "$ROOT/examples/cluster/provider-kubernetes-runtime.yaml" >/dev/null || fail "cannot apply examples/cluster/provider-kubernetes-runtime.yaml"
+# The order ledger's role lives in cert-manager's namespace, which a
+# platform's cert-manager install makes; here cert-manager runs as plain
+# processes, so the namespace is made for it.
+kubectl create namespace cozy-cert-manager --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+kubectl apply -f "$ROOT/examples/cluster/order-ledger-rbac.yaml" >/dev/null || fail "cannot apply examples/cluster/order-ledger-rbac.yaml"
 sed 's#registry.example.internal/#127.0.0.1:5000/#' "$ROOT/examples/cluster/mirror/image-configs.yaml" | kubectl apply -f - >/dev/null \
   || fail "cannot apply examples/cluster/mirror/image-configs.yaml"
 # The function's flags, as docs/operations.md (Settings per platform size) tells a platform to set

@@ -1,0 +1,77 @@
+package tenant
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
+)
+
+// PathCertificateOrders is where the platform settings hold the ACME order
+// quotas, by issuer name (see Certificate orders in docs/design.md).
+var PathCertificateOrders = []string{"gateway", "certificateOrders"}
+
+// orderQuotaSetting is one issuer's entry of gateway.certificateOrders.
+type orderQuotaSetting struct {
+	// Limit is the orders per registered domain within Window; 0 is no
+	// bound.
+	Limit *int `json:"limit"`
+	// Window is a Go duration ("168h").
+	Window string `json:"window,omitempty"`
+}
+
+// Bounds of the window a platform may set.
+const (
+	minOrderWindow = time.Hour
+	maxOrderWindow = 90 * 24 * time.Hour
+)
+
+// CertificateOrders reads the order quota of issuer from the platform
+// setting gateway.certificateOrders.<issuer>; unset, it is Let's Encrypt's
+// published limit for an issuer named letsencrypt-*, and no bound for any
+// other (the function cannot know another CA's limits). TenantGateways read
+// it apart from the Tenant settings, as CertManagerNamespace.
+func CertificateOrders(data map[string]any, issuer string) (gateway.OrderQuota, error) {
+	q := gateway.OrderQuota{Window: gateway.LetsEncryptQuota.Window}
+	if strings.HasPrefix(issuer, gateway.LetsEncryptIssuerPrefix) {
+		q = gateway.LetsEncryptQuota
+	}
+	r := reader{data: data}
+	all, ok := r.get(PathCertificateOrders...).(map[string]any)
+	if !ok {
+		if v := r.get(PathCertificateOrders...); v != nil {
+			return q, fmt.Errorf("platform setting %s must map issuer names to {limit, window}, not %v", strings.Join(PathCertificateOrders, "."), v)
+		}
+		return q, nil
+	}
+	v, ok := all[issuer]
+	if !ok {
+		return q, nil
+	}
+	path := strings.Join(PathCertificateOrders, ".") + "[" + issuer + "]"
+	var s orderQuotaSetting
+	if err := jsonobj.DecodeStrict(v, &s); err != nil {
+		return q, fmt.Errorf("platform setting %s: %w", path, err)
+	}
+	if s.Limit == nil || *s.Limit < 0 || *s.Limit > gateway.MaxOrderQuota {
+		return q, fmt.Errorf("platform setting %s.limit must be set, between 0 (no bound) and %d", path, gateway.MaxOrderQuota)
+	}
+	q.Limit = *s.Limit
+	if s.Window != "" {
+		w, err := time.ParseDuration(s.Window)
+		if err != nil || w < minOrderWindow || w > maxOrderWindow {
+			return q, fmt.Errorf("platform setting %s.window %q must be a duration between %s and %s, such as \"168h\"", path, s.Window, minOrderWindow, maxOrderWindow)
+		}
+		q.Window = w
+	}
+	return q, nil
+}
+
+// PlatformApex is the platform's apex (publishing.host), "" when unset: the
+// order ledger names the branches of the whole registered domain under it.
+func PlatformApex(data map[string]any) string {
+	s, _ := (&reader{data: data}).get("publishing", "host").(string)
+	return s
+}
