@@ -114,6 +114,9 @@ func TestAttackReaperDeletesALiveRecord(t *testing.T) {
 	//      provider-kubernetes deletes the ConfigMap it wrote, which is
 	//      gk's, now holding gk's orders.
 	//
+	// Step 4 needs no run of r: the reaper Object lives in r's namespace,
+	// which is alice's, and object-provider-config-policy judges only
+	// CREATE and UPDATE, so alice may delete it herself once gk ordered.
 	// gk's Object writes its record again only at provider-kubernetes'
 	// next sync (gk's own runs compose the same Object: nothing to
 	// apply); until then every run of the domain reads the ledger without
@@ -367,5 +370,37 @@ func TestAttackDeleteTheGatewayBeforeItsRecordIsWritten(t *testing.T) {
 	}
 	if n := p.mostInAWindow(letsEncrypt); n > letsEncrypt.Limit {
 		t.Errorf("deleting her nested Gateway right after each ordering run, alice made cert-manager order %d certificates within %s (the ledger holds %d); the CA issues at most %d for example.org", n, letsEncrypt.Window, p.recordedOrders(), letsEncrypt.Limit)
+	}
+}
+
+func TestAttackChargeAnotherBranch(t *testing.T) {
+	// alice tries to make her orders bob's: routes of hers naming names in
+	// bob's zone, a nested tenant whose host equals her own (a namespace
+	// of no child apex of its own), and hostnames under her nested zones.
+	// Every order of the root Gateway's record is charged to alice's
+	// branch, none to bob's, and bob's one application still listens.
+	p := &platformRun{}
+	root := rootInput(http01Spec)
+	root.Namespaces = append(root.Namespaces, labelled("tenant-alice-same", "alice.example.org"), labelled("tenant-alice-n", "n.alice.example.org"))
+	root.Routes = []Route{
+		routeTo("tenant-alice", "grab", hosts(20, "g%02d.bob.example.org")...),
+		routeTo("tenant-alice-same", "same", hosts(20, "s%02d.alice.example.org")...),
+		routeTo("tenant-alice-n", "nested", hosts(20, "n%02d.n.alice.example.org")...),
+	}
+	root, _ = p.ordered(t, root, t0)
+	root.Routes = append(root.Routes, routeTo("tenant-bob", "shop", "shop.bob.example.org"))
+	var out *Output
+	root, out = p.run(t, root, t0.Add(time.Hour))
+	byBranch := map[string]int{}
+	for _, o := range out.Record.Orders {
+		for _, b := range o.Branches {
+			byBranch[b]++
+		}
+	}
+	if byBranch["bob.example.org"] != 1 || len(byBranch) != 2 {
+		t.Errorf("orders by branch %v, want alice's and bob's one", byBranch)
+	}
+	if got := hostnameStates(out)["shop.bob.example.org HTTPRoute/tenant-bob/shop"]; got != string(v1alpha1.HostnameListening) {
+		t.Errorf("bob's application is %s, want Listening", got)
 	}
 }
