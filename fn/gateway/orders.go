@@ -74,6 +74,14 @@ type OrderRecord struct {
 	// TenantGateway deleted while it waited counts for one window at most.
 	Waiting map[string]int `json:"waiting,omitempty"`
 	Asked   *metav1.Time   `json:"asked,omitempty"`
+	// Since is when the writer first wrote the record: within a branch,
+	// an older record's demand comes before a younger one's (ledger.part).
+	Since *metav1.Time `json:"since,omitempty"`
+	// Alive is when the writer last said it is alive: it says so again
+	// within every half window, so that a record whose writer is gone is
+	// told from one whose writer orders nothing now (only the first is
+	// ever removed by another run).
+	Alive *metav1.Time `json:"alive,omitempty"`
 }
 
 // LedgerOrder is one certificate order: one issuance cert-manager makes
@@ -87,6 +95,10 @@ type LedgerOrder struct {
 	Certificate string `json:"certificate"`
 	// Names is the SHA-256 of the Certificate's names, in full.
 	Names string `json:"names"`
+	// DNSNames are the names themselves, kept only on the latest order of
+	// the dns01 certificate: while it is open they are what the last run
+	// composed, whatever Crossplane has observed of it so far.
+	DNSNames []string `json:"dnsNames,omitempty"`
 	// At is when the function composed it.
 	At metav1.Time `json:"at"`
 	// Closed: a later run composed the Certificate no more, or with other
@@ -120,12 +132,17 @@ func fullHash(s string) string {
 // so not the domain itself).
 func LedgerLabel(apex string) string { return fullHash(RegisteredDomain(apex)) }
 
-// LedgerRecordName is the ConfigMap of the TenantGateway ns/name's record:
-// a full hash of its identity, so that a TenantGateway re-created under the
-// same name finds its record.
-func LedgerRecordName(ns, name string) string {
-	return "tenant-gateway-orders-" + fullHash(ns+"/"+name)
+// LedgerRecordName is the ConfigMap of the record of the TenantGateway
+// ns/name of uid: a full hash of its identity, uid included, so that a
+// TenantGateway re-created under the name writes a record of its own and
+// no run ever removes, as its predecessor's, a record a live TenantGateway
+// writes.
+func LedgerRecordName(ns, name, uid string) string {
+	return "tenant-gateway-orders-" + fullHash(ns+"/"+name+"/"+uid)
 }
+
+// writer identifies a record's writer: its TenantGateway and uid.
+func (r *OrderRecord) writer() string { return r.TenantGateway + "/" + r.UID }
 
 // namesHash keys a Certificate's names: the full SHA-256 of the sorted
 // names, never a prefix.
@@ -151,9 +168,11 @@ type ledger struct {
 	// waiting is the other records' waiting demand by branch.
 	waiting map[string]int
 	// demand is each other record's demand (orders of the window and
-	// waiting) by writer, then branch: a branch's share is split among the
-	// records that ask for it.
-	demand map[string]map[string]int
+	// waiting) by writer, then branch, and usedBy its orders of the window
+	// alone: a branch's share goes to its records oldest first (part).
+	demand, usedBy map[string]map[string]int
+	// since is each other record's Since, by writer.
+	since map[string]time.Time
 	// wants is this run's demand by branch, granted what it may order.
 	wants, granted map[string]int
 	// share is each branch's fair share; nil until settled.
@@ -186,38 +205,43 @@ func newLedger(in *Input) *ledger {
 	l := &ledger{
 		now: in.Now.UTC().Truncate(time.Second), quota: in.Quota, top: ledgerTop(in),
 		self:    &OrderRecord{RegisteredDomain: RegisteredDomain(in.Spec.Apex), TenantGateway: in.Namespace + "/" + in.Name, UID: in.UID, Apex: in.Spec.Apex},
-		waiting: map[string]int{}, demand: map[string]map[string]int{}, wants: map[string]int{}, granted: map[string]int{},
+		waiting: map[string]int{}, demand: map[string]map[string]int{}, usedBy: map[string]map[string]int{}, since: map[string]time.Time{},
+		wants: map[string]int{}, granted: map[string]int{},
 	}
 	for i, r := range in.Ledger {
 		if r.RegisteredDomain != l.self.RegisteredDomain {
 			continue // another domain's record under a colliding label: never ours
 		}
-		if r.TenantGateway == l.self.TenantGateway {
+		if r.writer() == l.self.writer() {
 			l.written = &in.Ledger[i]
 			continue
 		}
 		l.readOther(r)
 	}
-	slices.SortFunc(l.stale, func(a, b OrderRecord) int { return strings.Compare(a.TenantGateway, b.TenantGateway) })
+	slices.SortFunc(l.stale, func(a, b OrderRecord) int { return strings.Compare(a.writer(), b.writer()) })
 	l.stale = l.stale[:min(len(l.stale), maxReaps)]
 	if o := in.Observed[KeyOrderLedger]; o != nil {
 		l.applied = o.Record
 	}
-	l.recordName = in.LedgerNamespace + "/" + LedgerRecordName(in.Namespace, in.Name)
+	l.recordName = in.LedgerNamespace + "/" + LedgerRecordName(in.Namespace, in.Name, in.UID)
 	l.self.Orders = l.ownOrders(in.UID)
 	l.confirmed = l.applied != nil && l.written != nil && l.written.UID == in.UID && holds(l.written.Orders, l.applied.Orders)
 	return l
 }
 
 // readOther adds another TenantGateway's record: its orders of the window
-// and the demand it said within it, or, when it has neither, it is stale.
+// and the demand it said within it. It is stale when it has neither and
+// its writer has not said it is alive within a window: only then is its
+// writer surely gone, so that removing it loses no order a live writer
+// makes next.
 func (l *ledger) readOther(r OrderRecord) {
-	demand := map[string]int{}
+	demand, used := map[string]int{}, map[string]int{}
 	for _, o := range r.Orders {
 		if l.inWindow(o) {
 			l.others = append(l.others, o)
 			for _, b := range o.Branches {
 				demand[b]++
+				used[b]++
 			}
 		}
 	}
@@ -227,8 +251,12 @@ func (l *ledger) readOther(r OrderRecord) {
 			demand[b] += n
 		}
 	}
-	l.demand[r.TenantGateway] = demand
-	if len(demand) == 0 && !l.asking(r) {
+	w := r.writer()
+	l.demand[w], l.usedBy[w] = demand, used
+	if r.Since != nil {
+		l.since[w] = r.Since.Time
+	}
+	if len(demand) == 0 && !l.asking(r) && (r.Alive == nil || !r.Alive.Add(l.quota.Window).After(l.now)) {
 		l.stale = append(l.stale, r)
 	}
 }
@@ -410,18 +438,35 @@ func (l *ledger) take(branch string, free bool) bool {
 	return true
 }
 
-// part is this record's part of branch's share: the share split by max-min
-// among the records that ask for the branch (their orders of the window and
-// what they wait for), so that Gateways of one branch deciding at once from
-// the same reading cannot each spend the whole share.
+// part is this record's part of branch's share: what is left of it once
+// every older record (by Since, then writer) has what it asks for (its
+// orders of the window and what it waits for) and every younger one what
+// it has ordered. A Gateway made later than another of its branch finds
+// that one's record, written before it could order, so Gateways of one
+// branch made one after another, or deciding at once from one reading,
+// cannot each spend the share while their orders are still unwritten.
 func (l *ledger) part(branch string) int {
-	demand := map[string]int{l.self.TenantGateway: l.ownUsed(branch) + l.wants[branch]}
+	left := l.share[branch]
+	me, mine := l.selfSince(), l.self.writer()
 	for w, d := range l.demand {
-		if d[branch] > 0 {
-			demand[w] = d[branch]
+		if s, ok := l.since[w]; ok && (s.Before(me) || s.Equal(me) && w < mine) {
+			left -= d[branch]
+		} else {
+			left -= l.usedBy[w][branch]
 		}
 	}
-	return maxMin(l.share[branch], demand)[l.self.TenantGateway]
+	return max(0, left)
+}
+
+// selfSince is when the own record was first written: as the ConfigMap or
+// the Object holds it, else now (a record about to be written first).
+func (l *ledger) selfSince() time.Time {
+	for _, r := range []*OrderRecord{l.written, l.applied} {
+		if r != nil && r.UID == l.self.UID && r.Since != nil {
+			return r.Since.Time
+		}
+	}
+	return l.now
 }
 
 // ownUsed is the orders of the window of the own record charged to branch.
@@ -441,7 +486,28 @@ func (l *ledger) record(certificate string, names []string, branches ...string) 
 		l.granted[b]--
 		l.wants[b]--
 	}
-	l.self.Orders = append(l.self.Orders, LedgerOrder{Branches: branches, Certificate: certificate, Names: namesHash(names), At: metav1.NewTime(l.now)})
+	o := LedgerOrder{Branches: branches, Certificate: certificate, Names: namesHash(names), At: metav1.NewTime(l.now)}
+	if certificate == KeyCertificateWildcard {
+		for i := range l.self.Orders {
+			l.self.Orders[i].DNSNames = nil
+		}
+		o.DNSNames = slices.Clone(names)
+	}
+	l.self.Orders = append(l.self.Orders, o)
+}
+
+// composedWildcard is the dns01 certificate's names as the last run
+// composed them: its latest order's while that is open, else observed.
+func (l *ledger) composedWildcard(observed []string) []string {
+	for i := len(l.self.Orders) - 1; i >= 0; i-- {
+		if o := l.self.Orders[i]; o.Certificate == KeyCertificateWildcard {
+			if !o.Closed && o.DNSNames != nil && namesHash(o.DNSNames) == o.Names {
+				return o.DNSNames
+			}
+			break
+		}
+	}
+	return observed
 }
 
 // pending reports whether certificate's latest order is of names and
@@ -511,6 +577,8 @@ func (l *ledger) Record() *OrderRecord {
 	if len(r.Waiting) > 0 {
 		r.Asked = l.asked(r.Waiting)
 	}
+	since := metav1.NewTime(l.selfSince())
+	r.Since, r.Alive = &since, l.alive()
 	if !r.empty() || l.unknown || l.applied != nil && !l.applied.empty() || l.applied == nil && l.written != nil && !l.written.empty() {
 		return &r
 	}
@@ -538,6 +606,17 @@ func (l *ledger) stillWaiting() map[string]int {
 func (l *ledger) asked(waiting map[string]int) *metav1.Time {
 	if p := l.applied; p != nil && p.Asked != nil && maps.Equal(p.Waiting, waiting) && p.Asked.Add(l.quota.Window/2).After(l.now) {
 		return p.Asked
+	}
+	now := metav1.NewTime(l.now)
+	return &now
+}
+
+// alive is when the record says its writer is alive: as the record last
+// applied said, while that is less than half a window ago, else now; so a
+// live writer's record is written again only twice a window for it.
+func (l *ledger) alive() *metav1.Time {
+	if p := l.applied; p != nil && p.UID == l.self.UID && p.Alive != nil && p.Alive.Add(l.quota.Window/2).After(l.now) {
+		return p.Alive
 	}
 	now := metav1.NewTime(l.now)
 	return &now
@@ -661,7 +740,11 @@ func orderDNS01(in *Input, t *tenancy, l *ledger, children []*child) []string {
 		}
 		return nil
 	}
-	have := domains(cert.DNSNames)
+	// The certificate as the last run composed it: Crossplane may not have
+	// observed that yet, and a zone it added must neither be charged
+	// again nor taken off.
+	last := l.composedWildcard(cert.DNSNames)
+	have := domains(last)
 	adding := map[string][]*child{}
 	for _, c := range children {
 		if c.state == v1alpha1.ChildApexListening && !have[c.apex] {
@@ -686,7 +769,7 @@ func orderDNS01(in *Input, t *tenancy, l *ledger, children []*child) []string {
 	names := childNames(in, children)
 	if len(charged) == 0 {
 		// Nothing added: names only leave, which waits for the next order.
-		return lingering(cert.DNSNames, names)
+		return lingering(last, names)
 	}
 	if !l.pending(KeyCertificateWildcard, names) {
 		l.record(KeyCertificateWildcard, names, charged...)
@@ -742,7 +825,7 @@ func LedgerObjectName(tgw string) string { return tgw + "-order-ledger" }
 // deleting or re-creating the TenantGateway, or a tenant deleting the
 // Object, keeps what it ordered; an empty record goes with its Object.
 func ledgerRecordResource(in *Input, record *OrderRecord) (Resource, error) {
-	manifest, err := ledgerConfigMap(in.LedgerNamespace, LedgerRecordName(in.Namespace, in.Name), record)
+	manifest, err := ledgerConfigMap(in.LedgerNamespace, LedgerRecordName(in.Namespace, in.Name, in.UID), record)
 	if err != nil {
 		return Resource{}, err
 	}
@@ -765,13 +848,13 @@ const KeyOrderLedgerReapPrefix = "order-ledger-reap-"
 func ledgerReapers(in *Input, l *ledger) ([]Resource, error) {
 	var out []Resource
 	for _, r := range l.stale {
-		id := fullHash(r.TenantGateway)
+		id := fullHash(r.writer())
 		key := KeyOrderLedgerReapPrefix + id
 		if _, applied := in.Observed[key]; applied {
 			continue
 		}
 		ns, name, _ := strings.Cut(r.TenantGateway, "/")
-		cm, err := ledgerConfigMap(in.LedgerNamespace, LedgerRecordName(ns, name), &OrderRecord{RegisteredDomain: r.RegisteredDomain, TenantGateway: r.TenantGateway, UID: r.UID, Apex: r.Apex})
+		cm, err := ledgerConfigMap(in.LedgerNamespace, LedgerRecordName(ns, name, r.UID), &OrderRecord{RegisteredDomain: r.RegisteredDomain, TenantGateway: r.TenantGateway, UID: r.UID, Apex: r.Apex})
 		if err != nil {
 			return nil, err
 		}

@@ -40,7 +40,7 @@ func TestLedgerKeepsOrdersTheProviderHasNotWrittenYet(t *testing.T) {
 	const lag = 3
 	p := &platformRun{}
 	in := rootInput(http01Spec)
-	self := in.Namespace + "/" + in.Name
+	self := writerOf(&in)
 	var landed []OrderRecord
 	var queue []*OrderRecord
 	granted := map[string]bool{}
@@ -153,7 +153,7 @@ func TestOrdersBoundedWhenNestedGatewaysDecideTogether(t *testing.T) {
 			p.records = snapshot
 			var out *Output
 			gws[k], out = p.run(t, gws[k], t0.Add(time.Hour))
-			written = withRecord(written, gws[k].Namespace+"/"+gws[k].Name, out.Record)
+			written = withRecord(written, writerOf(&gws[k]), out.Record)
 		}
 		snapshot = written
 	}

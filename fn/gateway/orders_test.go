@@ -83,6 +83,9 @@ type platformRun struct {
 	// certs are each TenantGateway's Certificates as they exist, by key.
 	certs  map[string]map[string][]string
 	orders []time.Time
+	// orphans are the writers whose record's Object was last applied
+	// holding orders, so without the Delete policy.
+	orphans map[string]bool
 }
 
 // owning is a TenantGateway of its own in namespace ns (a tenant's nested
@@ -140,7 +143,11 @@ func (p *platformRun) run(t *testing.T, in Input, now time.Time) (Input, *Output
 		}
 	}
 	p.certs[self] = now2
-	p.records = withRecord(p.records, self, out.Record)
+	p.records = withRecord(p.records, writerOf(&in), out.Record)
+	if p.orphans == nil {
+		p.orphans = map[string]bool{}
+	}
+	p.orphans[writerOf(&in)] = out.Record != nil && len(out.Record.Orders) > 0
 	for _, r := range out.Resources {
 		if strings.HasPrefix(r.Key, KeyOrderLedgerReapPrefix) {
 			// The Object goes with the next run (or with its
@@ -154,7 +161,7 @@ func (p *platformRun) run(t *testing.T, in Input, now time.Time) (Input, *Output
 			if err != nil {
 				t.Fatal(err)
 			}
-			p.records = withRecord(p.records, rec.TenantGateway, nil)
+			p.records = withRecord(p.records, rec.writer(), nil)
 		}
 	}
 	next := fedBack(in, out)
@@ -167,6 +174,9 @@ func (p *platformRun) run(t *testing.T, in Input, now time.Time) (Input, *Output
 // empty status.
 func (p *platformRun) gone(in Input) Input {
 	delete(p.certs, in.Namespace+"/"+in.Name)
+	// Its record goes with its Object, unless the Object was last applied
+	// holding orders (no Delete policy then), whatever the ConfigMap holds.
+	p.records = slices.DeleteFunc(p.records, func(r OrderRecord) bool { return r.writer() == writerOf(&in) && !p.orphans[writerOf(&in)] })
 	in.Observed, in.Previous = nil, PreviousStatus{}
 	in.UID += "-again"
 	return in
@@ -478,7 +488,7 @@ func TestOrderRecordBounded(t *testing.T) {
 	for i := range 2 * MaxOrderQuota {
 		old.Orders = append(old.Orders, LedgerOrder{Branches: []string{"x"}, Certificate: fmt.Sprint(i), At: out.Record.Orders[0].At})
 	}
-	l := newLedger(&Input{Spec: http01Spec, Namespace: "tenant-root", Name: "cozystack", Quota: in.Quota, Now: t0, Ledger: []OrderRecord{old}})
+	l := newLedger(&Input{Spec: http01Spec, Namespace: "tenant-root", Name: "cozystack", UID: old.UID, Quota: in.Quota, Now: t0, Ledger: []OrderRecord{old}})
 	if n := len(l.Record().Orders); n > MaxOrderQuota {
 		t.Errorf("the record holds %d orders, want at most %d", n, MaxOrderQuota)
 	}

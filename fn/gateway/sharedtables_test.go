@@ -51,7 +51,7 @@ func fedBack(in Input, out *Output) Input {
 			in.Observed[r.Key] = &ObservedResource{DNSNames: c.Spec.DNSNames}
 		}
 	}
-	in.Ledger = withRecord(in.Ledger, in.Namespace+"/"+in.Name, out.Record)
+	in.Ledger = withRecord(in.Ledger, writerOf(&in), out.Record)
 	for _, r := range out.Resources {
 		if r.Key == KeyOrderLedger {
 			// Crossplane observes the Object it applied at once, as the
@@ -70,11 +70,14 @@ func fedBack(in Input, out *Output) Input {
 	return in
 }
 
-// withRecord is the ledger's records with the one of the TenantGateway
-// self replaced by rec (removed when nil), as the cluster holds them once
-// the run's record is applied.
+// writerOf is the writer of in's record: its TenantGateway and uid.
+func writerOf(in *Input) string { return in.Namespace + "/" + in.Name + "/" + in.UID }
+
+// withRecord is the ledger's records with the one of the writer self
+// replaced by rec (removed when nil), as the cluster holds them once the
+// run's record is applied.
 func withRecord(records []OrderRecord, self string, rec *OrderRecord) []OrderRecord {
-	out := slices.DeleteFunc(slices.Clone(records), func(r OrderRecord) bool { return r.TenantGateway == self })
+	out := slices.DeleteFunc(slices.Clone(records), func(r OrderRecord) bool { return r.writer() == self })
 	if rec != nil {
 		out = append(out, *rec)
 	}

@@ -276,11 +276,9 @@ type TenantGatewaySpec struct {
 	// +optional
 	GatewayClassName string `json:"gatewayClassName,omitempty"`
 
-	// ACMEOrdersPerBranch is deprecated and ignored: the ACME order quota
-	// is per registered domain, shared by every TenantGateway under it,
-	// and set in the platform settings (gateway.certificateOrders, by
-	// issuer name; Let's Encrypt's limits for letsencrypt-* by default).
-	// It is kept so that TenantGateways that set it still decode.
+	// ACMEOrdersPerBranch is deprecated and ignored (the quota is the
+	// platform setting gateway.certificateOrders); kept so that specs
+	// that set it still decode.
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000
 	// +optional
@@ -571,10 +569,9 @@ type TenantGatewayStatus struct {
 	// Digests are the function's memory of what it last warned about.
 	// +optional
 	Digests *StatusDigests `json:"digests,omitempty"`
-	// Orders is deprecated and no longer written: the ACME order ledger is
-	// kept per registered domain in the platform's namespace (see
-	// Certificate orders in docs/design.md). It is kept so that a status
-	// that holds it still decodes.
+	// Orders is deprecated and no longer written (the order ledger is
+	// kept per registered domain); kept so that a status that holds it
+	// still decodes.
 	// +optional
 	// +kubebuilder:validation:MaxItems=1000
 	Orders []OrderStatus `json:"orders,omitempty"`
@@ -582,12 +579,11 @@ type TenantGatewayStatus struct {
 
 // OrderStatus is one certificate order of the deprecated status.orders.
 type OrderStatus struct {
-	// Branch of the delegation tree charged with it.
+	// Branch charged.
 	Branch string `json:"branch"`
-	// Certificate is the Certificate ordered, and for the dns01
-	// certificate the digest of its names.
+	// Certificate ordered.
 	Certificate string `json:"certificate"`
-	// At is when the function composed it.
+	// At is when it was ordered.
 	At metav1.Time `json:"at"`
 }
 
