@@ -35,6 +35,9 @@ func Compose(in Input) (*Output, error) {
 	if mode == v1alpha1.CertModeDNS01 {
 		capCertificateNames(&in, t, children)
 		certNames = orderDNS01(&in, t, orders, children)
+		if certNames == nil {
+			in.certWaiting = orders.waitMessage(orders.branch(t.owner), "the wildcard certificate")
+		}
 	}
 	contests := resolveConflicts(claims)
 
@@ -105,7 +108,7 @@ func Compose(in Input) (*Output, error) {
 	f.gatewayReady = gatewayReady(&in, refused, p.listeners, judged)
 	out.Conditions = []Condition{
 		f.gatewayReady,
-		listenersReady(&in, out.LeftOut, out.HostnameStates[v1alpha1.HostnameWaiting]+out.ChildApexStates[v1alpha1.ChildApexWaiting]),
+		listenersReady(&in, out.LeftOut, out.HostnameStates[v1alpha1.HostnameWaiting]+out.ChildApexStates[v1alpha1.ChildApexWaiting]+min(len(in.certWaiting), 1)),
 		routesAccepted(f.causes, len(claims), len(out.Hostnames)),
 	}
 	out.Digests = digestsOf(&in, f, out.ListenerStatus)

@@ -130,6 +130,10 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, hostless []*Route, con
 	c.dropChildren(children)
 	for _, cl := range unjudged(claims) {
 		cl.state, cl.message, cl.listener = c.cover(in, t, cl.hostname, cl.namespace)
+		if cl.state == v1alpha1.HostnameCovered && in.certWaiting != "" {
+			// Its listener has no certificate until the order is made.
+			cl.message = Truncate(cl.message + "; " + in.certWaiting)
+		}
 	}
 	c.unenforced(in, t, claims)
 	return p

@@ -69,6 +69,9 @@ type Input struct {
 	// attached are the namespaces the function labels (see
 	// AttachedNamespaces).
 	attached []string
+	// certWaiting says why the first dns01 certificate is not composed
+	// yet ("" when it is): what its listeners would serve waits.
+	certWaiting string
 }
 
 // Object is a typed Kubernetes object the function composes.

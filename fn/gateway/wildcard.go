@@ -107,6 +107,9 @@ func (c *coverage) notAdmitted(in *Input, t *tenancy, h, ns, under, note string)
 		// listed exactly beats any wildcard.
 		return v1alpha1.HostnameCovered, fmt.Sprintf("served by listener %s (*.%s) in the port-80 route table every edge listener shares", l.name, d) + note, l.name
 	}
+	if c.dropped[under] == v1alpha1.ChildApexWaiting {
+		return v1alpha1.HostnameWaiting, fmt.Sprintf("%s is under child apex %s, which waits for its certificate order (see status.childApexes)", h, under), ""
+	}
 	if c.dropped[under] == v1alpha1.ChildApexOverCertificateLimit {
 		return v1alpha1.HostnameOverCertificateLimit, fmt.Sprintf("%s is under a child apex left out of the wildcard certificate: the ACME CA issues at most %d names per certificate", h, maxCertificateDNSNames), ""
 	}
