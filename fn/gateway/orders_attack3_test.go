@@ -261,3 +261,89 @@ func TestAttackNestedGatewaysRaiseTheirDemandAtOnce(t *testing.T) {
 		t.Errorf("cert-manager ordered %d certificates within %s; the CA issues at most %d for example.org", n, letsEncrypt.Window, letsEncrypt.Limit)
 	}
 }
+
+func TestAttackRecreatedGatewayReapsOnlyItsPredecessor(t *testing.T) {
+	// alice re-creates her nested Gateway n (a new uid, the record of its
+	// own under another name) and keeps the successor waiting, so that
+	// its record stays, and runs the root Gateway daily. Only a gone
+	// writer's record is ever reaped: the predecessor's, once its orders
+	// left the window and it has not said it is alive within one; never
+	// the successor's, which holds none of its orders some days but says
+	// it waits and is alive. Either Gateway may reap it.
+	p := &platformRun{}
+	root := rootInput(http01Spec)
+	root.Routes = []Route{routeTo("tenant-root", "dash", "dashboard.example.org")}
+	root, _ = p.ordered(t, root, t0)
+	n := owning("tenant-alice-n", "n.alice.example.org", v1alpha1.CertModeHTTP01)
+	n.Routes = []Route{ownRoute(n.Namespace, "apps", hosts(3, "a%02d.n.alice.example.org")...)}
+	n, _ = p.ordered(t, n, t0)
+	old := writerOf(&n)
+	n = p.gone(n)
+	n.Routes = []Route{ownRoute(n.Namespace, "apps", hosts(40, "b%02d.n.alice.example.org")...)}
+	n, _ = p.ordered(t, n, t0.Add(time.Hour))
+	successor := writerOf(&n)
+	reaped := map[string]int{}
+	for d := 1; d <= 16; d++ {
+		now := t0.Add(time.Duration(d)*day + 2*time.Hour)
+		var nOut, out *Output
+		n, nOut = p.run(t, n, now)
+		root, out = p.run(t, root, now)
+		for _, r := range slices.Concat(nOut.Resources, out.Resources) {
+			for _, w := range []string{old, successor} {
+				if r.Key == KeyOrderLedgerReapPrefix+fullHash(w) {
+					reaped[w] = d
+				}
+			}
+		}
+	}
+	t.Logf("reaped on day: %v", reaped)
+	if d, ok := reaped[successor]; ok {
+		t.Errorf("a reaper of the live successor's record was composed on day %d", d)
+	}
+	if d, ok := reaped[old]; !ok || d > 15 {
+		t.Errorf("the predecessor's record (its orders of t0, gone since) is reaped on day %d (reaped: %v), want within two windows", d, ok)
+	}
+	for _, r := range p.records {
+		if r.writer() == old {
+			t.Errorf("the predecessor's record is still in the ledger after 16 days: %+v", r)
+		}
+	}
+}
+
+func TestAttackHostnameCycledWithinOneSecond(t *testing.T) {
+	// An order is identified across the copies of a record by
+	// (Certificate, names, At), At to the second. alice adds a hostname,
+	// removes it and adds it again, each a route update that Crossplane
+	// reconciles at once, four runs within one second: the second and
+	// the fourth compose the Certificate anew (two orders; the Certificate
+	// is deleted in between), both recorded at the same second with the
+	// same names, and the next run's ownOrders merges them into one
+	// (closed). Every such second, cert-manager orders twice and the
+	// ledger keeps one.
+	//
+	// What must hold: every Certificate composed anew is one order of the
+	// ledger, however close the runs; alice orders no more than her
+	// share (25) within the window.
+	p := &platformRun{}
+	n := owning("tenant-alice-n", "n.alice.example.org", v1alpha1.CertModeHTTP01)
+	on := []Route{ownRoute(n.Namespace, "apps", "www.n.alice.example.org")}
+	n.Routes = on
+	n, _ = p.ordered(t, n, t0)
+	for i := range 40 {
+		now := t0.Add(time.Duration(i+1) * time.Minute)
+		n.Routes = nil
+		n, _ = p.run(t, n, now)
+		n.Routes = on
+		n, _ = p.run(t, n, now)
+		n.Routes = nil
+		n, _ = p.run(t, n, now)
+		n.Routes = on
+		n, _ = p.run(t, n, now)
+	}
+	if issued, recorded := len(p.orders), p.recordedOrders(); issued > recorded {
+		t.Errorf("cert-manager issued %d certificates, the ledger holds %d orders", issued, recorded)
+	}
+	if n := p.mostInAWindow(letsEncrypt); n > letsEncrypt.Limit/2 {
+		t.Errorf("cycling a hostname twice within one second, alice made cert-manager order %d certificates within %s; her share alone is %d", n, letsEncrypt.Window, letsEncrypt.Limit/2)
+	}
+}
