@@ -101,6 +101,9 @@ type LedgerOrder struct {
 	DNSNames []string `json:"dnsNames,omitempty"`
 	// At is when the function composed it.
 	At metav1.Time `json:"at"`
+	// Seq numbers the record's orders in the order they were made: two
+	// orders of one Certificate and names within one second stay two.
+	Seq int `json:"seq"`
 	// Closed: a later run composed the Certificate no more, or with other
 	// names, so composing these names again is a new order. While it is
 	// open the order stands for the Certificate as composed, applied or
@@ -177,6 +180,9 @@ type ledger struct {
 	wants, granted map[string]int
 	// share is each branch's fair share; nil until settled.
 	share map[string]int
+	// even is each branch's even part as this run read the ledger, before
+	// any of its own grants (see part).
+	even map[string]int
 	// written is the own record as the ConfigMap holds it, applied as the
 	// record's observed Object last wrote it (nil when there is none).
 	written, applied *OrderRecord
@@ -281,7 +287,7 @@ func (l *ledger) ownOrders(uid string) []LedgerOrder {
 	}
 	out := slices.Collect(maps.Values(byID))
 	slices.SortFunc(out, func(a, b LedgerOrder) int {
-		return cmp.Or(a.At.Compare(b.At.Time), strings.Compare(a.Certificate, b.Certificate), strings.Compare(a.Names, b.Names))
+		return cmp.Or(cmp.Compare(a.Seq, b.Seq), a.At.Compare(b.At.Time), strings.Compare(a.Certificate, b.Certificate), strings.Compare(a.Names, b.Names))
 	})
 	return out
 }
@@ -289,10 +295,10 @@ func (l *ledger) ownOrders(uid string) []LedgerOrder {
 // orderID identifies an order across the copies of a record.
 type orderID struct {
 	certificate, names string
-	at                 int64
+	seq                int
 }
 
-func idOf(o LedgerOrder) orderID { return orderID{o.Certificate, o.Names, o.At.Unix()} }
+func idOf(o LedgerOrder) orderID { return orderID{o.Certificate, o.Names, o.Seq} }
 
 // holds reports whether have holds every order of want.
 func holds(have, want []LedgerOrder) bool {
@@ -445,17 +451,61 @@ func (l *ledger) take(branch string, free bool) bool {
 // that one's record, written before it could order, so Gateways of one
 // branch made one after another, or deciding at once from one reading,
 // cannot each spend the share while their orders are still unwritten.
+//
+// Nor may it take more than its even part of what the branch has left as
+// read (the oldest record also the remainder): Gateways of a branch that
+// all raise their demand at once read no demand of each other's, and
+// together take no more than is left.
 func (l *ledger) part(branch string) int {
 	left := l.share[branch]
 	me, mine := l.selfSince(), l.self.writer()
+	oldest, records := true, 1
 	for w, d := range l.demand {
+		if d[branch] == 0 {
+			continue
+		}
+		records++
 		if s, ok := l.since[w]; ok && (s.Before(me) || s.Equal(me) && w < mine) {
 			left -= d[branch]
+			oldest = false
 		} else {
 			left -= l.usedBy[w][branch]
 		}
 	}
-	return max(0, left)
+	if l.even == nil {
+		l.even = map[string]int{}
+	}
+	even, read := l.even[branch]
+	if !read {
+		rest := max(0, l.capacity(branch)-l.used(branch))
+		even = l.ownUsed(branch) + rest/records
+		if oldest {
+			even += rest % records
+		}
+		l.even[branch] = even
+	}
+	return max(0, min(left, even))
+}
+
+// capacity is the share branch would get asking for the whole quota: what
+// the even part divides, so that a branch's unmet demand split among its
+// records never rounds down to nothing.
+func (l *ledger) capacity(branch string) int {
+	demand := map[string]int{}
+	for _, o := range slices.Concat(l.others, l.self.Orders) {
+		for _, b := range o.Branches {
+			demand[b]++
+		}
+	}
+	for b, n := range l.waiting {
+		demand[b] += n
+	}
+	for b, n := range l.wants {
+		demand[b] += n
+	}
+	demand[""] = l.quota.Limit // the newcomer's, as in settle
+	demand[branch] = l.quota.Limit
+	return maxMin(l.quota.Limit, demand)[branch]
 }
 
 // selfSince is when the own record was first written: as the ConfigMap or
@@ -486,7 +536,13 @@ func (l *ledger) record(certificate string, names []string, branches ...string) 
 		l.granted[b]--
 		l.wants[b]--
 	}
-	o := LedgerOrder{Branches: branches, Certificate: certificate, Names: namesHash(names), At: metav1.NewTime(l.now)}
+	seq := 0
+	for _, r := range []*OrderRecord{l.self, l.written, l.applied} {
+		for _, o := range ordersOf(r) {
+			seq = max(seq, o.Seq)
+		}
+	}
+	o := LedgerOrder{Branches: branches, Certificate: certificate, Names: namesHash(names), At: metav1.NewTime(l.now), Seq: seq + 1}
 	if certificate == KeyCertificateWildcard {
 		for i := range l.self.Orders {
 			l.self.Orders[i].DNSNames = nil
@@ -494,6 +550,14 @@ func (l *ledger) record(certificate string, names []string, branches ...string) 
 		o.DNSNames = slices.Clone(names)
 	}
 	l.self.Orders = append(l.self.Orders, o)
+}
+
+// ordersOf are r's orders (none when r is nil).
+func ordersOf(r *OrderRecord) []LedgerOrder {
+	if r == nil {
+		return nil
+	}
+	return r.Orders
 }
 
 // composedWildcard is the dns01 certificate's names as the last run
@@ -537,7 +601,7 @@ func (l *ledger) close(composed map[string]string) {
 // waitMessage says why a change waits and until when.
 func (l *ledger) waitMessage(branch, what string) string {
 	if !l.confirmed {
-		return fmt.Sprintf("%s waits for a certificate order: this TenantGateway's record of the orders for %s (ConfigMap %s) is not written yet, and no order is made before it is, so that none goes unrecorded",
+		return fmt.Sprintf("%s waits for a certificate order: no order is made before this TenantGateway's record of the orders for %s (ConfigMap %s) holds it and what it waits for, so that none goes unrecorded and every Gateway of the branch reads the demand first",
 			what, l.self.RegisteredDomain, l.recordName)
 	}
 	return fmt.Sprintf("%s waits for a certificate order: the ACME CA issues at most %d certificates for %s in %s, shared fairly by the branches that ask; branch %s has ordered %d of its share of %d; it may order again after %s",
