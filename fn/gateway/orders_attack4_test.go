@@ -132,3 +132,56 @@ func TestAttackRootAndNestedGatewayRaiseABranchAtOnce(t *testing.T) {
 		t.Errorf("the root Gateway and alice's nested Gateway raising her branch's demand at once hold %d orders of it; its share is %d", used, share)
 	}
 }
+
+func TestAttackNestedGatewaysRaiseTheirDemandAtOnceAfterTheWindow(t *testing.T) {
+	// TestAttackNestedGatewaysRaiseTheirDemandAtOnce, a window later.
+	// alice keeps ten nested Gateways with one application each, ordered
+	// at t0. A window later those orders have left it: every record still
+	// holds its order (out of the window) and says nothing waits, so each
+	// counts for no demand of alice's branch, and each Gateway's own
+	// record is confirmed (its ConfigMap holds what its Object was last
+	// applied with). She then gives each thirty applications with one
+	// apply; the ten reconcile together, each reading the others' records
+	// as they were. Each finds records = 1 (none of the others has demand
+	// of the branch), its even part all the branch has left (25) and
+	// nothing older before it.
+	//
+	// What must hold: alice's branch holds at most twice its share (the
+	// bound TestAttackNestedGatewaysRaiseTheirDemandAtOnce keeps; the last
+	// commit says no more than is left), and the registered domain no more
+	// than the quota, within any window.
+	p := &platformRun{}
+	var gws []Input
+	for k := range 10 {
+		ns := fmt.Sprintf("tenant-alice-n%d", k)
+		g := owning(ns, fmt.Sprintf("n%d.alice.example.org", k), v1alpha1.CertModeHTTP01)
+		g.Routes = []Route{ownRoute(ns, "apps", fmt.Sprintf("a00.n%d.alice.example.org", k))}
+		g, _ = p.ordered(t, g, t0.Add(time.Duration(k)*time.Minute))
+		gws = append(gws, g)
+	}
+	later := t0.Add(letsEncrypt.Window + time.Hour)
+	base := slices.Clone(p.records)
+	var written []OrderRecord
+	for k := range gws {
+		g := gws[k]
+		g.Routes = []Route{ownRoute(g.Namespace, "apps", hosts(30, "a%02d."+g.Spec.Apex)...)}
+		p.records = slices.Clone(base) // the reading: none of the others' new orders yet
+		_, out := p.run(t, g, later)
+		written = append(written, *out.Record)
+	}
+	alice := 0
+	for _, r := range written {
+		for _, o := range r.Orders {
+			if o.At.Add(letsEncrypt.Window).After(later) {
+				alice++
+			}
+		}
+	}
+	const share = 25
+	if alice > 2*share {
+		t.Errorf("a window after their last orders, ten nested Gateways of alice raising their demand at once hold %d orders; her branch's share is %d", alice, share)
+	}
+	if n := p.mostInAWindow(letsEncrypt); n > letsEncrypt.Limit {
+		t.Errorf("cert-manager ordered %d certificates within %s; the CA issues at most %d for example.org", n, letsEncrypt.Window, letsEncrypt.Limit)
+	}
+}
