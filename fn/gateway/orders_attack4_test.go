@@ -185,3 +185,35 @@ func TestAttackNestedGatewaysRaiseTheirDemandAtOnceAfterTheWindow(t *testing.T) 
 		t.Errorf("cert-manager ordered %d certificates within %s; the CA issues at most %d for example.org", n, letsEncrypt.Window, letsEncrypt.Limit)
 	}
 }
+
+func TestAttackSeqRestartedAfterTheWindowWhileTheConfigMapLags(t *testing.T) {
+	// Orders are identified across the copies of a record by
+	// (Certificate, names, Seq), and Seq is one more than the highest of
+	// the copies. alice's nested Gateway n orders www at t0 (Seq 1). A
+	// window later she drops www and, within the same second, asks for it
+	// again, then again, while provider-kubernetes is behind: the
+	// ConfigMap still holds the record of t0 (www, Seq 1, out of the
+	// window), the Object the emptied one. What must hold: each Certificate
+	// composed anew is an order of the ledger (no two merged into one);
+	// an order out of the window is never merged with one in it.
+	p := &platformRun{}
+	n := owning("tenant-alice-n", "n.alice.example.org", v1alpha1.CertModeHTTP01)
+	on := []Route{ownRoute(n.Namespace, "apps", "www.n.alice.example.org")}
+	n.Routes = on
+	n, _ = p.ordered(t, n, t0)
+	stale := slices.Clone(p.records)
+	later := t0.Add(letsEncrypt.Window + time.Hour)
+	for i, routes := range [][]Route{nil, on, nil, on} {
+		n.Routes = routes
+		n, _ = p.run(t, n, later)
+		if i < 2 {
+			p.records = slices.Clone(stale) // the ConfigMap behind
+		}
+	}
+	if issued, recorded := len(p.orders), p.recordedOrders(); issued > recorded+1 { // the order of t0 left the record with the window
+		t.Errorf("cert-manager issued %d certificates, the ledger holds %d orders of the window (one left it)", issued, recorded)
+	}
+	if got := p.branchUsed("alice.example.org", later, letsEncrypt.Window); got != 2 {
+		t.Errorf("after www was ordered twice a window after t0, alice's branch has %d orders in the window, want 2", got)
+	}
+}
