@@ -174,8 +174,12 @@ type ledger struct {
 	// waiting) by writer, then branch, and usedBy its orders of the window
 	// alone: a branch's share goes to its records oldest first (part).
 	demand, usedBy map[string]map[string]int
-	// since is each other record's Since, by writer.
+	// since is each other record's Since, by writer; apexes its writer's
+	// apex, which names the branches it may order for (memberOf); asks
+	// its waiting demand as said within the window, by branch.
 	since map[string]time.Time
+	apexes map[string]string
+	asks   map[string]map[string]int
 	// wants is this run's demand by branch, granted what it may order.
 	wants, granted map[string]int
 	// share is each branch's fair share; nil until settled.
@@ -212,6 +216,7 @@ func newLedger(in *Input) *ledger {
 		now: in.Now.UTC().Truncate(time.Second), quota: in.Quota, top: ledgerTop(in),
 		self:    &OrderRecord{RegisteredDomain: RegisteredDomain(in.Spec.Apex), TenantGateway: in.Namespace + "/" + in.Name, UID: in.UID, Apex: in.Spec.Apex},
 		waiting: map[string]int{}, demand: map[string]map[string]int{}, usedBy: map[string]map[string]int{}, since: map[string]time.Time{},
+		apexes: map[string]string{}, asks: map[string]map[string]int{},
 		wants: map[string]int{}, granted: map[string]int{},
 	}
 	for i, r := range in.Ledger {
@@ -258,7 +263,10 @@ func (l *ledger) readOther(r OrderRecord) {
 		}
 	}
 	w := r.writer()
-	l.demand[w], l.usedBy[w] = demand, used
+	l.demand[w], l.usedBy[w], l.apexes[w] = demand, used, strings.ToLower(r.Apex)
+	if l.asking(r) {
+		l.asks[w] = r.Waiting
+	}
 	if r.Since != nil {
 		l.since[w] = r.Since.Time
 	}
@@ -449,25 +457,27 @@ func (l *ledger) take(branch string, free bool) bool {
 // orders of the window and what it waits for) and every younger one what
 // it has ordered. A Gateway made later than another of its branch finds
 // that one's record, written before it could order, so Gateways of one
-// branch made one after another, or deciding at once from one reading,
-// cannot each spend the share while their orders are still unwritten.
+// branch made one after another cannot each spend the share while their
+// orders are still unwritten.
 //
 // Nor may it take more than its even part of what the branch has left as
-// read (the oldest record also the remainder): Gateways of a branch that
-// all raise their demand at once read no demand of each other's, and
-// together take no more than is left.
+// read, split among every record that may order for the branch, asking or
+// not: Gateways of a branch that all raise their demand at once read no
+// demand of each other's, and together take no more than is left. The
+// remainder goes to the oldest of them that said it waits for the branch,
+// else to the oldest, so that a branch of many Gateways is never stuck
+// with orders left and an older Gateway waiting.
 func (l *ledger) part(branch string) int {
 	left := l.share[branch]
 	me, mine := l.selfSince(), l.self.writer()
-	oldest, records := true, 1
+	members := []string{mine}
 	for w, d := range l.demand {
-		if d[branch] == 0 {
+		if d[branch] == 0 && !l.memberOf(l.apexes[w], branch) {
 			continue
 		}
-		records++
-		if s, ok := l.since[w]; ok && (s.Before(me) || s.Equal(me) && w < mine) {
+		members = append(members, w)
+		if l.older(w, mine, me) {
 			left -= d[branch]
-			oldest = false
 		} else {
 			left -= l.usedBy[w][branch]
 		}
@@ -478,13 +488,70 @@ func (l *ledger) part(branch string) int {
 	even, read := l.even[branch]
 	if !read {
 		rest := max(0, l.capacity(branch)-l.used(branch))
-		even = l.ownUsed(branch) + rest/records
-		if oldest {
-			even += rest % records
+		even = l.ownUsed(branch) + rest/len(members)
+		if l.remainderTo(branch, members, me) == mine {
+			even += rest % len(members)
 		}
 		l.even[branch] = even
 	}
 	return max(0, min(left, even))
+}
+
+// sinceOf is when writer w's record was first written (self's: me); a
+// record that does not say is the youngest.
+func (l *ledger) sinceOf(w, mine string, me time.Time) time.Time {
+	if w == mine {
+		return me
+	}
+	if s, ok := l.since[w]; ok {
+		return s
+	}
+	return time.Unix(1<<40, 0)
+}
+
+// older reports whether writer w's record is older than the own one.
+func (l *ledger) older(w, mine string, me time.Time) bool {
+	s := l.sinceOf(w, mine, me)
+	return s.Before(me) || s.Equal(me) && w < mine
+}
+
+// remainderTo is the member that gets the remainder of branch's even
+// split: the oldest that said it waits for the branch, else the oldest.
+func (l *ledger) remainderTo(branch string, members []string, me time.Time) string {
+	mine := l.self.writer()
+	asks := func(w string) bool {
+		if w == mine {
+			return l.written != nil && l.written.UID == l.self.UID && l.asking(*l.written) && l.written.Waiting[branch] > 0
+		}
+		return l.asks[w][branch] > 0
+	}
+	oldest := func(only func(string) bool) string {
+		best := ""
+		for _, w := range members {
+			if !only(w) {
+				continue
+			}
+			if best == "" || cmp.Or(l.sinceOf(w, mine, me).Compare(l.sinceOf(best, mine, me)), strings.Compare(w, best)) < 0 {
+				best = w
+			}
+		}
+		return best
+	}
+	if w := oldest(asks); w != "" {
+		return w
+	}
+	return oldest(func(string) bool { return true })
+}
+
+// memberOf reports whether a Gateway of apex may order for branch: one at
+// the top of the domain's tree (or outside it) for every branch, any other
+// for the branch its apex is in.
+func (l *ledger) memberOf(apex, branch string) bool {
+	if apex == l.top || !strings.HasSuffix(apex, "."+l.top) {
+		return true
+	}
+	rest := strings.TrimSuffix(apex, "."+l.top)
+	return rest[strings.LastIndexByte(rest, '.')+1:]+"."+l.top == branch
 }
 
 // capacity is the share branch would get asking for the whole quota: what
