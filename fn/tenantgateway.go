@@ -88,9 +88,10 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		Ledger:               ledger,
 		PlatformApex:         tenant.PlatformApex(data),
 	}
-	var warnings, skipped []string
+	var warnings []string
 	in.Previous, warnings = observePrevious(req)
-	in.Routes, in.Namespaces, skipped = observe(req)
+	routes, namespaces, skipped := observe(req)
+	in.Routes, in.Namespaces = routes, namespaces
 	skipped = append(skipped, skippedRecords...)
 	if len(skipped) > 0 {
 		// One warning for all of them: every warning becomes an event.

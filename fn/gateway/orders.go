@@ -177,7 +177,7 @@ type ledger struct {
 	// since is each other record's Since, by writer; apexes its writer's
 	// apex, which names the branches it may order for (memberOf); asks
 	// its waiting demand as said within the window, by branch.
-	since map[string]time.Time
+	since  map[string]time.Time
 	apexes map[string]string
 	asks   map[string]map[string]int
 	// wants is this run's demand by branch, granted what it may order.
@@ -851,25 +851,7 @@ func orderHTTP01(in *Input, t *tenancy, l *ledger, slots []*slot) []*slot {
 func orderDNS01(in *Input, t *tenancy, l *ledger, children []*child) []string {
 	cert := in.Observed[KeyCertificateWildcard]
 	if cert == nil {
-		names := childNames(in, children)
-		state := certificateAt(in, KeyCertificateWildcard)
-		l.unknown = state == certificateUnknown
-		if state != certificateAbsent || l.pending(KeyCertificateWildcard, names) {
-			return names // ours but not observed yet, or not looked up yet
-		}
-		// The first certificate: the owner's order, with every zone.
-		owner := l.branch(t.owner)
-		l.want(owner, 1)
-		if l.take(owner, false) {
-			l.record(KeyCertificateWildcard, names, owner)
-			return names
-		}
-		for _, c := range children {
-			if c.state == v1alpha1.ChildApexListening {
-				c.state, c.message = v1alpha1.ChildApexWaiting, l.waitMessage(owner, "adding "+c.apex+" to the wildcard certificate")
-			}
-		}
-		return nil
+		return orderFirstDNS01(in, t, l, children)
 	}
 	// The certificate as the last run composed it: Crossplane may not have
 	// observed that yet, and a zone it added must neither be charged
@@ -906,6 +888,30 @@ func orderDNS01(in *Input, t *tenancy, l *ledger, children []*child) []string {
 		l.record(KeyCertificateWildcard, names, charged...)
 	}
 	return names
+}
+
+// orderFirstDNS01 decides the names of a dns01 certificate Crossplane has
+// not observed: the first, the owner's order with every zone, unless it is
+// ours already (found by its probe, or an open order) or not looked up yet.
+func orderFirstDNS01(in *Input, t *tenancy, l *ledger, children []*child) []string {
+	names := childNames(in, children)
+	state := certificateAt(in, KeyCertificateWildcard)
+	l.unknown = state == certificateUnknown
+	if state != certificateAbsent || l.pending(KeyCertificateWildcard, names) {
+		return names // ours but not observed yet, or not looked up yet
+	}
+	owner := l.branch(t.owner)
+	l.want(owner, 1)
+	if l.take(owner, false) {
+		l.record(KeyCertificateWildcard, names, owner)
+		return names
+	}
+	for _, c := range children {
+		if c.state == v1alpha1.ChildApexListening {
+			c.state, c.message = v1alpha1.ChildApexWaiting, l.waitMessage(owner, "adding "+c.apex+" to the wildcard certificate")
+		}
+	}
+	return nil
 }
 
 // lingering are the certificate's names when nothing is added: the

@@ -286,7 +286,7 @@ func TestOrdersKeyedByFullNameSets(t *testing.T) {
 	in := Input{Spec: dns01Spec, Name: "cozystack", Namespace: "tenant-root", UID: uid, CertManagerNamespace: "cozy-cert-manager", LedgerNamespace: "cozy-cert-manager", GatewayClass: someClass, Quota: letsEncrypt}
 	for i := range 120 {
 		z := colliding[i%2]
-		in.Namespaces = append(platform()[:2], labelled("tenant-alice-x", z))
+		in.Namespaces = append(slices.Clone(platform()[:2]), labelled("tenant-alice-x", z))
 		in.NamedNamespaces = nil
 		in.Routes = []Route{routeTo("tenant-alice-x", "r", "www."+z), routeTo("tenant-alice", "www", "www.alice.example.org")}
 		in, _ = p.run(t, in, t0.Add(time.Duration(i)*time.Hour))

@@ -59,14 +59,21 @@ func CertificateOrders(data map[string]any, issuer string) (gateway.OrderQuota, 
 		return q, fmt.Errorf("platform setting %s.limit must be set, between 0 (no bound) and %d", path, gateway.MaxOrderQuota)
 	}
 	q.Limit = *s.Limit
-	if s.Window != "" {
-		w, err := time.ParseDuration(s.Window)
-		if err != nil || w < minOrderWindow || w > maxOrderWindow {
-			return q, fmt.Errorf("platform setting %s.window %q must be a duration between %s and %s, such as \"168h\"", path, s.Window, minOrderWindow, maxOrderWindow)
-		}
-		q.Window = w
+	w, err := orderWindow(path, s.Window, q.Window)
+	q.Window = w
+	return q, err
+}
+
+// orderWindow reads the window setting of path, def when unset.
+func orderWindow(path, s string, def time.Duration) (time.Duration, error) {
+	if s == "" {
+		return def, nil
 	}
-	return q, nil
+	w, err := time.ParseDuration(s)
+	if err != nil || w < minOrderWindow || w > maxOrderWindow {
+		return def, fmt.Errorf("platform setting %s.window %q must be a duration between %s and %s, such as \"168h\"", path, s, minOrderWindow, maxOrderWindow)
+	}
+	return w, nil
 }
 
 // PlatformApex is the platform's apex (publishing.host), "" when unset: the
