@@ -20,6 +20,9 @@ type claim struct {
 	hostname  string
 	state     v1alpha1.HostnameState
 	message   string
+	// recording: Waiting only until the order ledger's record is written,
+	// which a route report does not count as unserved.
+	recording bool
 	// refs are the route's parentRefs that target this Gateway.
 	refs []ParentRef
 	// listener is the listener that takes the hostname, once planned.

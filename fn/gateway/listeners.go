@@ -70,7 +70,7 @@ func planHTTP01(in *Input, t *tenancy, l *ledger, claims []*claim, hostless []*R
 		case s.invalid != "":
 			c.state, c.message = v1alpha1.HostnameInvalid, s.invalid
 		case s.waiting != "":
-			c.state, c.message = v1alpha1.HostnameWaiting, s.waiting
+			c.state, c.message, c.recording = v1alpha1.HostnameWaiting, s.waiting, s.recording
 		case s.kept:
 			c.state, c.message, c.listener = v1alpha1.HostnameListening, "listener "+s.name, s.name
 		default:

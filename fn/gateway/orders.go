@@ -831,7 +831,7 @@ func orderHTTP01(in *Input, t *tenancy, l *ledger, slots []*slot) []*slot {
 	for _, s := range news {
 		b := l.branch(t.branch(s.namespace))
 		if !l.take(b, false) {
-			s.kept, s.waiting = false, l.waitMessage(b, s.hostname)
+			s.kept, s.waiting, s.recording = false, l.waitMessage(b, s.hostname), !l.confirmed
 			held = append(held, s)
 			continue
 		}

@@ -2,8 +2,12 @@ package gateway
 
 import (
 	"testing"
+	"time"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -57,5 +61,34 @@ func TestFirstWildcardCertificateWaits(t *testing.T) {
 				t.Errorf("%d Certificates composed, want %d", n, c.certificates)
 			}
 		})
+	}
+}
+
+// TestRouteReportsLeaveOutWaitingForTheRecord: a hostname that waits only
+// for the order ledger's record to be written (served within a provider
+// round trip) writes no route report in its namespace; one that waits for
+// the quota does.
+func TestRouteReportsLeaveOutWaitingForTheRecord(t *testing.T) {
+	report := func(out *Output) bool {
+		for _, r := range out.Resources {
+			if o, ok := r.Object.(*kobjv1alpha1.Object); ok && o.Name == ReportObjectName("cozystack", "tenant-alice") {
+				return true
+			}
+		}
+		return false
+	}
+	in := rootInput(http01Spec)
+	in.Now = t0
+	in.Routes = []Route{routeTo("tenant-alice", "app", "app.alice.example.org")}
+	first := settled(t, &in)
+	if s := hostnameStates(first)["app.alice.example.org HTTPRoute/tenant-alice/app"]; s != string(v1alpha1.HostnameWaiting) || report(first) {
+		t.Errorf("first run, no record written: app.alice.example.org %s, route report %v; want Waiting, no report", s, report(first))
+	}
+	spent := rootInput(http01Spec)
+	spent.Now, spent.Quota = t0, OrderQuota{Limit: 2, Window: time.Hour}
+	spent.Routes = []Route{routeTo("tenant-alice", "app", hosts(3, "a%d.alice.example.org")...)}
+	out := ordered(t, &spent)
+	if !report(out) {
+		t.Errorf("alice's hostnames waiting for the quota (%v) leave no route report in her namespace", hostnameStates(out))
 	}
 }

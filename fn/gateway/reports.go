@@ -94,7 +94,10 @@ func routeReports(in *Input, t *tenancy, claims []*claim) ([]Resource, int, erro
 			r.routes = append(r.routes, key)
 		}
 		r.lines[key] = append(r.lines[key], fmt.Sprintf("%s: %s: %s", c.hostname, c.state, claimMessage(in, c)))
-		if !isServed(c.state) {
+		if !isServed(c.state) && !c.recording {
+			// A route waiting only for the ledger's record to be
+			// written is served within a provider round trip: no
+			// report is written and deleted for it.
 			r.unserved[key] = true
 		}
 	}

@@ -38,6 +38,9 @@ type slot struct {
 	// waiting why its Certificate may not be ordered yet.
 	name, invalid, waiting string
 	kept                   bool
+	// recording: it waits only for the order ledger's record to be
+	// written (a provider round trip), not for the quota.
+	recording bool
 }
 
 // allocateNames gives every slot a listener name that no other listener of

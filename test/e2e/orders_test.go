@@ -14,9 +14,9 @@ import (
 )
 
 // ordersIssuer is the issuer of testdata/platform-orders.yaml whose quota
-// is 2 orders an hour; ordersApex is a registered domain of its own (an
-// unlisted TLD: the apex is its own registered domain), so no other test's
-// orders count against it.
+// is 4 orders an hour, 2 for a branch alone; ordersApex is a registered
+// domain of its own (an unlisted TLD: the apex is its own registered
+// domain), so no other test's orders count against it.
 const (
 	ordersIssuer = "e2e-quota"
 	ordersApex   = "orders.example"
@@ -42,9 +42,9 @@ spec:
 `
 
 // TestOrdersBoundedByTheDomainsLedger: the platform's quota for an issuer
-// (2 orders an hour) bounds the certificates a tenant's routes make the
-// function order, counted in the ledger record provider-kubernetes writes
-// in cert-manager's namespace. A tenant with three hostnames gets two
+// (4 orders an hour, half of it a branch's share alone) bounds the
+// certificates a tenant's routes make the function order, counted in the
+// ledger record provider-kubernetes writes in cert-manager's namespace. A tenant with three hostnames gets two
 // Certificates and one hostname Waiting, named on the condition; deleting
 // and re-creating its TenantGateway (what a tenant can do to its own, with
 // gateway: false then true) does not give it a new quota: the record
