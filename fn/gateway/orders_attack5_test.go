@@ -1,0 +1,111 @@
+package gateway
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+)
+
+// Attacks on the order ledger, fifth review: a record's even part split
+// among every record that may order for the branch (ledger.part: members),
+// the remainder to the oldest member that said it waits for the branch
+// (remainderTo). Orders are counted as cert-manager makes them
+// (platformRun).
+
+// deadAsker makes a nested Gateway of alice's branch at now that orders
+// one hostname, then asks for a second one while provider-kubernetes has
+// not written its record yet (so that run may order nothing and its
+// record says it waits), and is deleted: its record, holding an order,
+// stays (orphaned) and says it waits for alice's branch for a window.
+func deadAsker(t *testing.T, p *platformRun, ns, apex string, now time.Time) {
+	t.Helper()
+	d := owning(ns, apex, v1alpha1.CertModeHTTP01)
+	d.Routes = []Route{ownRoute(ns, "apps", "a00."+apex)}
+	before := slices.Clone(p.records)
+	d, _ = p.run(t, d, now) // the first run writes the record and waits
+	before = slices.Clone(p.records)
+	d, _ = p.run(t, d, now) // orders a00
+	lagging := slices.Clone(p.records)
+	p.records = before // the ConfigMap behind the Object
+	d.Routes = []Route{ownRoute(ns, "apps", "a00."+apex, "a01."+apex)}
+	d, out := p.run(t, d, now)
+	if out.Record == nil || out.Record.Waiting["alice.example.org"] == 0 || len(out.Record.Orders) == 0 {
+		t.Fatalf("the dead asker's record should hold its order and say it waits: %+v", out.Record)
+	}
+	_ = lagging
+	p.gone(d)
+}
+
+func TestAttackDeadAskerTakesTheRemainderForAWindow(t *testing.T) {
+	// The branch alice.example.org. bob, alice's hostile nested tenant,
+	// makes a nested Gateway d (one application) and, while
+	// provider-kubernetes is a moment behind, asks it for one more: that
+	// run may order nothing, so d's record says it waits for the branch;
+	// bob then deletes d. Its record (it holds an order) stays, and says
+	// for a window that d waits. An hour later alice's nested tenant
+	// carol makes her Gateway (one application), and bob makes 22 more
+	// nested Gateways, younger than carol, each with one route: they wait
+	// for an order each and so count among the branch's records. Then
+	// carol asks for twenty applications.
+	//
+	// The branch has 22 of its 25 orders left and 25 records: rest/records
+	// is 0 for each, and the remainder goes to the oldest record that
+	// says it waits for the branch, d's, whose writer is gone.
+	//
+	// What must hold (the last commit: "a branch of many Gateways is never
+	// stuck with orders left and an older Gateway waiting"; the demand of
+	// a TenantGateway deleted while it waited counts for its own orders
+	// alone): carol, older than every live record of the branch but her
+	// own, gets what the branch has left within a day, not a window
+	// later.
+	p := &platformRun{}
+	const branch, share = "alice.example.org", 25
+	deadAsker(t, p, "tenant-alice-bob-d", "d.bob.alice.example.org", t0)
+	carol := owning("tenant-alice-carol", "carol.alice.example.org", v1alpha1.CertModeHTTP01)
+	carol.Routes = []Route{ownRoute(carol.Namespace, "apps", "c00.carol.alice.example.org")}
+	carol, _ = p.ordered(t, carol, t0.Add(time.Hour))
+	var bobs []Input
+	for k := range 22 {
+		ns := fmt.Sprintf("tenant-alice-bob-x%d", k)
+		apex := fmt.Sprintf("x%d.bob.alice.example.org", k)
+		g := owning(ns, apex, v1alpha1.CertModeHTTP01)
+		g.Routes = []Route{ownRoute(ns, "r", "www."+apex)}
+		g, _ = p.run(t, g, t0.Add(2*time.Hour)) // unconfirmed: waits
+		bobs = append(bobs, g)
+	}
+	before := p.branchUsed(branch, t0.Add(3*time.Hour), letsEncrypt.Window)
+	carol.Routes = []Route{ownRoute(carol.Namespace, "apps", hosts(20, "c%02d.carol.alice.example.org")...)}
+	var out *Output
+	for h := range 24 {
+		now := t0.Add(3*time.Hour + time.Duration(h)*time.Hour)
+		carol, out = p.run(t, carol, now)
+		for k := range bobs {
+			bobs[k], _ = p.run(t, bobs[k], now)
+		}
+	}
+	now := t0.Add(27 * time.Hour)
+	used := p.branchUsed(branch, now, letsEncrypt.Window)
+	waiting := 0
+	for _, r := range p.records {
+		waiting += r.Waiting[branch]
+	}
+	t.Logf("branch used %d before carol asked, %d after a day; carol listens on %d of 20; %d orders waiting in the branch", before, used, listening(out), waiting)
+	if left := share - used; left > 1 && waiting > 0 {
+		t.Errorf("after a day, alice's branch has ordered %d of its share of %d: %d orders unused while its Gateways wait for %d (a dead record of bob's takes the remainder each run, until its demand leaves the window)", used, share, left, waiting)
+	}
+	if want := min(20, share-before-1); listening(out) < want {
+		t.Errorf("after a day, carol listens on %d of her 20 hostnames; her branch had %d of its %d orders left when she asked", listening(out), share-before, share)
+	}
+	// How long: until d's word that it waits leaves the window.
+	for _, at := range []time.Duration{letsEncrypt.Window - time.Hour, letsEncrypt.Window + time.Hour} {
+		now := t0.Add(at)
+		carol, out = p.run(t, carol, now)
+		for k := range bobs {
+			bobs[k], _ = p.run(t, bobs[k], now)
+		}
+		t.Logf("at t0+%s carol listens on %d of 20", at, listening(out))
+	}
+}
