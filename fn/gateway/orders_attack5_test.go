@@ -20,22 +20,21 @@ import (
 // not written its record yet (so that run may order nothing and its
 // record says it waits), and is deleted: its record, holding an order,
 // stays (orphaned) and says it waits for alice's branch for a window.
-func deadAsker(t *testing.T, p *platformRun, ns, apex string, now time.Time) {
+func deadAsker(t *testing.T, p *platformRun, ns, apex, platformApex, branch string, now time.Time) {
 	t.Helper()
 	d := owning(ns, apex, v1alpha1.CertModeHTTP01)
+	d.PlatformApex = platformApex
 	d.Routes = []Route{ownRoute(ns, "apps", "a00."+apex)}
 	before := slices.Clone(p.records)
 	d, _ = p.run(t, d, now) // the first run writes the record and waits
 	before = slices.Clone(p.records)
 	d, _ = p.run(t, d, now) // orders a00
-	lagging := slices.Clone(p.records)
 	p.records = before // the ConfigMap behind the Object
 	d.Routes = []Route{ownRoute(ns, "apps", "a00."+apex, "a01."+apex)}
 	d, out := p.run(t, d, now)
-	if out.Record == nil || out.Record.Waiting["alice.example.org"] == 0 || len(out.Record.Orders) == 0 {
+	if out.Record == nil || out.Record.Waiting[branch] == 0 || len(out.Record.Orders) == 0 {
 		t.Fatalf("the dead asker's record should hold its order and say it waits: %+v", out.Record)
 	}
-	_ = lagging
 	p.gone(d)
 }
 
@@ -63,7 +62,7 @@ func TestAttackDeadAskerTakesTheRemainderForAWindow(t *testing.T) {
 	// later.
 	p := &platformRun{}
 	const branch, share = "alice.example.org", 25
-	deadAsker(t, p, "tenant-alice-bob-d", "d.bob.alice.example.org", t0)
+	deadAsker(t, p, "tenant-alice-bob-d", "d.bob.alice.example.org", "", branch, t0)
 	carol := owning("tenant-alice-carol", "carol.alice.example.org", v1alpha1.CertModeHTTP01)
 	carol.Routes = []Route{ownRoute(carol.Namespace, "apps", "c00.carol.alice.example.org")}
 	carol, _ = p.ordered(t, carol, t0.Add(time.Hour))
@@ -107,5 +106,64 @@ func TestAttackDeadAskerTakesTheRemainderForAWindow(t *testing.T) {
 			bobs[k], _ = p.run(t, bobs[k], now)
 		}
 		t.Logf("at t0+%s carol listens on %d of 20", at, listening(out))
+	}
+}
+
+func TestAttackOutsideApexGatewaysInflateEveryBranch(t *testing.T) {
+	// The platform's apex is k8s.example.org; eve's Tenant was given an
+	// apex of its own outside it, evil.example.org (the registered domain
+	// is the same: one quota). A Gateway outside the platform's apex
+	// counts among the records of every branch of the platform's tree
+	// (memberOf), so eve makes 30 nested Tenants with gateway: true
+	// (x<k>.evil.example.org, one application each): 31 records in every
+	// branch of the platform. In alice's branch, her nested tenant d's
+	// Gateway was deleted while it waited for an order (an everyday
+	// event, no attacker needed); her nested tenant carol then asks for
+	// twenty applications.
+	//
+	// What must hold: a tenant's records do not slow another tenant's
+	// branch: carol, the oldest live record of alice's branch, gets what
+	// her branch has left within a day.
+	p := &platformRun{}
+	const platformApex, branch = "k8s.example.org", "alice.k8s.example.org"
+	deadAsker(t, p, "tenant-alice-d", "d.alice.k8s.example.org", platformApex, branch, t0)
+	carol := owning("tenant-alice-carol", "carol.alice.k8s.example.org", v1alpha1.CertModeHTTP01)
+	carol.PlatformApex = platformApex
+	carol.Routes = []Route{ownRoute(carol.Namespace, "apps", "c00.carol.alice.k8s.example.org")}
+	carol, _ = p.ordered(t, carol, t0.Add(time.Hour))
+	var eves []Input
+	for k := range 30 {
+		ns := fmt.Sprintf("tenant-eve-x%d", k)
+		apex := fmt.Sprintf("x%d.evil.example.org", k)
+		g := owning(ns, apex, v1alpha1.CertModeHTTP01)
+		g.PlatformApex = platformApex
+		g.Routes = []Route{ownRoute(ns, "r", "www."+apex)}
+		g, _ = p.ordered(t, g, t0.Add(2*time.Hour))
+		eves = append(eves, g)
+	}
+	before := p.branchUsed(branch, t0.Add(3*time.Hour), letsEncrypt.Window)
+	carol.Routes = []Route{ownRoute(carol.Namespace, "apps", hosts(20, "c%02d.carol.alice.k8s.example.org")...)}
+	var out *Output
+	for h := range 24 {
+		now := t0.Add(3*time.Hour + time.Duration(h)*time.Hour)
+		carol, out = p.run(t, carol, now)
+		for k := range eves {
+			eves[k], _ = p.run(t, eves[k], now)
+		}
+	}
+	now := t0.Add(27 * time.Hour)
+	used, evil := p.branchUsed(branch, now, letsEncrypt.Window), p.branchUsed("evil.example.org", now, letsEncrypt.Window)
+	in := carol
+	in.Now, in.Ledger = now, slices.Clone(p.records)
+	l := newLedger(&in)
+	l.want(branch, 20-listening(out)) // carol's demand as her run sees it
+	l.settle()
+	share := l.share[branch]
+	t.Logf("alice's branch used %d before carol asked, %d after a day (share %d); eve's branch %d; carol listens on %d of 20", before, used, share, evil, listening(out))
+	if n := p.mostInAWindow(letsEncrypt); n > letsEncrypt.Limit {
+		t.Errorf("cert-manager ordered %d certificates within %s; the CA issues at most %d for example.org", n, letsEncrypt.Window, letsEncrypt.Limit)
+	}
+	if want := min(20, share-before-1); listening(out) < want {
+		t.Errorf("after a day, carol listens on %d of her 20 hostnames; alice's branch had %d of its share of %d left (eve's 30 Gateways outside the platform's apex count among its records)", listening(out), share-before, share)
 	}
 }
