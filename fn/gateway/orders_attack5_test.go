@@ -3,6 +3,7 @@ package gateway
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,5 +166,114 @@ func TestAttackOutsideApexGatewaysInflateEveryBranch(t *testing.T) {
 	}
 	if want := min(20, share-before-1); listening(out) < want {
 		t.Errorf("after a day, carol listens on %d of her 20 hostnames; alice's branch had %d of its share of %d left (eve's 30 Gateways outside the platform's apex count among its records)", listening(out), share-before, share)
+	}
+}
+
+func TestAttackRootAndNestedGatewayWaitingTogetherRoundAfterRound(t *testing.T) {
+	// TestAttackRootAndNestedGatewayRaiseABranchAtOnce, kept up: the root
+	// Gateway (alice's applications) and alice's nested Gateway n both
+	// ask for thirty applications of alice's branch and reconcile
+	// together every hour, each reading the ledger as it was before the
+	// other's run of that hour. From the second hour both records say
+	// they wait, so each reads the other as a member that waits, and
+	// only one of them (the oldest that waits) may count the remainder
+	// as its own. With bob, another nested tenant of alice, holding ten
+	// records of the branch (one order each), the branch's records
+	// outnumber what it has left after a few hours.
+	//
+	// What must hold: alice's branch holds no more than its share within
+	// the window, however many hours they race; and it is not left with
+	// orders unused while both wait.
+	p := &platformRun{}
+	root := rootInput(http01Spec)
+	root.Routes = []Route{routeTo("tenant-root", "dash", "dashboard.example.org")}
+	root, _ = p.ordered(t, root, t0)
+	n := owning("tenant-alice-n", "n.alice.example.org", v1alpha1.CertModeHTTP01)
+	n.Routes = []Route{ownRoute(n.Namespace, "apps", "a00.n.alice.example.org")}
+	n, _ = p.ordered(t, n, t0.Add(time.Minute))
+	for k := range 10 {
+		ns := fmt.Sprintf("tenant-alice-bob-x%d", k)
+		apex := fmt.Sprintf("x%d.bob.alice.example.org", k)
+		g := owning(ns, apex, v1alpha1.CertModeHTTP01)
+		g.Routes = []Route{ownRoute(ns, "r", "www."+apex)}
+		p.ordered(t, g, t0.Add(2*time.Minute))
+	}
+	root.Routes = append(root.Routes, routeTo("tenant-alice", "apps", hosts(30, "r%02d.alice.example.org")...))
+	n.Routes = []Route{ownRoute(n.Namespace, "apps", hosts(30, "a%02d.n.alice.example.org")...)}
+	const branch, share = "alice.example.org", 25
+	var rootOut, nOut *Output
+	for h := range 12 {
+		now := t0.Add(time.Hour + time.Duration(h)*time.Hour)
+		base := slices.Clone(p.records)
+		root, rootOut = p.run(t, root, now)
+		rootRec := rootOut.Record
+		p.records = slices.Clone(base)
+		n, nOut = p.run(t, n, now)
+		p.records = withRecord(p.records, writerOf(&root), rootRec)
+		if used := p.branchUsed(branch, now, letsEncrypt.Window); used > share {
+			t.Fatalf("hour %d: the root Gateway and alice's nested Gateway racing hold %d orders of her branch; its share is %d", h, used, share)
+		}
+	}
+	used := p.branchUsed(branch, t0.Add(13*time.Hour), letsEncrypt.Window)
+	t.Logf("after 12 hours alice's branch holds %d orders; root listens on %d, n on %d", used, listening(rootOut), listening(nOut))
+	if used < share-1 {
+		t.Errorf("after 12 hours alice's branch holds %d orders of its share of %d while the root and n wait", used, share)
+	}
+}
+
+func TestAttackDeadAskerStallsTheRootGatewayForABranch(t *testing.T) {
+	// TestAttackDeadAskerTakesTheRemainderForAWindow with the platform's
+	// root Gateway as the one that waits. The root's record goes when a
+	// window passes without an order of it (emptied, then dropped), and
+	// its next record is the youngest of the domain. bob, alice's nested
+	// tenant, keeps a dead record (deadAsker) that says it waits for
+	// alice's branch; then alice asks for twenty applications on the root
+	// Gateway, and bob makes 22 nested Gateways that wait for an order
+	// each (members of alice's branch, younger than the root's record).
+	//
+	// What must hold: the root Gateway, the oldest live record asking for
+	// alice's branch, gets what the branch has left within a day.
+	p := &platformRun{}
+	const branch, share = "alice.example.org", 25
+	root := rootInput(http01Spec)
+	root.Routes = []Route{routeTo("tenant-root", "dash", "dashboard.example.org")}
+	root, _ = p.ordered(t, root, t0.Add(-letsEncrypt.Window-2*time.Hour))
+	root, _ = p.run(t, root, t0.Add(-time.Hour)) // its order left the window: emptied
+	root, _ = p.run(t, root, t0.Add(-time.Hour)) // and dropped
+	for _, r := range p.records {
+		if r.writer() == writerOf(&root) {
+			t.Fatalf("the root's record should be gone a window after its last order: %+v", r)
+		}
+	}
+	deadAsker(t, p, "tenant-alice-bob-d", "d.bob.alice.example.org", "", branch, t0)
+	root.Routes = append(root.Routes, routeTo("tenant-alice", "apps", hosts(20, "r%02d.alice.example.org")...))
+	root, _ = p.run(t, root, t0.Add(time.Hour)) // a record again, the youngest but bob's next ones
+	var bobs []Input
+	for k := range 22 {
+		ns := fmt.Sprintf("tenant-alice-bob-x%d", k)
+		apex := fmt.Sprintf("x%d.bob.alice.example.org", k)
+		g := owning(ns, apex, v1alpha1.CertModeHTTP01)
+		g.Routes = []Route{ownRoute(ns, "r", "www."+apex)}
+		g, _ = p.run(t, g, t0.Add(2*time.Hour))
+		bobs = append(bobs, g)
+	}
+	var out *Output
+	for h := range 24 {
+		now := t0.Add(3*time.Hour + time.Duration(h)*time.Hour)
+		root, out = p.run(t, root, now)
+		for k := range bobs {
+			bobs[k], _ = p.run(t, bobs[k], now)
+		}
+	}
+	alice := 0
+	for _, h := range out.Hostnames {
+		if h.State == v1alpha1.HostnameListening && strings.HasSuffix(h.Hostname, ".alice.example.org") {
+			alice++
+		}
+	}
+	used := p.branchUsed(branch, t0.Add(27*time.Hour), letsEncrypt.Window)
+	t.Logf("after a day alice's branch holds %d orders; the root listens on %d of alice's 20", used, alice)
+	if alice < 20 {
+		t.Errorf("after a day the root Gateway listens on %d of alice's 20 hostnames; her branch holds %d of its share of %d (a dead record of bob's takes the remainder each run)", alice, used, share)
 	}
 }
