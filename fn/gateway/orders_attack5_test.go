@@ -30,7 +30,7 @@ func deadAsker(t *testing.T, p *platformRun, ns, apex, platformApex, branch stri
 	d, _ = p.run(t, d, now) // the first run writes the record and waits
 	before = slices.Clone(p.records)
 	d, _ = p.run(t, d, now) // orders a00
-	p.records = before // the ConfigMap behind the Object
+	p.records = before      // the ConfigMap behind the Object
 	d.Routes = []Route{ownRoute(ns, "apps", "a00."+apex, "a01."+apex)}
 	d, out := p.run(t, d, now)
 	if out.Record == nil || out.Record.Waiting[branch] == 0 || len(out.Record.Orders) == 0 {
