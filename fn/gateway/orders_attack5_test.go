@@ -26,9 +26,8 @@ func deadAsker(t *testing.T, p *platformRun, ns, apex, platformApex, branch stri
 	d := owning(ns, apex, v1alpha1.CertModeHTTP01)
 	d.PlatformApex = platformApex
 	d.Routes = []Route{ownRoute(ns, "apps", "a00."+apex)}
-	before := slices.Clone(p.records)
 	d, _ = p.run(t, d, now) // the first run writes the record and waits
-	before = slices.Clone(p.records)
+	before := slices.Clone(p.records)
 	d, _ = p.run(t, d, now) // orders a00
 	p.records = before      // the ConfigMap behind the Object
 	d.Routes = []Route{ownRoute(ns, "apps", "a00."+apex, "a01."+apex)}
