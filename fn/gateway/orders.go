@@ -488,10 +488,7 @@ func (l *ledger) part(branch string) int {
 	even, read := l.even[branch]
 	if !read {
 		rest := max(0, l.capacity(branch)-l.used(branch))
-		even = l.ownUsed(branch) + rest/len(members)
-		if l.remainderTo(branch, members, me) == mine {
-			even += rest % len(members)
-		}
+		even = l.ownUsed(branch) + rest/len(members) + l.remainderOf(branch, members, me, rest%len(members))
 		l.even[branch] = even
 	}
 	return max(0, min(left, even))
@@ -515,9 +512,12 @@ func (l *ledger) older(w, mine string, me time.Time) bool {
 	return s.Before(me) || s.Equal(me) && w < mine
 }
 
-// remainderTo is the member that gets the remainder of branch's even
-// split: the oldest that said it waits for the branch, else the oldest.
-func (l *ledger) remainderTo(branch string, members []string, me time.Time) string {
+// remainderOf is the own record's part of the remainder of branch's even
+// split: one order each to the members that said they wait for the
+// branch, oldest first, then what is left to the oldest member. So a
+// record that waits but will never order again (its Gateway deleted while
+// it waited) holds back one order at most.
+func (l *ledger) remainderOf(branch string, members []string, me time.Time, remainder int) int {
 	mine := l.self.writer()
 	asks := func(w string) bool {
 		if w == mine {
@@ -525,30 +525,35 @@ func (l *ledger) remainderTo(branch string, members []string, me time.Time) stri
 		}
 		return l.asks[w][branch] > 0
 	}
-	oldest := func(only func(string) bool) string {
-		best := ""
-		for _, w := range members {
-			if !only(w) {
-				continue
-			}
-			if best == "" || cmp.Or(l.sinceOf(w, mine, me).Compare(l.sinceOf(best, mine, me)), strings.Compare(w, best)) < 0 {
-				best = w
+	sorted := slices.Clone(members)
+	slices.SortFunc(sorted, func(a, b string) int {
+		return cmp.Or(l.sinceOf(a, mine, me).Compare(l.sinceOf(b, mine, me)), strings.Compare(a, b))
+	})
+	got := 0
+	for _, w := range sorted {
+		if remainder > 0 && asks(w) {
+			remainder--
+			if w == mine {
+				got++
 			}
 		}
-		return best
 	}
-	if w := oldest(asks); w != "" {
-		return w
+	if remainder > 0 && sorted[0] == mine {
+		got += remainder
 	}
-	return oldest(func(string) bool { return true })
+	return got
 }
 
 // memberOf reports whether a Gateway of apex may order for branch: one at
-// the top of the domain's tree (or outside it) for every branch, any other
-// for the branch its apex is in.
+// the top of the domain's tree for every branch, one under it for the
+// branch its apex is in, one outside it (its branches are named under
+// another top) only for what it asks.
 func (l *ledger) memberOf(apex, branch string) bool {
-	if apex == l.top || !strings.HasSuffix(apex, "."+l.top) {
+	if apex == l.top {
 		return true
+	}
+	if !strings.HasSuffix(apex, "."+l.top) {
+		return false
 	}
 	rest := strings.TrimSuffix(apex, "."+l.top)
 	return rest[strings.LastIndexByte(rest, '.')+1:]+"."+l.top == branch
