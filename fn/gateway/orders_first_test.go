@@ -5,10 +5,11 @@ import (
 	"time"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	"github.com/google/go-cmp/cmp"
+
 	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestFirstWildcardCertificateWaits: until the first dns01 certificate is

@@ -77,31 +77,7 @@ type report struct {
 // only routes of its own namespace, and its Object writes only into that
 // namespace, a namespace routes were read from.
 func routeReports(in *Input, t *tenancy, claims []*claim) ([]Resource, int, error) {
-	byNS := map[string]*report{}
-	var order []string
-	for _, c := range claims {
-		if c.namespace == in.Namespace {
-			continue
-		}
-		r := byNS[c.namespace]
-		if r == nil {
-			r = &report{namespace: c.namespace, lines: map[string][]string{}, unserved: map[string]bool{}}
-			byNS[c.namespace] = r
-			order = append(order, c.namespace)
-		}
-		key := c.kind + "." + c.name
-		if _, seen := r.lines[key]; !seen {
-			r.routes = append(r.routes, key)
-		}
-		r.lines[key] = append(r.lines[key], fmt.Sprintf("%s: %s: %s", c.hostname, c.state, claimMessage(in, c)))
-		if !isServed(c.state) && !c.recording {
-			// A route waiting only for the ledger's record to be
-			// written is served within a provider round trip: no
-			// report is written and deleted for it.
-			r.unserved[key] = true
-		}
-	}
-	slices.Sort(order)
+	byNS, order := collectReports(in, claims)
 	var cands []budgeted
 	for _, ns := range order {
 		if len(byNS[ns].unserved) > 0 {
@@ -176,4 +152,35 @@ func reportObject(in *Input, r *report, limit int) (*kobjv1alpha1.Object, error)
 		return nil, fmt.Errorf("cannot encode the route report of namespace %s: %w", r.namespace, err)
 	}
 	return writerObject(in, ReportObjectName(in.Name, r.namespace), raw), nil
+}
+
+// collectReports groups the claims of every namespace but the owner's by
+// route, the unserved ones marked, in namespace order.
+func collectReports(in *Input, claims []*claim) (map[string]*report, []string) {
+	byNS := map[string]*report{}
+	var order []string
+	for _, c := range claims {
+		if c.namespace == in.Namespace {
+			continue
+		}
+		r := byNS[c.namespace]
+		if r == nil {
+			r = &report{namespace: c.namespace, lines: map[string][]string{}, unserved: map[string]bool{}}
+			byNS[c.namespace] = r
+			order = append(order, c.namespace)
+		}
+		key := c.kind + "." + c.name
+		if _, seen := r.lines[key]; !seen {
+			r.routes = append(r.routes, key)
+		}
+		r.lines[key] = append(r.lines[key], fmt.Sprintf("%s: %s: %s", c.hostname, c.state, claimMessage(in, c)))
+		if !isServed(c.state) && !c.recording {
+			// A route waiting only for the ledger's record to be
+			// written is served within a provider round trip: no
+			// report is written and deleted for it.
+			r.unserved[key] = true
+		}
+	}
+	slices.Sort(order)
+	return byNS, order
 }
