@@ -389,6 +389,14 @@ func (l *ledger) settle() {
 	if l.share != nil {
 		return
 	}
+	demand := l.branchDemand()
+	l.share = maxMin(l.quota.Limit, demand)
+}
+
+// branchDemand is every branch's demand as this run knows it: its orders of
+// the window, what it waits for on other Gateways, what it asks for here;
+// and the newcomer's, the whole quota.
+func (l *ledger) branchDemand() map[string]int {
 	demand := map[string]int{}
 	for _, o := range slices.Concat(l.others, l.self.Orders) {
 		for _, b := range o.Branches {
@@ -403,7 +411,7 @@ func (l *ledger) settle() {
 	}
 	const newcomer = "" // no branch is named ""
 	demand[newcomer] = l.quota.Limit
-	l.share = maxMin(l.quota.Limit, demand)
+	return demand
 }
 
 // maxMin shares capacity among demands by water-filling: the smallest
@@ -563,19 +571,7 @@ func (l *ledger) memberOf(apex, branch string) bool {
 // the even part divides, so that a branch's unmet demand split among its
 // records never rounds down to nothing.
 func (l *ledger) capacity(branch string) int {
-	demand := map[string]int{}
-	for _, o := range slices.Concat(l.others, l.self.Orders) {
-		for _, b := range o.Branches {
-			demand[b]++
-		}
-	}
-	for b, n := range l.waiting {
-		demand[b] += n
-	}
-	for b, n := range l.wants {
-		demand[b] += n
-	}
-	demand[""] = l.quota.Limit // the newcomer's, as in settle
+	demand := l.branchDemand()
 	demand[branch] = l.quota.Limit
 	return maxMin(l.quota.Limit, demand)[branch]
 }
