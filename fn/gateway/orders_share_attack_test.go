@@ -9,7 +9,7 @@ import (
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
 
-// Attacks on the order ledger, fourth review: orders numbered within their
+// Attacks on a branch's share split among its records: orders numbered within their
 // record (Seq), and a record capped at its even part of what its branch had
 // left (ledger.part: ownUsed + rest/records, the remainder to the oldest
 // record). Orders are counted as cert-manager makes them (platformRun).
@@ -105,8 +105,8 @@ func TestAttackRootAndNestedGatewayRaiseABranchAtOnce(t *testing.T) {
 	// branch yet (records 1: its even part is all 24 left), nor does its
 	// part subtract anything of the root's.
 	//
-	// What must hold (the last commit: "Gateways of a branch raising their
-	// demand at once take no more than is left"): alice's branch holds no
+	// What must hold (design.md: Gateways of a branch raising their
+	// demand at once take no more than is left): alice's branch holds no
 	// more than its share (25) within the window.
 	p := &platformRun{}
 	root := rootInput(http01Spec)
@@ -147,18 +147,11 @@ func TestAttackNestedGatewaysRaiseTheirDemandAtOnceAfterTheWindow(t *testing.T) 
 	// nothing older before it.
 	//
 	// What must hold: alice's branch holds at most twice its share (the
-	// bound TestAttackNestedGatewaysRaiseTheirDemandAtOnce keeps; the last
-	// commit says no more than is left), and the registered domain no more
+	// bound TestAttackNestedGatewaysRaiseTheirDemandAtOnce keeps; the design
+	// says no more than is left), and the registered domain no more
 	// than the quota, within any window.
 	p := &platformRun{}
-	var gws []Input
-	for k := range 10 {
-		ns := fmt.Sprintf("tenant-alice-n%d", k)
-		g := owning(ns, fmt.Sprintf("n%d.alice.example.org", k), v1alpha1.CertModeHTTP01)
-		g.Routes = []Route{ownRoute(ns, "apps", fmt.Sprintf("a00.n%d.alice.example.org", k))}
-		g, _ = p.ordered(t, g, t0.Add(time.Duration(k)*time.Minute))
-		gws = append(gws, g)
-	}
+	gws := nestedWithAnOrder(t, p, 10)
 	later := t0.Add(letsEncrypt.Window + time.Hour)
 	base := slices.Clone(p.records)
 	var written []OrderRecord

@@ -10,7 +10,7 @@ import (
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
 
-// Attacks on the order ledger, fifth review: a record's even part split
+// Attacks on the remainder of a branch's even split: a record's even part split
 // among every record that may order for the branch (ledger.part: members),
 // the remainder to the oldest member that said it waits for the branch
 // (remainderTo). Orders are counted as cert-manager makes them
@@ -54,8 +54,8 @@ func TestAttackDeadAskerTakesTheRemainderForAWindow(t *testing.T) {
 	// is 0 for each, and the remainder goes to the oldest record that
 	// says it waits for the branch, d's, whose writer is gone.
 	//
-	// What must hold (the last commit: "a branch of many Gateways is never
-	// stuck with orders left and an older Gateway waiting"; the demand of
+	// What must hold (a branch of many Gateways is never stuck with
+	// orders left and an older Gateway waiting; the demand of
 	// a TenantGateway deleted while it waited counts for its own orders
 	// alone): carol, older than every live record of the branch but her
 	// own, gets what the branch has left within a day, not a window

@@ -9,7 +9,8 @@ import (
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
 
-// Attacks on the order ledger, third review: records named by uid with
+// Attacks on Gateways of one branch ordering together or one after
+// another, and on re-made Gateways: records named by uid with
 // since and alive, a branch's share given to its records oldest first
 // (ledger.part), and the dns01 certificate's latest order keeping its names
 // (composedWildcard). Orders are counted as cert-manager makes them
@@ -98,8 +99,8 @@ func TestAttackDNS01TwoOrdersInOneSecond(t *testing.T) {
 	// certificate share At; record() keeps the names on the latter (Y's)
 	// only, but the sort puts whichever has the greater hash last. When
 	// that is X's order (names cleared), composedWildcard falls back to
-	// Crossplane's observation, which the attack2 review showed may lag a
-	// run: it shows the certificate without Y. Y looks new again; alice's
+	// Crossplane's observation, which may lag a run
+	// (TestAttackDNS01ZoneAddedWithTheLastOrderWhileNotObserved): it shows the certificate without Y. Y looks new again; alice's
 	// share (2 of a quota of 6, the owner having 1) is spent, so Y waits, the certificate is
 	// composed without it and cert-manager re-issues it, charged to
 	// nobody, and Y, which alice paid for, is off until her order leaves
@@ -221,14 +222,7 @@ func TestAttackNestedGatewaysRaiseTheirDemandAtOnce(t *testing.T) {
 	// alice's branch orders at most twice its share within the window,
 	// and the registered domain no more than the quota.
 	p := &platformRun{}
-	var gws []Input
-	for k := range 10 {
-		ns := fmt.Sprintf("tenant-alice-n%d", k)
-		g := owning(ns, fmt.Sprintf("n%d.alice.example.org", k), v1alpha1.CertModeHTTP01)
-		g.Routes = []Route{ownRoute(ns, "apps", fmt.Sprintf("a00.n%d.alice.example.org", k))}
-		g, _ = p.ordered(t, g, t0.Add(time.Duration(k)*time.Minute))
-		gws = append(gws, g)
-	}
+	gws := nestedWithAnOrder(t, p, 10)
 	if len(p.orders) != 10 {
 		t.Fatalf("alice's ten Gateways ordered %d, want one each", len(p.orders))
 	}
@@ -338,4 +332,19 @@ func TestAttackHostnameCycledWithinOneSecond(t *testing.T) {
 	if n := p.mostInAWindow(letsEncrypt); n > letsEncrypt.Limit/2 {
 		t.Errorf("cycling a hostname twice within one second, alice made cert-manager order %d certificates within %s; her share alone is %d", n, letsEncrypt.Window, letsEncrypt.Limit/2)
 	}
+}
+
+// nestedWithAnOrder is n nested Gateways of alice's, each with one
+// application ordered, a minute apart from t0.
+func nestedWithAnOrder(t *testing.T, p *platformRun, n int) []Input {
+	t.Helper()
+	var gws []Input
+	for k := range n {
+		ns := fmt.Sprintf("tenant-alice-n%d", k)
+		g := owning(ns, fmt.Sprintf("n%d.alice.example.org", k), v1alpha1.CertModeHTTP01)
+		g.Routes = []Route{ownRoute(ns, "apps", fmt.Sprintf("a00.n%d.alice.example.org", k))}
+		g, _ = p.ordered(t, g, t0.Add(time.Duration(k)*time.Minute))
+		gws = append(gws, g)
+	}
+	return gws
 }

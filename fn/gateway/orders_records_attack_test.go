@@ -15,10 +15,10 @@ import (
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
 
-// Attacks on the order ledger, second review: a hostile tenant with full
+// Attacks on the order ledger's records: a hostile tenant with full
 // rights in its own namespaces and nested Tenants against the quota, the
 // other branches' shares, other tenants' Certificates, the ledger's size
-// and its own history. Each counts what cert-manager would issue from what
+// and its own history (reaping, deleting, re-creating). Each counts what cert-manager would issue from what
 // is composed (platformRun), not what the ledger says.
 
 // recordedOrders is the number of orders the cluster's records hold.
