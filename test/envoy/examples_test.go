@@ -41,8 +41,8 @@ var judged = map[string]struct {
 		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 1, CheckRouteTable: 1, CheckPort80: 1},
 	},
 	"orders-waiting": {
-		shows:  "the ACME order budget: the two hostnames of alice's branch past its 10 orders wait, with no listener and no Certificate; the ten ordered and bob's are served",
-		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 12, CheckRouteTable: 12, CheckFilterChains: 1, CheckPort80: 14, CheckRefused: 2, CheckServedAccepted: 11, CheckServedCertificate: 11, CheckServedRouting: 11},
+		shows:  "the ACME order quota (10 for the domain): alice's branch gets its fair share beside bob's order and a newcomer's part, and her seven hostnames past it wait, with no listener and no Certificate; the five ordered and bob's are served",
+		counts: map[string]int{CheckGatewayAccepted: 1, CheckListenerHealthy: 7, CheckRouteTable: 7, CheckFilterChains: 1, CheckPort80: 14, CheckRefused: 7, CheckServedAccepted: 6, CheckServedCertificate: 6, CheckServedRouting: 6},
 	},
 	"reach-into-zone-edge": {
 		shows:  "a wildcard reaching into a nested tenant's zone on an edge Gateway: the claimant is kept off its own wider listener, so the one port-80 route table lists the name once, under the nested tenant's listener",
