@@ -356,10 +356,15 @@ func (l *ledger) asking(r OrderRecord) bool {
 // apex's tree its own apex is in. So a tenant cannot make more branches by
 // owning a Gateway of its own.
 func (l *ledger) branch(local string) string {
-	apex := l.self.Apex
-	if l.top == apex {
+	if l.top == l.self.Apex {
 		return local
 	}
+	return l.apexBranch(l.self.Apex)
+}
+
+// apexBranch is the branch of the whole registered domain an apex under
+// the top is in: the top with the apex's label one below it.
+func (l *ledger) apexBranch(apex string) string {
 	rest := strings.TrimSuffix(apex, "."+l.top)
 	return rest[strings.LastIndexByte(rest, '.')+1:] + "." + l.top
 }
@@ -369,8 +374,13 @@ func (l *ledger) want(branch string, n int) { l.wants[branch] += n }
 
 // used is the orders of the window charged to branch, and in all.
 func (l *ledger) used(branch string) int {
+	return chargedTo(slices.Concat(l.others, l.self.Orders), branch)
+}
+
+// chargedTo counts the orders charged to branch.
+func chargedTo(orders []LedgerOrder, branch string) int {
 	n := 0
-	for _, o := range slices.Concat(l.others, l.self.Orders) {
+	for _, o := range orders {
 		if slices.Contains(o.Branches, branch) {
 			n++
 		}
@@ -514,11 +524,13 @@ func (l *ledger) sinceOf(w, mine string, me time.Time) time.Time {
 	return time.Unix(1<<40, 0)
 }
 
-// older reports whether writer w's record is older than the own one.
-func (l *ledger) older(w, mine string, me time.Time) bool {
-	s := l.sinceOf(w, mine, me)
-	return s.Before(me) || s.Equal(me) && w < mine
+// byAge orders writers' records oldest first (by Since, then writer).
+func (l *ledger) byAge(a, b, mine string, me time.Time) int {
+	return cmp.Or(l.sinceOf(a, mine, me).Compare(l.sinceOf(b, mine, me)), strings.Compare(a, b))
 }
+
+// older reports whether writer w's record is older than the own one.
+func (l *ledger) older(w, mine string, me time.Time) bool { return l.byAge(w, mine, mine, me) < 0 }
 
 // remainderOf is the own record's part of the remainder of branch's even
 // split: one order each to the members that said they wait for the
@@ -534,9 +546,7 @@ func (l *ledger) remainderOf(branch string, members []string, me time.Time, rema
 		return l.asks[w][branch] > 0
 	}
 	sorted := slices.Clone(members)
-	slices.SortFunc(sorted, func(a, b string) int {
-		return cmp.Or(l.sinceOf(a, mine, me).Compare(l.sinceOf(b, mine, me)), strings.Compare(a, b))
-	})
+	slices.SortFunc(sorted, func(a, b string) int { return l.byAge(a, b, mine, me) })
 	got := 0
 	for _, w := range sorted {
 		if remainder > 0 && asks(w) {
@@ -563,8 +573,7 @@ func (l *ledger) memberOf(apex, branch string) bool {
 	if !strings.HasSuffix(apex, "."+l.top) {
 		return false
 	}
-	rest := strings.TrimSuffix(apex, "."+l.top)
-	return rest[strings.LastIndexByte(rest, '.')+1:]+"."+l.top == branch
+	return l.apexBranch(apex) == branch
 }
 
 // capacity is the share branch would get asking for the whole quota: what
@@ -588,15 +597,7 @@ func (l *ledger) selfSince() time.Time {
 }
 
 // ownUsed is the orders of the window of the own record charged to branch.
-func (l *ledger) ownUsed(branch string) int {
-	n := 0
-	for _, o := range l.self.Orders {
-		if slices.Contains(o.Branches, branch) {
-			n++
-		}
-	}
-	return n
-}
+func (l *ledger) ownUsed(branch string) int { return chargedTo(l.self.Orders, branch) }
 
 // record charges branches with an order of certificate for names.
 func (l *ledger) record(certificate string, names []string, branches ...string) {
