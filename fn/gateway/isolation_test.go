@@ -638,8 +638,12 @@ func TestAttackStatusBytes(t *testing.T) {
 	}
 }
 
-// TestAttackSecondReview holds the findings of the second attack review.
-func TestAttackSecondReview(t *testing.T) {
+// TestAttackDelegationEdges: a tenant publishes where its delegation does
+// not reach (a passthrough name, the apex nobody was delegated, a route kind
+// the listener does not take) or where the listener budget drops the
+// listener that guarded it; status must say what Gateway API really serves,
+// and nothing must serve another tenant's name.
+func TestAttackDelegationEdges(t *testing.T) {
 	existing := v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeExistingSecret, WildcardSecretRef: &v1alpha1.LocalSecretReference{Name: "w"}}
 	edge := v1alpha1.TenantGatewaySpec{Apex: "example.org", CertMode: v1alpha1.CertModeEdge}
 	t.Run("PassthroughToAHostLabelledPublisher", func(t *testing.T) {

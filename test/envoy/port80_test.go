@@ -12,8 +12,8 @@ import (
 	"github.com/cozystack/function-tenant-gateway/test/policies"
 )
 
-// TestAttackOwnerPort80 is seed 000's rule, "application routes never
-// serve plain HTTP on port 80", judged by Envoy Gateway. The attacker is
+// TestAttackOwnerPort80 holds the rule that application routes never serve
+// plain HTTP on port 80, judged by Envoy Gateway. The attacker is
 // the administrator of the tenant that owns the Gateway (tenant-root, full
 // rights on routes in its namespace); the Gateway's http listener admits
 // that namespace for the redirect and cert-manager's challenges. Every
