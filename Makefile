@@ -7,8 +7,8 @@
 #                    validation, Envoy Gateway's translator judging the
 #                    Gateways (test/envoy), the repository check (test/tracked)
 #                    and the fuzz targets for FUZZTIME executions each
-#   make vet         go vet over the module (e2e build tag included) and the
-#                    CLI tools module
+#   make vet         go vet over the module, the e2e module (test/e2e, build
+#                    tag e2e) and the CLI tools module
 #   make lint        vet and golangci-lint
 #   make golden      rewrite the expected.yaml of every user example and test
 #                    scenario (test/render/scenarios/) from the current function
@@ -308,12 +308,15 @@ build:
 render: tools build
 	$(RENDER_ENV) go run ./test/render/cmd/render -out $(OUT)/render
 
-# Every package of the module, the e2e tests (build tag e2e) included so
-# they compile without a control plane, and the CLI tools module, which has
-# its own go.mod.
+# Every package of the module; the e2e tests (build tag e2e), a module of
+# their own (test/e2e/go.mod) so that what only they import stays out of
+# the product's go.mod, vetted so they compile without a control plane; and
+# the CLI tools module, which has its own go.mod.
+E2E_MOD := test/e2e
+
 vet:
 	go vet ./...
-	go vet -tags e2e ./test/e2e/...
+	cd $(E2E_MOD) && go vet -tags e2e ./...
 	cd $(CLI_MOD) && go vet ./cmd/... ./internal/...
 
 test: vet tools build $(EGCTL)
@@ -379,6 +382,7 @@ bench:
 
 lint: vet $(GOLANGCI_LINT)
 	$(GOLANGCI_LINT) run ./...
+	cd $(E2E_MOD) && $(abspath $(GOLANGCI_LINT)) run --config $(abspath .golangci.yml) ./...
 
 clean:
 	rm -rf $(OUT)

@@ -35,7 +35,7 @@ seed=${E2E_BEFORE_INSTALL:-}
 # must not see it.
 coexist=${E2E_COEXIST:-1}; unset E2E_COEXIST
 start=$SECONDS
-gotest(){ KUBECONFIG=$R/pki/kubeconfig E2E_DIR=$R go -C "$ROOT" test -tags e2e -count=1 -timeout "${E2E_TIMEOUT:-30m}" -v "$@" ./test/e2e/...; }
+gotest(){ KUBECONFIG=$R/pki/kubeconfig E2E_DIR=$R go -C "$ROOT/test/e2e" test -tags e2e -count=1 -timeout "${E2E_TIMEOUT:-30m}" -v "$@" ./...; }
 selects(){ printf '%s\n' "$@" | grep -Eq -- "$run"; }
 pass=$SECONDS
 case $run in TestMigration|'^TestMigration$'|TestFaults|'^TestFaults$') ;; *)
