@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -245,8 +246,13 @@ func overLimit() (v1alpha1.HostnameState, string) {
 // overLimitMessage is the message of a hostname left out by the listener
 // budget.
 func overLimitMessage(in *Input, h string) string {
-	return fmt.Sprintf("%s was left out: the Gateway would exceed %d listeners; %s", h, MaxListeners, budgetAdvice(in))
+	// Concatenated, not formatted: one per hostname left out, thousands on
+	// a large Gateway.
+	return h + " was left out: the Gateway would exceed " + maxListenersText + " listeners; " + budgetAdvice(in)
 }
+
+// maxListenersText is MaxListeners as overLimitMessage writes it.
+var maxListenersText = strconv.Itoa(MaxListeners)
 
 // budgetAdvice is what to do about the listener limit in this mode.
 func budgetAdvice(in *Input) string {

@@ -60,10 +60,11 @@ func ReportObjectName(tgw, ns string) string { return writerName(tgw, ns, "rs", 
 // route's hostnames in status order.
 type report struct {
 	namespace string
-	// routes are the keys "<kind>.<name>" of the routes with a hostname
-	// not served, in claim order; lines their hostnames' lines.
+	// routes are the keys "<kind>.<name>" of the namespace's routes, in
+	// claim order; claims their hostnames' claims, whose lines are written
+	// only for the routes a kept report shows.
 	routes []string
-	lines  map[string][]string
+	claims map[string][]*claim
 	// unserved marks the routes with a hostname not served.
 	unserved map[string]bool
 }
@@ -122,7 +123,7 @@ func reportData(in *Input, r *report, limit int) map[string]string {
 	}
 	size, kept := 0, 0
 	for _, key := range shown {
-		v := truncateTo(strings.Join(r.lines[key], "\n"), limit/4)
+		v := truncateTo(reportLines(in, r.claims[key]), limit/4)
 		if size+len(key)+len(v) > limit {
 			break
 		}
@@ -136,6 +137,23 @@ func reportData(in *Input, r *report, limit int) map[string]string {
 	}
 	data[KeyReportSummary] = summary
 	return data
+}
+
+// reportLines are a route's lines, one per hostname claim:
+// "<hostname>: <state>: <why>".
+func reportLines(in *Input, claims []*claim) string {
+	var b strings.Builder
+	for i, c := range claims {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(c.hostname)
+		b.WriteString(": ")
+		b.WriteString(string(c.state))
+		b.WriteString(": ")
+		b.WriteString(claimMessage(in, c))
+	}
+	return b.String()
 }
 
 // reportObject is the Object that writes a namespace's report. It may
@@ -165,15 +183,15 @@ func collectReports(in *Input, claims []*claim) (map[string]*report, []string) {
 		}
 		r := byNS[c.namespace]
 		if r == nil {
-			r = &report{namespace: c.namespace, lines: map[string][]string{}, unserved: map[string]bool{}}
+			r = &report{namespace: c.namespace, claims: map[string][]*claim{}, unserved: map[string]bool{}}
 			byNS[c.namespace] = r
 			order = append(order, c.namespace)
 		}
 		key := c.kind + "." + c.name
-		if _, seen := r.lines[key]; !seen {
+		if _, seen := r.claims[key]; !seen {
 			r.routes = append(r.routes, key)
 		}
-		r.lines[key] = append(r.lines[key], fmt.Sprintf("%s: %s: %s", c.hostname, c.state, claimMessage(in, c)))
+		r.claims[key] = append(r.claims[key], c)
 		if !isServed(c.state) && !c.recording {
 			// A route waiting only for the ledger's record to be
 			// written is served within a provider round trip: no
