@@ -13,6 +13,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 )
 
 // Desired resources written as wire bytes. A desired composed resource or XR
@@ -62,6 +64,8 @@ func sizeStruct(m map[string]any) int {
 // sizeValue is the size of the Value appendValue writes of v.
 func sizeValue(v any) int {
 	switch v := v.(type) {
+	case encodedValue:
+		return len(v)
 	case nil:
 		return protowire.SizeTag(fieldValueNull) + protowire.SizeVarint(0)
 	case bool:
@@ -137,6 +141,8 @@ func (e *structEncoder) appendStruct(b []byte, m map[string]any) ([]byte, error)
 // appendValue appends the fields of the Value structpb.NewValue makes of v.
 func (e *structEncoder) appendValue(b []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
+	case encodedValue:
+		return append(b, v...), nil
 	case nil:
 		return protowire.AppendVarint(protowire.AppendTag(b, fieldValueNull, protowire.VarintType), 0), nil
 	case bool:
@@ -242,6 +248,50 @@ func unsigned(v any) (float64, bool) {
 		return float64(v), true
 	}
 	return 0, false
+}
+
+// An encodedValue is a Value's fields already written as wire bytes, put in
+// unstructured content where the encoder would otherwise walk thousands of
+// maps the unstructured converter made of a typed list.
+type encodedValue []byte
+
+// hostnamesValue is the Value structpb.NewValue makes of the unstructured
+// form of status.hostnames: a list of Structs of hostname, message (left out
+// when empty, as omitempty does), route and state, in key order. It fails
+// where structpb.NewValue would, on a string that is not valid UTF-8.
+func hostnamesValue(hs []v1alpha1.HostnameStatus) (encodedValue, error) {
+	b := append(protowire.AppendTag(nil, fieldValueList, protowire.BytesType), 0)
+	list := len(b)
+	for i := range hs {
+		h := &hs[i]
+		b = append(protowire.AppendTag(b, fieldListValues, protowire.BytesType), 0)
+		value := len(b)
+		b = append(protowire.AppendTag(b, fieldValueStruct, protowire.BytesType), 0)
+		fields := len(b)
+		for _, f := range [...]struct{ key, value string }{{"hostname", h.Hostname}, {"message", h.Message}, {"route", h.Route}, {"state", string(h.State)}} {
+			if f.key == "message" && f.value == "" {
+				continue
+			}
+			if !utf8.ValidString(f.value) {
+				return nil, fmt.Errorf("invalid UTF-8 in string: %q", f.value)
+			}
+			b = appendStringEntry(b, f.key, f.value)
+		}
+		b = fixLength(b, fields)
+		b = fixLength(b, value)
+	}
+	return fixLength(b, list), nil
+}
+
+// appendStringEntry appends a Struct's entry of a string value.
+func appendStringEntry(b []byte, key, value string) []byte {
+	b = append(protowire.AppendTag(b, fieldStructFields, protowire.BytesType), 0)
+	entry := len(b)
+	b = protowire.AppendString(protowire.AppendTag(b, fieldEntryKey, protowire.BytesType), key)
+	b = append(protowire.AppendTag(b, fieldEntryValue, protowire.BytesType), 0)
+	v := len(b)
+	b = protowire.AppendString(protowire.AppendTag(b, fieldValueString, protowire.BytesType), value)
+	return fixLength(fixLength(b, v), entry)
 }
 
 // DecodeDesired gives each desired resource of rsp (the XR and the composed

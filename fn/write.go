@@ -18,6 +18,7 @@ import (
 	"github.com/crossplane/function-sdk-go/response"
 
 	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
+	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 )
@@ -232,11 +233,27 @@ func writeStatus(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, st
 // statusFields turns a typed status into the JSON fields Crossplane merges
 // into the XR's status.
 func statusFields(s any) (map[string]any, error) {
+	// A TenantGateway's hostnames, one entry per hostname of every route,
+	// are written straight as wire bytes; the rest goes through the
+	// converter.
+	var hostnames []v1alpha1.HostnameStatus
+	if st, ok := s.(*v1alpha1.TenantGatewayStatus); ok && len(st.Hostnames) > 0 {
+		rest := *st
+		hostnames, rest.Hostnames = st.Hostnames, nil
+		s = &rest
+	}
 	// The unstructured converter walks the struct by reflection, honouring
 	// omitempty, without encoding it to JSON bytes and back.
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode status: %w", err)
+	}
+	if hostnames != nil {
+		v, err := hostnamesValue(hostnames)
+		if err != nil {
+			return nil, fmt.Errorf("cannot encode status: %w", err)
+		}
+		m["hostnames"] = v
 	}
 	return m, nil
 }
