@@ -258,40 +258,76 @@ type encodedValue []byte
 // hostnamesValue is the Value structpb.NewValue makes of the unstructured
 // form of status.hostnames: a list of Structs of hostname, message (left out
 // when empty, as omitempty does), route and state, in key order. It fails
-// where structpb.NewValue would, on a string that is not valid UTF-8.
+// where structpb.NewValue would, on a string that is not valid UTF-8. Every
+// length is known before it is written, so the bytes take one allocation of
+// their size.
 func hostnamesValue(hs []v1alpha1.HostnameStatus) (encodedValue, error) {
-	b := append(protowire.AppendTag(nil, fieldValueList, protowire.BytesType), 0)
-	list := len(b)
+	list := 0
+	for i := range hs {
+		list += sizeNested(fieldListValues, sizeNested(fieldValueStruct, sizeHostname(&hs[i])))
+	}
+	b := make([]byte, 0, sizeNested(fieldValueList, list))
+	b = appendNested(b, fieldValueList, list)
 	for i := range hs {
 		h := &hs[i]
-		b = append(protowire.AppendTag(b, fieldListValues, protowire.BytesType), 0)
-		value := len(b)
-		b = append(protowire.AppendTag(b, fieldValueStruct, protowire.BytesType), 0)
-		fields := len(b)
-		for _, f := range [...]struct{ key, value string }{{"hostname", h.Hostname}, {"message", h.Message}, {"route", h.Route}, {"state", string(h.State)}} {
-			if f.key == "message" && f.value == "" {
+		fields := sizeHostname(h)
+		b = appendNested(b, fieldListValues, sizeNested(fieldValueStruct, fields))
+		b = appendNested(b, fieldValueStruct, fields)
+		for _, f := range hostnameFields(h) {
+			if f[1] == "" && f[0] == "message" {
 				continue
 			}
-			if !utf8.ValidString(f.value) {
-				return nil, fmt.Errorf("invalid UTF-8 in string: %q", f.value)
+			if !utf8.ValidString(f[1]) {
+				return nil, fmt.Errorf("invalid UTF-8 in string: %q", f[1])
 			}
-			b = appendStringEntry(b, f.key, f.value)
+			b = appendStringEntry(b, f[0], f[1])
 		}
-		b = fixLength(b, fields)
-		b = fixLength(b, value)
 	}
-	return fixLength(b, list), nil
+	return b, nil
+}
+
+// hostnameFields are the keys and values of a hostname's Struct, in key
+// order.
+func hostnameFields(h *v1alpha1.HostnameStatus) [4][2]string {
+	return [4][2]string{{"hostname", h.Hostname}, {"message", h.Message}, {"route", h.Route}, {"state", string(h.State)}}
+}
+
+// sizeHostname is the size of a hostname's Struct fields.
+func sizeHostname(h *v1alpha1.HostnameStatus) int {
+	n := 0
+	for _, f := range hostnameFields(h) {
+		if f[1] == "" && f[0] == "message" {
+			continue
+		}
+		n += sizeNested(fieldStructFields, sizeStringEntry(f[0], f[1]))
+	}
+	return n
+}
+
+// sizeStringEntry is the size of the fields of a Struct's entry of a string
+// value.
+func sizeStringEntry(key, value string) int {
+	return protowire.SizeTag(fieldEntryKey) + protowire.SizeBytes(len(key)) +
+		sizeNested(fieldEntryValue, protowire.SizeTag(fieldValueString)+protowire.SizeBytes(len(value)))
+}
+
+// sizeNested is the size of a length-delimited field num of size bytes.
+func sizeNested(num protowire.Number, size int) int {
+	return protowire.SizeTag(num) + protowire.SizeBytes(size)
+}
+
+// appendNested appends the tag and length of a length-delimited field num
+// whose size bytes follow.
+func appendNested(b []byte, num protowire.Number, size int) []byte {
+	return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.BytesType), uint64(size))
 }
 
 // appendStringEntry appends a Struct's entry of a string value.
 func appendStringEntry(b []byte, key, value string) []byte {
-	b = append(protowire.AppendTag(b, fieldStructFields, protowire.BytesType), 0)
-	entry := len(b)
+	b = appendNested(b, fieldStructFields, sizeStringEntry(key, value))
 	b = protowire.AppendString(protowire.AppendTag(b, fieldEntryKey, protowire.BytesType), key)
-	b = append(protowire.AppendTag(b, fieldEntryValue, protowire.BytesType), 0)
-	v := len(b)
-	b = protowire.AppendString(protowire.AppendTag(b, fieldValueString, protowire.BytesType), value)
-	return fixLength(fixLength(b, v), entry)
+	b = appendNested(b, fieldEntryValue, protowire.SizeTag(fieldValueString)+protowire.SizeBytes(len(value)))
+	return protowire.AppendString(protowire.AppendTag(b, fieldValueString, protowire.BytesType), value)
 }
 
 // DecodeDesired gives each desired resource of rsp (the XR and the composed
