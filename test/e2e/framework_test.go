@@ -690,56 +690,6 @@ func events(t *testing.T, ns, name string) string {
 	return strings.Join(out, "\n")
 }
 
-// logCursor reads a log of the harness (E2E_DIR/logs) from a point on.
-type logCursor struct {
-	t     *testing.T
-	path  string
-	start int64
-}
-
-func (c *logCursor) offset() int64 {
-	st, err := os.Stat(c.path)
-	if err != nil {
-		c.t.Fatalf("cannot read %s: %v", c.path, err)
-	}
-	return st.Size()
-}
-
-func (c *logCursor) mark() { c.start = c.offset() }
-
-func (c *logCursor) before() []string { return readRange(c.t, c.path, 0, c.start) }
-
-func newLogCursor(t *testing.T, name string) *logCursor {
-	dir := os.Getenv("E2E_DIR")
-	if dir == "" {
-		t.Fatal("E2E_DIR is not set: run through make e2e")
-	}
-	return &logCursor{t: t, path: filepath.Join(dir, "logs", name)}
-}
-
-func readFrom(t *testing.T, path string, from int64) []string { return readRange(t, path, from, -1) }
-
-// readRange is the lines of path between two offsets (to the end for -1).
-func readRange(t *testing.T, path string, from, to int64) []string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("cannot read %s: %v", path, err)
-	}
-	defer f.Close()
-	var r io.Reader = io.NewSectionReader(f, from, 1<<40)
-	if to >= 0 {
-		r = io.NewSectionReader(f, from, to-from)
-	}
-	var lines []string
-	s := bufio.NewScanner(r)
-	s.Buffer(make([]byte, 1<<20), 1<<24)
-	for s.Scan() {
-		lines = append(lines, s.Text())
-	}
-	return lines
-}
-
 // functionTTL is the --ttl the harness runs the function with.
 func functionTTL(t *testing.T) time.Duration {
 	s := os.Getenv("FUNCTION_TTL")
