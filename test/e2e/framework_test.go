@@ -690,56 +690,6 @@ func events(t *testing.T, ns, name string) string {
 	return strings.Join(out, "\n")
 }
 
-// logCursor reads a log of the harness (E2E_DIR/logs) from a point on.
-type logCursor struct {
-	t     *testing.T
-	path  string
-	start int64
-}
-
-func (c *logCursor) offset() int64 {
-	st, err := os.Stat(c.path)
-	if err != nil {
-		c.t.Fatalf("cannot read %s: %v", c.path, err)
-	}
-	return st.Size()
-}
-
-func (c *logCursor) mark() { c.start = c.offset() }
-
-func (c *logCursor) before() []string { return readRange(c.t, c.path, 0, c.start) }
-
-func newLogCursor(t *testing.T, name string) *logCursor {
-	dir := os.Getenv("E2E_DIR")
-	if dir == "" {
-		t.Fatal("E2E_DIR is not set: run through make e2e")
-	}
-	return &logCursor{t: t, path: filepath.Join(dir, "logs", name)}
-}
-
-func readFrom(t *testing.T, path string, from int64) []string { return readRange(t, path, from, -1) }
-
-// readRange is the lines of path between two offsets (to the end for -1).
-func readRange(t *testing.T, path string, from, to int64) []string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("cannot read %s: %v", path, err)
-	}
-	defer f.Close()
-	var r io.Reader = io.NewSectionReader(f, from, 1<<40)
-	if to >= 0 {
-		r = io.NewSectionReader(f, from, to-from)
-	}
-	var lines []string
-	s := bufio.NewScanner(r)
-	s.Buffer(make([]byte, 1<<20), 1<<24)
-	for s.Scan() {
-		lines = append(lines, s.Text())
-	}
-	return lines
-}
-
 // functionTTL is the --ttl the harness runs the function with.
 func functionTTL(t *testing.T) time.Duration {
 	s := os.Getenv("FUNCTION_TTL")
@@ -1100,17 +1050,42 @@ func xrCalls(t *testing.T, url, kind, ns, name string) float64 {
 	return scrapeSum(t, url, "function_tenant_gateway_xr_calls_total", `xr_kind="`+kind+`"`, `xr_namespace="`+ns+`"`, `xr_name="`+name+`"`)
 }
 
+// crossplaneMetrics is Crossplane's metrics endpoint: up.sh starts it with
+// --metrics-port=18080 on the host's network.
+const crossplaneMetrics = "http://127.0.0.1:18080/metrics"
+
 // scrapeSum is the sum of the series of a metric at a metrics endpoint
 // whose labels include every one given (as name="value").
 func scrapeSum(t *testing.T, url, metric string, labels ...string) float64 {
 	t.Helper()
+	return scrapeBy(t, url, metric, labels)[""]
+}
+
+// scrapeBy is scrapeSeries, failing the test when the endpoint cannot be
+// read.
+func scrapeBy(t *testing.T, url, metric string, labels []string, by ...string) map[string]float64 {
+	t.Helper()
+	sums, err := scrapeSeries(url, metric, labels, by...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sums
+}
+
+// scrapeSeries sums the series of a metric at a metrics endpoint whose
+// labels include every one of labels (as name="value"), by the values of
+// the labels named in by (joined by a space; "" when by is empty). It
+// returns an error rather than failing a test, so that a goroutine can
+// poll with it.
+func scrapeSeries(url, metric string, labels []string, by ...string) (map[string]float64, error) {
 	rsp, err := http.Get(url) //nolint:noctx // a loopback scrape in a test
 	if err != nil {
-		t.Fatalf("cannot scrape %s: %v", url, err)
+		return nil, fmt.Errorf("cannot scrape %s: %w", url, err)
 	}
 	defer rsp.Body.Close()
-	var n float64
+	sums := map[string]float64{}
 	s := bufio.NewScanner(rsp.Body)
+	s.Buffer(make([]byte, 64<<10), 1<<20)
 	for s.Scan() {
 		l := s.Text()
 		series, _, _ := strings.Cut(l, " ")
@@ -1119,14 +1094,30 @@ func scrapeSum(t *testing.T, url, metric string, labels ...string) float64 {
 		}
 		v, err := strconv.ParseFloat(l[strings.LastIndex(l, " ")+1:], 64)
 		if err != nil {
-			t.Fatalf("%s: cannot read %q: %v", url, l, err)
+			return nil, fmt.Errorf("%s: cannot read %q: %w", url, l, err)
 		}
-		n += v
+		key := make([]string, len(by))
+		for i, name := range by {
+			key[i] = labelValue(series, name)
+		}
+		sums[strings.Join(key, " ")] += v
 	}
 	if err := s.Err(); err != nil {
-		t.Fatalf("cannot read %s: %v", url, err)
+		return nil, fmt.Errorf("cannot read %s: %w", url, err)
 	}
-	return n
+	return sums, nil
+}
+
+// labelValue is the value of a label in a series of the text exposition
+// format (metric{a="x",b="y"}), "" when it has none.
+func labelValue(series, name string) string {
+	for _, sep := range []string{"{", ","} {
+		if _, rest, ok := strings.Cut(series, sep+name+`="`); ok {
+			v, _, _ := strings.Cut(rest, `"`)
+			return v
+		}
+	}
+	return ""
 }
 
 // every reports whether ok holds for every element of s.
