@@ -21,6 +21,7 @@ import (
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 	"github.com/cozystack/function-tenant-gateway/fn/tenant"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // decodeTenantGateway reads the observed XR's metadata and spec into its Go
@@ -95,7 +96,7 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 	skipped = append(skipped, skippedRecords...)
 	if len(skipped) > 0 {
 		// One warning for all of them: every warning becomes an event.
-		warnings = append(warnings, gateway.BoundedList(fmt.Sprintf("skipping %d malformed routes and namespaces: ", len(skipped)), skipped, "; ", ""))
+		warnings = append(warnings, text.BoundedList(fmt.Sprintf("skipping %d malformed routes and namespaces: ", len(skipped)), skipped, "; ", ""))
 	}
 
 	out, err := gateway.Compose(in)

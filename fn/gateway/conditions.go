@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/gateway-api/pkg/features"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // A ConditionType is a condition the function sets on a TenantGateway.
@@ -121,7 +122,7 @@ func gatewayReady(in *Input, refused []string, listeners []gwapiv1.Listener, ls 
 	c := Condition{Type: ConditionGatewayReady}
 	switch {
 	case len(refused) > 0:
-		c.Reason, c.Message = ReasonReconcileError, BoundedList("", refused, "; ", "")
+		c.Reason, c.Message = ReasonReconcileError, text.BoundedList("", refused, "; ", "")
 	case in.GatewayClass == nil:
 		c.Reason = ReasonGatewayClassNotFound
 		c.Message = fmt.Sprintf("GatewayClass %s does not exist, so no controller will accept Gateway %s; set spec.gatewayClassName to a class of the cluster (kubectl get gatewayclass)", in.Spec.GatewayClassName, name)
@@ -136,10 +137,10 @@ func gatewayReady(in *Input, refused []string, listeners []gwapiv1.Listener, ls 
 		c.Message = fmt.Sprintf("Underlying Gateway %s is at generation %d; its controller's status describes generation %d, so the Gateway is not judged until the controller has seen it", name, gw.Generation, gw.staleStatus())
 	case gw == nil || gw.Conditions[condAccepted] != statusTrue:
 		c.Reason = ReasonGatewayNotAccepted
-		c.Message = Truncate(fmt.Sprintf("Underlying Gateway %s has not been accepted by its controller yet", name) + controllerSays(gw, condAccepted))
+		c.Message = text.Truncate(fmt.Sprintf("Underlying Gateway %s has not been accepted by its controller yet", name) + controllerSays(gw, condAccepted))
 	case gw.Conditions[condProgrammed] != statusTrue:
 		c.Reason = ReasonGatewayNotProgrammed
-		c.Message = Truncate(fmt.Sprintf("Underlying Gateway %s has not been programmed by its controller yet", name) + controllerSays(gw, condProgrammed))
+		c.Message = text.Truncate(fmt.Sprintf("Underlying Gateway %s has not been programmed by its controller yet", name) + controllerSays(gw, condProgrammed))
 	default:
 		var bad []string
 		for _, l := range ls {
@@ -149,7 +150,7 @@ func gatewayReady(in *Input, refused []string, listeners []gwapiv1.Listener, ls 
 		}
 		if len(bad) > 0 {
 			c.Reason = ReasonListenersNotReady
-			c.Message = BoundedList(fmt.Sprintf("Gateway %s has %d of %d listeners not ready: ", name, len(bad), len(ls)), bad, ", ", " (see status.listeners)")
+			c.Message = text.BoundedList(fmt.Sprintf("Gateway %s has %d of %d listeners not ready: ", name, len(bad), len(ls)), bad, ", ", " (see status.listeners)")
 			break
 		}
 		c.Status, c.Reason = true, ReasonReconciled
@@ -229,7 +230,7 @@ func listenersReady(in *Input, l LeftOut, waiting int) Condition {
 func routesAccepted(causes routeCauseSet, claims, listed int) Condition {
 	c := routeAcceptance(causes)
 	if claims > listed {
-		c.Message = Truncate(c.Message + fmt.Sprintf(" (status.hostnames lists %d of %d claims, those not served first)", listed, claims))
+		c.Message = text.Truncate(c.Message + fmt.Sprintf(" (status.hostnames lists %d of %d claims, those not served first)", listed, claims))
 	}
 	return c
 }
@@ -271,7 +272,7 @@ func (c *cause) sum() string {
 
 // message is the cause's prefix and items within limit bytes.
 func (c *cause) message(limit int) string {
-	return boundedListWithin(limit, c.prefix, c.items, c.total, c.sep, "")
+	return text.BoundedListWithin(limit, c.prefix, c.items, c.total, c.sep, "")
 }
 
 func routeAcceptance(causes routeCauseSet) Condition {
@@ -286,12 +287,12 @@ func routeAcceptance(causes routeCauseSet) Condition {
 	}
 	// Each cause gets an equal share of the bound, so that every one is
 	// named however long the first is.
-	share := (MaxMessage - (len(found)-1)*len(causeSep)) / len(found)
+	share := (text.MaxMessage - (len(found)-1)*len(causeSep)) / len(found)
 	parts := make([]string, 0, len(found))
 	for _, k := range found {
 		parts = append(parts, k.message(share))
 	}
-	return Condition{Type: ConditionRoutesAccepted, Reason: found[0].reason, Message: Truncate(strings.Join(parts, causeSep))}
+	return Condition{Type: ConditionRoutesAccepted, Reason: found[0].reason, Message: text.Truncate(strings.Join(parts, causeSep))}
 }
 
 // A routeCauseSet is every cause of RoutesAccepted, each with what it

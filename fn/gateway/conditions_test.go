@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 func TestConditions(t *testing.T) {
@@ -73,8 +74,8 @@ func TestConditions(t *testing.T) {
 		}
 		out := run(t, Input{Spec: v1alpha1.TenantGatewaySpec{AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-a", "cozy-other"}}, Routes: routes, Namespaces: nss, NamedNamespaces: named})
 		c := condition(out, ConditionRoutesAccepted)
-		if c.Reason != ReasonHostnameConflict || len(c.Message) > MaxMessage {
-			t.Errorf("RoutesAccepted %s with %d bytes, want %s within %d", c.Reason, len(c.Message), ReasonHostnameConflict, MaxMessage)
+		if c.Reason != ReasonHostnameConflict || len(c.Message) > text.MaxMessage {
+			t.Errorf("RoutesAccepted %s with %d bytes, want %s within %d", c.Reason, len(c.Message), ReasonHostnameConflict, text.MaxMessage)
 		}
 		at := -1
 		for _, part := range []string{"hostname conflicts: ", "match no listener", "another Gateway's", "can never be served", "child tenant apexes outside"} {

@@ -13,6 +13,7 @@ import (
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // Every test here is written as a hostile tenant: full rights in its own
@@ -397,7 +398,7 @@ func TestAttackUnboundedGrowth(t *testing.T) {
 			t.Errorf("%s: status.conflicts %d entries, conflictCount %d; want %d and 8000", spec.CertMode, len(out.Conflicts), out.ConflictCount, v1alpha1.MaxConflictStatus)
 		}
 		for _, c := range out.Conditions {
-			if len(c.Message) > MaxMessage {
+			if len(c.Message) > text.MaxMessage {
 				t.Errorf("%s: condition %s message is %d bytes", spec.CertMode, c.Type, len(c.Message))
 			}
 		}
@@ -405,7 +406,7 @@ func TestAttackUnboundedGrowth(t *testing.T) {
 			t.Errorf("%s: %d warnings in one run", spec.CertMode, len(out.Warnings))
 		}
 		for _, w := range out.Warnings {
-			if len(w) > MaxMessage {
+			if len(w) > text.MaxMessage {
 				t.Errorf("%s: a warning of %d bytes", spec.CertMode, len(w))
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // A plan is the Gateway's listeners, who each admits, and what they mean for
@@ -132,7 +133,7 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, hostless []*Route, con
 		cl.state, cl.message, cl.listener = c.cover(in, t, cl.hostname, cl.namespace)
 		if cl.state == v1alpha1.HostnameCovered && in.certWaiting != "" {
 			// Its listener has no certificate until the order is made.
-			cl.message = Truncate(cl.message + "; " + in.certWaiting)
+			cl.message = text.Truncate(cl.message + "; " + in.certWaiting)
 		}
 	}
 	c.unenforced(in, t, claims)

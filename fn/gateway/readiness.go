@@ -10,6 +10,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // Condition types the function reads, from the libraries that define them.
@@ -100,7 +101,7 @@ func listenerReadiness(in *Input, conds map[string]string, cert *ObservedResourc
 	}
 	switch {
 	case certSaid && certReady != statusTrue:
-		msg := truncateTo(strings.TrimPrefix(controllerSays(cert, condReady), ": "), maxListenerMessage)
+		msg := text.TruncateTo(strings.TrimPrefix(controllerSays(cert, condReady), ": "), maxListenerMessage)
 		if msg == "" {
 			msg = "Ready=" + certReady
 		}

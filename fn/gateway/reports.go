@@ -12,6 +12,7 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // Route reports tell a tenant, in its own namespace, why its routes are not
@@ -122,7 +123,7 @@ func reportData(in *Input, r *report, limit int) map[string]string {
 	}
 	size, kept := 0, 0
 	for _, key := range shown {
-		v := truncateTo(strings.Join(r.lines[key], "\n"), limit/4)
+		v := text.TruncateTo(strings.Join(r.lines[key], "\n"), limit/4)
 		if size+len(key)+len(v) > limit {
 			break
 		}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // Defaulted returns the spec with the XRD's defaults applied. Admission
@@ -122,7 +123,7 @@ func validateIssuer(p *field.Path, s v1alpha1.TenantGatewaySpec) field.ErrorList
 	case builtin && s.ACME != nil:
 		return field.ErrorList{field.Forbidden(p.Child("acme"), fmt.Sprintf(
 			"spec.issuerName is the built-in issuer %q, which spec.acme cannot redefine: to use the ACME server of spec.acme, give it a name of its own in spec.issuerName (a DNS label other than %s)",
-			s.IssuerName, Quoted(v1alpha1.IssuerNames)))}
+			s.IssuerName, text.Quoted(v1alpha1.IssuerNames)))}
 	case builtin:
 		return nil
 	case s.ACME == nil:
@@ -235,7 +236,7 @@ func validateEmail(p *field.Path, v string) field.ErrorList {
 
 func validateDNS01(p *field.Path, d *v1alpha1.DNS01) field.ErrorList {
 	if d == nil {
-		return field.ErrorList{field.Required(p, fmt.Sprintf("the DNS-01 provider is required when spec.certMode is dns01 (spec.dns01.provider: one of %s, with the block of that name)", Quoted(v1alpha1.DNS01ProviderNames)))}
+		return field.ErrorList{field.Required(p, fmt.Sprintf("the DNS-01 provider is required when spec.certMode is dns01 (spec.dns01.provider: one of %s, with the block of that name)", text.Quoted(v1alpha1.DNS01ProviderNames)))}
 	}
 	v, ok := dns01Providers[d.Provider]
 	switch {
@@ -277,14 +278,4 @@ func validateLabels(p *field.Path, l []v1alpha1.DNSLabel) field.ErrorList {
 		seen[v] = true
 	}
 	return errs
-}
-
-// Quoted lists allowed values as "a", "b", the way every refusal names
-// them (refusals of the Tenant derivation put them in brackets).
-func Quoted[T ~string](l []T) string {
-	s := make([]string, len(l))
-	for i, v := range l {
-		s[i] = fmt.Sprintf("%q", v)
-	}
-	return strings.Join(s, ", ")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // TestWarningsOnEachCause: every cause warns once, when it appears, and not
@@ -71,8 +72,8 @@ func TestWarningsOnEachCause(t *testing.T) {
 				compose = runNoClass
 			}
 			first := compose(t, tc.in)
-			if len(first.Warnings) != 1 || !strings.HasPrefix(first.Warnings[0], tc.want) || len(first.Warnings[0]) > MaxMessage {
-				t.Fatalf("first run: want one warning of at most %d bytes starting %q, got %q", MaxMessage, tc.want, first.Warnings)
+			if len(first.Warnings) != 1 || !strings.HasPrefix(first.Warnings[0], tc.want) || len(first.Warnings[0]) > text.MaxMessage {
+				t.Fatalf("first run: want one warning of at most %d bytes starting %q, got %q", text.MaxMessage, tc.want, first.Warnings)
 			}
 			again := tc.in
 			again.Previous = PreviousStatus{Digests: first.Digests}

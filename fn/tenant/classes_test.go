@@ -12,6 +12,7 @@ import (
 
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // TestGatewayClassesFound: the publishing tenant's claim says which classes
@@ -161,8 +162,8 @@ func TestGatewayClassesFoundBounded(t *testing.T) {
 		if c.Type != ConditionGatewayClassesFound {
 			continue
 		}
-		if len(c.Message) > gateway.MaxMessage || !strings.Contains(c.Message, " more") || c.Message != out.Warnings[0] {
-			t.Errorf("message of %d bytes (at most %d), saying how many more, the warning's: %.120s…", len(c.Message), gateway.MaxMessage, c.Message)
+		if len(c.Message) > text.MaxMessage || !strings.Contains(c.Message, " more") || c.Message != out.Warnings[0] {
+			t.Errorf("message of %d bytes (at most %d), saying how many more, the warning's: %.120s…", len(c.Message), text.MaxMessage, c.Message)
 		}
 		return
 	}

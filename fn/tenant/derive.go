@@ -19,6 +19,7 @@ import (
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // Names of what a Tenant composes.
@@ -100,7 +101,7 @@ type RefusedError struct{ Reason string }
 func (e *RefusedError) Error() string { return e.Reason }
 
 func refuse(format string, a ...any) error {
-	return &RefusedError{Reason: gateway.Truncate(fmt.Sprintf(format, a...))}
+	return &RefusedError{Reason: text.Truncate(fmt.Sprintf(format, a...))}
 }
 
 // Derive computes a tenant's namespace, labels and TenantGateway.
@@ -267,7 +268,7 @@ func owningResources(in Input, ns, apex string, out *Output) error {
 	}
 	out.Resources = append(out.Resources, rs...)
 	if warning != "" {
-		out.Warnings = append(out.Warnings, gateway.Truncate(warning))
+		out.Warnings = append(out.Warnings, text.Truncate(warning))
 	}
 	return nil
 }
@@ -357,7 +358,7 @@ func gatewaySpec(in Input, ns, apex string) (v1alpha1.TenantGatewaySpec, error) 
 	}
 	allowed := append([]string{p.ClassName}, p.TenantSelectableClasses...)
 	if !slices.Contains(allowed, class) {
-		return v1alpha1.TenantGatewaySpec{}, refuse("gatewayClass %q is not allowed for tenants: allowed classes are [%s] (gateway.className and gateway.tenantSelectableClasses)", class, gateway.Quoted(allowed))
+		return v1alpha1.TenantGatewaySpec{}, refuse("gatewayClass %q is not allowed for tenants: allowed classes are [%s] (gateway.className and gateway.tenantSelectableClasses)", class, text.Quoted(allowed))
 	}
 	edge := slices.Contains(p.EdgeTerminatedClasses, class)
 	publishing := ns == p.IngressName
@@ -432,7 +433,7 @@ var acmeSolvers = []v1alpha1.CertMode{v1alpha1.CertModeHTTP01, v1alpha1.CertMode
 // with the allowed list. Edge and existingSecret never read them.
 func acmeSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
 	if !slices.Contains(acmeSolvers, v1alpha1.CertMode(p.Solver)) {
-		return refuse("publishing.certificates.solver %q is not supported: use [%s]", p.Solver, gateway.Quoted(acmeSolvers))
+		return refuse("publishing.certificates.solver %q is not supported: use [%s]", p.Solver, text.Quoted(acmeSolvers))
 	}
 	spec.CertMode = v1alpha1.CertMode(p.Solver)
 	if err := issuerSettings(p, spec); err != nil {
@@ -443,7 +444,7 @@ func acmeSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
 	}
 	spec.DNS01 = gateway.PlatformDNS01(p.DNS01)
 	if !slices.Contains(v1alpha1.DNS01ProviderNames, spec.DNS01.Provider) {
-		return refuse("publishing.certificates.dns01.provider %q is not supported: use [%s]", spec.DNS01.Provider, gateway.Quoted(v1alpha1.DNS01ProviderNames))
+		return refuse("publishing.certificates.dns01.provider %q is not supported: use [%s]", spec.DNS01.Provider, text.Quoted(v1alpha1.DNS01ProviderNames))
 	}
 	if errs := gateway.Validate(gateway.Defaulted(*spec)); len(errs) > 0 {
 		return refuse("publishing.certificates.dns01 does not make a valid TenantGateway: %s", strings.ReplaceAll(errs.ToAggregate().Error(), "spec.dns01", "publishing.certificates.dns01"))

@@ -12,6 +12,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // ConditionCozystackValuesAgree is set on the publishing tenant only: True
@@ -97,7 +98,7 @@ func valuesAgree(in Input, owning bool) (c Condition, warning string, ok bool) {
 		return Condition{Type: ConditionCozystackValuesAgree, Status: true, Reason: ReasonValuesAgree,
 			Message: fmt.Sprintf("Nothing Cozystack's charts rendered disagrees with the platform settings: the HTTP-01 solvers of the ClusterIssuers that name Gateway %s/%s, and namespace %s's host label", p.IngressName, TenantGateway, p.IngressName)}, "", true
 	}
-	c = Condition{Type: ConditionCozystackValuesAgree, Reason: ReasonValuesDiffer, Message: gateway.BoundedList(
+	c = Condition{Type: ConditionCozystackValuesAgree, Reason: ReasonValuesDiffer, Message: text.BoundedList(
 		"The platform settings and Cozystack's platform values disagree: ", differ, "; ", "")}
 	if last, ok := find(in.Conditions, xpv2.ConditionType(ConditionCozystackValuesAgree)); ok && last.Status == corev1.ConditionFalse && last.Message == c.Message {
 		return c, "", true

@@ -7,6 +7,7 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // checkNamespaces reports the attached namespaces whose gateway label or
@@ -86,7 +87,7 @@ func routesOf(s *snapshot, t *v1alpha1.TenantGateway, ns string) (string, int) {
 	if len(ids) == 0 {
 		return "its routes (none today)", 0
 	}
-	return fmt.Sprintf("its %d routes (%s)", len(ids), gateway.BoundedList("", ids, ", ", "")), len(ids)
+	return fmt.Sprintf("its %d routes (%s)", len(ids), text.BoundedList("", ids, ", ", "")), len(ids)
 }
 
 // attachesTo is the Cozystack controller's attachment test: a parentRef of
