@@ -6,6 +6,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 	"github.com/cozystack/function-tenant-gateway/fn/tenant"
 )
@@ -85,7 +86,7 @@ func observeGatewayComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.Ob
 // observedRecord is the order ledger's record the Object was last applied
 // with, whether or not provider-kubernetes has written it yet; one that
 // does not decode is none, so that no order is granted on it.
-func observedRecord(req *fnv1.RunFunctionRequest) *gateway.OrderRecord {
+func observedRecord(req *fnv1.RunFunctionRequest) *acme.OrderRecord {
 	m := observedResource(req, gateway.KeyOrderLedger).at(keySpec, "forProvider", "manifest").object()
 	rec, err := gateway.DecodeLedgerRecord(stringMap(m.get("data")))
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 	"github.com/cozystack/function-tenant-gateway/fn/tenant"
@@ -242,8 +243,8 @@ func requireLedger(req *fnv1.RunFunctionRequest, r *fnv1.Requirements, tgw *v1al
 // observeLedger decodes the records of the order ledger; a record that does
 // not decode is skipped, with a warning (it counts for nothing, as a
 // record an operator deleted).
-func observeLedger(req *fnv1.RunFunctionRequest) ([]gateway.OrderRecord, []string) {
-	var out []gateway.OrderRecord
+func observeLedger(req *fnv1.RunFunctionRequest) ([]acme.OrderRecord, []string) {
+	var out []acme.OrderRecord
 	var skipped []string
 	for _, it := range req.GetRequiredResources()[reqOrderLedger].GetItems() {
 		s := it.GetResource()

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/gateway-api/pkg/features"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
@@ -205,7 +206,7 @@ func listenersReady(in *Input, l LeftOut, waiting int) Condition {
 	switch {
 	case l.Total() == 0 && waiting > 0:
 		c.Reason = ReasonCertificateOrdersWaiting
-		c.Message = fmt.Sprintf("%d hostnames or child apexes wait for certificate orders: the ACME CA issues at most %d certificates for %s in %s (platform setting %s), shared fairly by the branches of the delegation tree that ask; status.hostnames and status.childApexes say when each may order", waiting, in.Quota.Limit, RegisteredDomain(in.Spec.Apex), in.Quota.Window, QuotaSettingPath)
+		c.Message = fmt.Sprintf("%d hostnames or child apexes wait for certificate orders: the ACME CA issues at most %d certificates for %s in %s (platform setting %s), shared fairly by the branches of the delegation tree that ask; status.hostnames and status.childApexes say when each may order", waiting, in.Quota.Limit, RegisteredDomain(in.Spec.Apex), in.Quota.Window, acme.QuotaSettingPath)
 	case l.Total() == 0:
 		c.Status, c.Reason, c.Message = true, ReasonListenersFit, fmt.Sprintf("every hostname fits within the %d-listener limit", MaxListeners)
 	case l.Certificate == 0:

@@ -4,6 +4,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 )
 
 // Observations of the cluster beyond routes and namespaces, as the edge
@@ -31,7 +32,7 @@ type ObservedResource struct {
 	DNSNames []string
 	// Record is the order ledger's record an order-ledger Object was last
 	// applied with (nil when it does not decode).
-	Record *OrderRecord
+	Record *acme.OrderRecord
 	// Generation is a Gateway's metadata.generation; StatusGenerations
 	// map its condition types, and ListenerGenerations its listener names,
 	// to the observedGeneration their controller wrote with them (the

@@ -10,6 +10,7 @@ import (
 	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 )
 
 // TestFirstWildcardCertificateWaits: until the first dns01 certificate is
@@ -86,7 +87,7 @@ func TestRouteReportsLeaveOutWaitingForTheRecord(t *testing.T) {
 		t.Errorf("first run, no record written: app.alice.example.org %s, route report %v; want Waiting, no report", s, report(first))
 	}
 	spent := rootInput(http01Spec)
-	spent.Now, spent.Quota = t0, OrderQuota{Limit: 2, Window: time.Hour}
+	spent.Now, spent.Quota = t0, acme.OrderQuota{Limit: 2, Window: time.Hour}
 	spent.Routes = []Route{routeTo("tenant-alice", "app", hosts(3, "a%d.alice.example.org")...)}
 	out := ordered(t, &spent)
 	if !report(out) {

@@ -13,6 +13,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 )
 
 // Attacks on the order ledger's records: a hostile tenant with full
@@ -65,7 +66,7 @@ func TestAttackDNS01ZoneAddedWithTheLastOrderWhileNotObserved(t *testing.T) {
 		"observed a run late, every run":          func(int) int { return 1 },
 	} {
 		t.Run(name, func(t *testing.T) {
-			q := OrderQuota{Limit: 8, Window: 7 * 24 * time.Hour}
+			q := acme.OrderQuota{Limit: 8, Window: 7 * 24 * time.Hour}
 			p := &platformRun{}
 			in := rootInput(dns01Spec)
 			in.Quota = q
@@ -135,7 +136,7 @@ func TestAttackReaperDeletesALiveRecord(t *testing.T) {
 		g.Routes = nil
 		var out *Output
 		g, out = p.run(t, g, tick())
-		if out.Record == nil || !out.Record.empty() {
+		if out.Record == nil || !out.Record.Empty() {
 			t.Fatalf("g%d's record once its routes left: %+v, want it written emptied", k, out.Record)
 		}
 		// 2. The reaper writes the record as it was (emptied).
@@ -230,7 +231,7 @@ func TestAttackStaggeredNestedGatewaysOrderMoreThanAShareOver(t *testing.T) {
 	root.Routes = []Route{routeTo("tenant-root", "dash", "dashboard.example.org")}
 	root, _ = p.ordered(t, root, t0)
 	base := p.records
-	var waitingRecords, orderingRecords []OrderRecord
+	var waitingRecords, orderingRecords []acme.OrderRecord
 	share := 0
 	for k := range 10 {
 		ns := fmt.Sprintf("tenant-alice-n%d", k)
@@ -356,7 +357,7 @@ func TestAttackDeleteTheGatewayBeforeItsRecordIsWritten(t *testing.T) {
 		in, _ = p.run(t, in, now.Add(time.Minute)) // orders
 		// Deleted before provider-kubernetes wrote the record with them.
 		for _, r := range landed {
-			if r.writer() == self {
+			if r.Writer() == self {
 				p.records = withRecord(p.records, self, &r)
 			}
 		}

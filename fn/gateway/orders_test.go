@@ -16,6 +16,7 @@ import (
 	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 )
 
@@ -30,7 +31,7 @@ var t0 = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 
 // letsEncrypt is the quota the platform settings default to for the
 // letsencrypt-* issuers.
-var letsEncrypt = LetsEncryptQuota
+var letsEncrypt = acme.LetsEncryptQuota
 
 // settled is attackP as Crossplane runs it: once more with the look-ups the
 // first call asked for answered (nothing found at those names).
@@ -79,7 +80,7 @@ func runs(t *testing.T, in Input, n int, step func(i int, in *Input)) *Output {
 // made: one for each Certificate composed that did not exist with the same
 // names before.
 type platformRun struct {
-	records []OrderRecord
+	records []acme.OrderRecord
 	// certs are each TenantGateway's Certificates as they exist, by key.
 	certs  map[string]map[string][]string
 	orders []time.Time
@@ -161,7 +162,7 @@ func (p *platformRun) run(t *testing.T, in Input, now time.Time) (Input, *Output
 			if err != nil {
 				t.Fatal(err)
 			}
-			p.records = withRecord(p.records, rec.writer(), nil)
+			p.records = withRecord(p.records, rec.Writer(), nil)
 		}
 	}
 	next := fedBack(in, out)
@@ -176,7 +177,7 @@ func (p *platformRun) gone(in Input) Input {
 	delete(p.certs, in.Namespace+"/"+in.Name)
 	// Its record goes with its Object, unless the Object was last applied
 	// holding orders (no Delete policy then), whatever the ConfigMap holds.
-	p.records = slices.DeleteFunc(p.records, func(r OrderRecord) bool { return r.writer() == writerOf(&in) && !p.orphans[writerOf(&in)] })
+	p.records = slices.DeleteFunc(p.records, func(r acme.OrderRecord) bool { return r.Writer() == writerOf(&in) && !p.orphans[writerOf(&in)] })
 	in.Observed, in.Previous = nil, PreviousStatus{}
 	in.UID += "-again"
 	return in
@@ -184,7 +185,7 @@ func (p *platformRun) gone(in Input) Input {
 
 // mostInAWindow is the most orders cert-manager made within any window of
 // the quota.
-func (p *platformRun) mostInAWindow(q OrderQuota) int {
+func (p *platformRun) mostInAWindow(q acme.OrderQuota) int {
 	most := 0
 	for i, a := range p.orders {
 		n := 0
@@ -461,7 +462,7 @@ func TestGoneZonesGiveTheirPlacesUp(t *testing.T) {
 		t.Fatalf("alice's zones fill %d names, want the certificate full but for the zone that waits", n)
 	}
 	in = fedBack(Input{Spec: dns01Spec, Quota: letsEncrypt, LedgerNamespace: "cozy-cert-manager", Namespaces: nss, Routes: routes, Now: t0.Add(30 * time.Hour)}, out)
-	in.Ledger = []OrderRecord{*out.Record}
+	in.Ledger = []acme.OrderRecord{*out.Record}
 	in.Namespaces = append(platform(), labelled("tenant-carol", "carol.example.org"))
 	in.Routes = []Route{routeTo("tenant-carol", "shop", "shop.carol.example.org")}
 	out = settled(t, &in)
@@ -481,16 +482,16 @@ func TestGoneZonesGiveTheirPlacesUp(t *testing.T) {
 func TestOrderRecordBounded(t *testing.T) {
 	// Whatever a TenantGateway orders, its record keeps at most the
 	// largest quota's orders and waiting branches.
-	in := Input{Spec: http01Spec, Namespaces: platform(), Quota: OrderQuota{Limit: MaxOrderQuota, Window: time.Hour}, Now: t0, LedgerNamespace: "cozy-cert-manager",
+	in := Input{Spec: http01Spec, Namespaces: platform(), Quota: acme.OrderQuota{Limit: acme.MaxOrderQuota, Window: time.Hour}, Now: t0, LedgerNamespace: "cozy-cert-manager",
 		Routes: []Route{routeTo("tenant-alice", "many", hosts(60, "h%02d.alice.example.org")...)}}
 	out := ordered(t, &in)
 	old := *out.Record
-	for i := range 2 * MaxOrderQuota {
-		old.Orders = append(old.Orders, LedgerOrder{Branches: []string{"x"}, Certificate: fmt.Sprint(i), At: out.Record.Orders[0].At})
+	for i := range 2 * acme.MaxOrderQuota {
+		old.Orders = append(old.Orders, acme.LedgerOrder{Branches: []string{"x"}, Certificate: fmt.Sprint(i), At: out.Record.Orders[0].At})
 	}
-	l := newLedger(&Input{Spec: http01Spec, Namespace: "tenant-root", Name: "cozystack", UID: old.UID, Quota: in.Quota, Now: t0, Ledger: []OrderRecord{old}})
-	if n := len(l.Record().Orders); n > MaxOrderQuota {
-		t.Errorf("the record holds %d orders, want at most %d", n, MaxOrderQuota)
+	l := newLedger(&Input{Spec: http01Spec, Namespace: "tenant-root", Name: "cozystack", UID: old.UID, Quota: in.Quota, Now: t0, Ledger: []acme.OrderRecord{old}})
+	if n := len(l.Record().Orders); n > acme.MaxOrderQuota {
+		t.Errorf("the record holds %d orders, want at most %d", n, acme.MaxOrderQuota)
 	}
 	if got := slices.Sorted(maps.Keys(out.Record.Waiting)); len(got) > maxWaitingBranches {
 		t.Errorf("%d waiting branches", len(got))

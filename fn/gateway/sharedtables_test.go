@@ -11,6 +11,7 @@ import (
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 )
 
 // The attacks of this file aim at the tables an implementation shares: one
@@ -76,8 +77,8 @@ func writerOf(in *Input) string { return in.Namespace + "/" + in.Name + "/" + in
 // withRecord is the ledger's records with the one of the writer self
 // replaced by rec (removed when nil), as the cluster holds them once the
 // run's record is applied.
-func withRecord(records []OrderRecord, self string, rec *OrderRecord) []OrderRecord {
-	out := slices.DeleteFunc(slices.Clone(records), func(r OrderRecord) bool { return r.writer() == self })
+func withRecord(records []acme.OrderRecord, self string, rec *acme.OrderRecord) []acme.OrderRecord {
+	out := slices.DeleteFunc(slices.Clone(records), func(r acme.OrderRecord) bool { return r.Writer() == self })
 	if rec != nil {
 		out = append(out, *rec)
 	}

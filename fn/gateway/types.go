@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 )
 
 // Input is everything one run knows about one TenantGateway.
@@ -50,13 +51,13 @@ type Input struct {
 	Now time.Time
 	// Quota is the ACME CA's order quota per registered domain, from the
 	// platform settings.
-	Quota OrderQuota
+	Quota acme.OrderQuota
 	// LedgerNamespace holds the records of the order ledger: a platform
 	// namespace no tenant writes.
 	LedgerNamespace string
 	// Ledger are the records of the order ledger of the apex's registered
 	// domain, this TenantGateway's own included when it exists.
-	Ledger []OrderRecord
+	Ledger []acme.OrderRecord
 	// PlatformApex is the platform's apex (publishing.host): the order
 	// ledger's branches are named under it.
 	PlatformApex string
@@ -138,8 +139,8 @@ type Output struct {
 	// Record is this TenantGateway's record of the order ledger, as
 	// composed (nil when there is none to write); OrderQuota is the quota
 	// in force and OrdersUsed the registered domain's orders of its window.
-	Record     *OrderRecord
-	OrderQuota OrderQuota
+	Record     *acme.OrderRecord
+	OrderQuota acme.OrderQuota
 	OrdersUsed int
 }
 

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
@@ -73,7 +74,7 @@ func Validate(s v1alpha1.TenantGatewaySpec) field.ErrorList {
 		errs = append(errs, field.Required(p.Child("gatewayClassName"), "the GatewayClass of the Gateway"))
 	}
 	if n := s.ACMEOrdersPerBranch; n != nil && (*n < 0 || *n > maxOrders) {
-		errs = append(errs, field.Invalid(p.Child("acmeOrdersPerBranch"), *n, fmt.Sprintf("must be between 0 and %d (deprecated and ignored: the order quota is the platform setting %s)", maxOrders, QuotaSettingPath)))
+		errs = append(errs, field.Invalid(p.Child("acmeOrdersPerBranch"), *n, fmt.Sprintf("must be between 0 and %d (deprecated and ignored: the order quota is the platform setting %s)", maxOrders, acme.QuotaSettingPath)))
 	}
 
 	switch s.CertMode {

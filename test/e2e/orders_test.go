@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
@@ -82,12 +83,12 @@ spec:
 			fmt.Sprintf("states %v, ListenersReady %s (%s), %d Certificates", s, reason, msg, certificates())
 	})
 	// records are the ledger's records of the TenantGateway, by uid.
-	records := func() (map[string]gateway.OrderRecord, string) {
+	records := func() (map[string]acme.OrderRecord, string) {
 		cms := &corev1.ConfigMapList{}
 		if err := k8s.List(t.Context(), cms, client.InNamespace(ordersLedgerNS), client.MatchingLabels{gateway.LabelOrderLedger: gateway.LedgerLabel(ordersApex)}); err != nil {
 			return nil, err.Error()
 		}
-		out, saw := map[string]gateway.OrderRecord{}, []string{}
+		out, saw := map[string]acme.OrderRecord{}, []string{}
 		for _, cm := range cms.Items {
 			r, err := gateway.DecodeLedgerRecord(cm.Data)
 			if err != nil {
