@@ -8,6 +8,7 @@ import (
 
 	"github.com/cozystack/function-tenant-gateway/fn/acme"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 	"github.com/cozystack/function-tenant-gateway/fn/tenant"
 )
 
@@ -20,8 +21,8 @@ import (
 
 // observeComposed reads the conditions of every composed resource Crossplane
 // observed, by composition resource name.
-func observeComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.ObservedResource {
-	out := map[string]*gateway.ObservedResource{}
+func observeComposed(req *fnv1.RunFunctionRequest) map[string]*kube.ObservedResource {
+	out := map[string]*kube.ObservedResource{}
 	for key, r := range req.GetObserved().GetResources() {
 		v := resourceView(r)
 		o := observedConditions(v.at("status", "conditions"))
@@ -41,7 +42,7 @@ func observedResource(req *fnv1.RunFunctionRequest, key string) view {
 // of the composed Certificates, order-ledger Object and Gateway besides
 // their conditions: the Certificates' dnsNames, the record the Object was
 // applied with, the Gateway's listeners and their conditions.
-func observeGatewayComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.ObservedResource {
+func observeGatewayComposed(req *fnv1.RunFunctionRequest) map[string]*kube.ObservedResource {
 	out := observeComposed(req)
 	if o := out[gateway.KeyCertificateWildcard]; o != nil {
 		o.DNSNames = observedDNSNames(req, gateway.KeyCertificateWildcard)
@@ -144,9 +145,9 @@ func conditions(v val) map[string]string {
 
 // observedConditions maps each condition type in a conditions list to its
 // status, its reason and its message.
-func observedConditions(v val) *gateway.ObservedResource {
+func observedConditions(v val) *kube.ObservedResource {
 	cs := conditionList(v)
-	o := &gateway.ObservedResource{
+	o := &kube.ObservedResource{
 		Conditions: make(map[string]string, len(cs)),
 		Reasons:    make(map[string]string, len(cs)),
 		Messages:   make(map[string]string, len(cs)),

@@ -21,6 +21,7 @@ import (
 	"github.com/cozystack/function-tenant-gateway/fn/acme"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 	"github.com/cozystack/function-tenant-gateway/fn/tenant"
 	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
@@ -209,7 +210,7 @@ func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 	if r.Resources == nil {
 		r.Resources = map[string]*fnv1.ResourceSelector{}
 	}
-	r.Resources[reqNamespaces] = all("v1", "Namespace", map[string]string{gateway.LabelNamespaceGateway: tgw.GetNamespace()})
+	r.Resources[reqNamespaces] = all("v1", "Namespace", map[string]string{kube.LabelNamespaceGateway: tgw.GetNamespace()})
 	r.Resources[reqPlatform] = platformSelector(settings)
 	requireRoutes(req, r, tgw, maxScoped)
 	for _, ns := range named {
@@ -342,7 +343,7 @@ func tlsRouteVersion(req *fnv1.RunFunctionRequest) (string, bool) {
 
 // requireProbes asks Crossplane to look up, by name, each object the
 // function is about to compose that it has not observed as ours.
-func requireProbes(rsp *fnv1.RunFunctionResponse, need []gateway.Resource) {
+func requireProbes(rsp *fnv1.RunFunctionResponse, need []kube.Resource) {
 	for _, r := range need {
 		gvk := r.Object.GetObjectKind().GroupVersionKind()
 		ns := r.Object.GetNamespace()

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // admittedBy is tenant-root's TenantGateway cozystack as Compose reads it
@@ -25,7 +26,7 @@ func admittedBy(spec v1alpha1.TenantGatewaySpec, nss []Namespace, routes ...Rout
 }
 
 func TestCollectClaims(t *testing.T) {
-	foreign := Namespace{Name: "tenant-eve", Labels: map[string]string{LabelNamespaceGateway: "tenant-other", LabelNamespaceHost: "eve.example.org"}}
+	foreign := Namespace{Name: "tenant-eve", Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-other", kube.LabelNamespaceHost: "eve.example.org"}}
 	cases := map[string]struct {
 		reason   string
 		routes   []Route

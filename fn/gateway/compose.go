@@ -7,6 +7,7 @@ import (
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // Compose validates the TenantGateway and computes its composed resources
@@ -120,13 +121,13 @@ func Compose(in Input) (*Output, error) {
 // looked up so that the order stays decided on the function's own facts
 // (see Certificate orders in docs/design.md): the held http01 ones, and a
 // first dns01 certificate not composed.
-func waitingProbes(in *Input, p *plan, children []*child, certNames []string) []Resource {
-	var out []Resource
+func waitingProbes(in *Input, p *plan, children []*child, certNames []string) []kube.Resource {
+	var out []kube.Resource
 	for _, s := range p.held {
-		out = append(out, Resource{Key: CertificateKey(s.name), Object: hostCertificate(in, s.name, s.hostname)})
+		out = append(out, kube.Resource{Key: CertificateKey(s.name), Object: hostCertificate(in, s.name, s.hostname)})
 	}
 	if in.Spec.CertMode == v1alpha1.CertModeDNS01 && certNames == nil {
-		out = append(out, Resource{Key: KeyCertificateWildcard, Object: wildcardCertificate(in, childNames(in, children))})
+		out = append(out, kube.Resource{Key: KeyCertificateWildcard, Object: wildcardCertificate(in, childNames(in, children))})
 	}
 	return out
 }
@@ -151,20 +152,20 @@ func servedListeners(in *Input) map[string]string {
 // guard: the Gateway, the Issuer and Certificates of the ACME modes, the
 // redirect route, the zone guards of child apexes, and the namespace
 // patches.
-func planResources(in *Input, t *tenancy, p *plan, children []*child, certNames []string) ([]Resource, error) {
+func planResources(in *Input, t *tenancy, p *plan, children []*child, certNames []string) ([]kube.Resource, error) {
 	mode := in.Spec.CertMode
-	planned := []Resource{{Key: KeyGateway, Object: gatewayObject(in, p.listeners)}}
+	planned := []kube.Resource{{Key: KeyGateway, Object: gatewayObject(in, p.listeners)}}
 	switch mode {
 	case v1alpha1.CertModeHTTP01:
-		planned = append(planned, Resource{Key: KeyIssuer, Object: issuerObject(in)})
+		planned = append(planned, kube.Resource{Key: KeyIssuer, Object: issuerObject(in)})
 		for _, s := range p.hostListeners {
-			planned = append(planned, Resource{Key: CertificateKey(s.name), Object: hostCertificate(in, s.name, s.hostname)})
+			planned = append(planned, kube.Resource{Key: CertificateKey(s.name), Object: hostCertificate(in, s.name, s.hostname)})
 		}
 	case v1alpha1.CertModeDNS01:
-		planned = append(planned, Resource{Key: KeyIssuer, Object: issuerObject(in)})
+		planned = append(planned, kube.Resource{Key: KeyIssuer, Object: issuerObject(in)})
 		if certNames != nil {
 			// nil: the first certificate waits for an order.
-			planned = append(planned, Resource{Key: KeyCertificateWildcard, Object: wildcardCertificate(in, certNames)})
+			planned = append(planned, kube.Resource{Key: KeyCertificateWildcard, Object: wildcardCertificate(in, certNames)})
 		}
 	case v1alpha1.CertModeExistingSecret, v1alpha1.CertModeEdge:
 		// No Issuer and no Certificate: the operator's Secret, or TLS in
@@ -172,7 +173,7 @@ func planResources(in *Input, t *tenancy, p *plan, children []*child, certNames 
 	}
 	if mode != v1alpha1.CertModeEdge {
 		// The edge in front of an edge-mode Gateway performs the redirect.
-		planned = append(planned, Resource{Key: KeyRedirect, Object: redirectObject(in)})
+		planned = append(planned, kube.Resource{Key: KeyRedirect, Object: redirectObject(in)})
 	}
 	guards, err := zoneGuards(in, t, children)
 	if err != nil {
@@ -187,7 +188,7 @@ func planResources(in *Input, t *tenancy, p *plan, children []*child, certNames 
 
 // composedCertificates maps the Certificates among planned to the hash of
 // their names, for the order ledger.
-func composedCertificates(planned []Resource) map[string]string {
+func composedCertificates(planned []kube.Resource) map[string]string {
 	out := map[string]string{}
 	for _, r := range planned {
 		if c, ok := r.Object.(*cmv1.Certificate); ok {

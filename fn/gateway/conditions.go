@@ -11,6 +11,7 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
@@ -130,12 +131,12 @@ func gatewayReady(in *Input, refused []string, listeners []gwapiv1.Listener, ls 
 	case classLacksTLSRoute(in, listeners):
 		c.Reason = ReasonGatewayClassUnsupported
 		c.Message = fmt.Sprintf("GatewayClass %s lists its supported features but not TLSRoute, so nothing would serve the TLS passthrough listeners of Gateway %s", in.GatewayClass.Name, name)
-	case gw != nil && gw.staleStatus() > 0:
+	case gw != nil && staleStatus(gw) > 0:
 		// Not judged on a status of a spec its controller has not seen
 		// (it is down, or has not caught up yet): what it says may no
 		// longer be true of the listeners Crossplane applied.
 		c.Reason = ReasonGatewayStatusStale
-		c.Message = fmt.Sprintf("Underlying Gateway %s is at generation %d; its controller's status describes generation %d, so the Gateway is not judged until the controller has seen it", name, gw.Generation, gw.staleStatus())
+		c.Message = fmt.Sprintf("Underlying Gateway %s is at generation %d; its controller's status describes generation %d, so the Gateway is not judged until the controller has seen it", name, gw.Generation, staleStatus(gw))
 	case gw == nil || gw.Conditions[condAccepted] != statusTrue:
 		c.Reason = ReasonGatewayNotAccepted
 		c.Message = text.Truncate(fmt.Sprintf("Underlying Gateway %s has not been accepted by its controller yet", name) + controllerSays(gw, condAccepted))
@@ -162,7 +163,7 @@ func gatewayReady(in *Input, refused []string, listeners []gwapiv1.Listener, ls 
 
 // controllerSays is ": <reason>: <message>" of a condition of an observed
 // resource, as its controller wrote it, or "" when it wrote none.
-func controllerSays(o *ObservedResource, typ string) string {
+func controllerSays(o *kube.ObservedResource, typ string) string {
 	if o == nil || o.Reasons[typ] == "" && o.Messages[typ] == "" {
 		return ""
 	}
@@ -331,7 +332,7 @@ func routeCauses(claims []*claim, contests []*contest, foreign []string, childre
 			}
 		}
 	}
-	notAdmitted := &cause{reason: ReasonNamespaceNotAdmitted, prefix: "attached namespaces carry another Gateway's " + LabelNamespaceGateway + " label, so their routes get no listener: ", sep: ", "}
+	notAdmitted := &cause{reason: ReasonNamespaceNotAdmitted, prefix: "attached namespaces carry another Gateway's " + kube.LabelNamespaceGateway + " label, so their routes get no listener: ", sep: ", "}
 	for _, ns := range foreign {
 		notAdmitted.add(ns)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
@@ -67,8 +68,8 @@ func TestConditions(t *testing.T) {
 			tls.Kind = KindTLSRoute
 			routes = append(routes, tls, routeTo("tenant-root", fmt.Sprintf("o%03d", i), fmt.Sprintf("o%03d.example.net", i)))
 		}
-		nss := []Namespace{{Name: "cozy-other", Labels: map[string]string{LabelNamespaceGateway: "tenant-x"}}}
-		named := map[string]*Namespace{"cozy-other": {Name: "cozy-other", Labels: map[string]string{LabelNamespaceGateway: "tenant-x"}, Annotations: map[string]string{AnnotationAttachedBy: "tenant-x"}}}
+		nss := []Namespace{{Name: "cozy-other", Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-x"}}}
+		named := map[string]*Namespace{"cozy-other": {Name: "cozy-other", Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-x"}, Annotations: map[string]string{AnnotationAttachedBy: "tenant-x"}}}
 		for i := range 200 {
 			nss = append(nss, labelled(fmt.Sprintf("tenant-x%03d", i), fmt.Sprintf("x%03d.example.net", i)))
 		}

@@ -13,6 +13,7 @@ import (
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
@@ -133,7 +134,7 @@ func checkIsolation(t *testing.T, in *Input, out *Output) {
 func clusterLabels(in *Input) map[string]labels.Set {
 	out := map[string]labels.Set{}
 	add := func(n Namespace) {
-		set := labels.Set{LabelNamespaceName: n.Name}
+		set := labels.Set{kube.LabelNamespaceName: n.Name}
 		for k, v := range n.Labels {
 			set[k] = v
 		}
@@ -150,11 +151,11 @@ func clusterLabels(in *Input) map[string]labels.Set {
 	for _, ns := range AttachedNamespaces(in.Namespace, in.Spec.AttachedNamespaces) {
 		set, ok := out[ns]
 		if !ok {
-			set = labels.Set{LabelNamespaceName: ns}
+			set = labels.Set{kube.LabelNamespaceName: ns}
 			out[ns] = set
 		}
-		if set[LabelNamespaceGateway] == "" {
-			set[LabelNamespaceGateway] = in.Namespace
+		if set[kube.LabelNamespaceGateway] == "" {
+			set[kube.LabelNamespaceGateway] = in.Namespace
 		}
 	}
 	return out
@@ -164,7 +165,7 @@ func clusterLabels(in *Input) map[string]labels.Set {
 // from the function's code: its host label; the apex for the owner and the
 // attached namespaces without one; nothing for the rest.
 func delegated(in *Input, ns string, set labels.Set) (string, bool) {
-	if h := set[LabelNamespaceHost]; h != "" {
+	if h := set[kube.LabelNamespaceHost]; h != "" {
 		return h, true
 	}
 	for _, a := range AttachedNamespaces(in.Namespace, in.Spec.AttachedNamespaces) {
@@ -359,7 +360,7 @@ func TestAttackPassthroughAndKinds(t *testing.T) {
 		t.Errorf("passthrough hostnames go through delegation and conflicts: -want, +got:\n%s", diff)
 	}
 	for _, l := range composedGateway(out).Spec.Listeners {
-		if l.Name == "tls-api" && l.AllowedRoutes.Namespaces.Selector.MatchLabels[LabelNamespaceName] != "cozy-api" {
+		if l.Name == "tls-api" && l.AllowedRoutes.Namespaces.Selector.MatchLabels[kube.LabelNamespaceName] != "cozy-api" {
 			t.Errorf("tls-api is not pinned to the winner: %+v", l.AllowedRoutes.Namespaces.Selector)
 		}
 	}
@@ -368,7 +369,7 @@ func TestAttackPassthroughAndKinds(t *testing.T) {
 func TestAttackForeignAttachedNamespace(t *testing.T) {
 	// tenant-root's operator lists tenant-eve, whose gateway label another
 	// Gateway's owner set: her routes get no listener and no Certificate.
-	eve := Namespace{Name: "tenant-eve", Labels: map[string]string{LabelNamespaceGateway: "tenant-other", LabelNamespaceHost: "example.org"}}
+	eve := Namespace{Name: "tenant-eve", Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-other", kube.LabelNamespaceHost: "example.org"}}
 	spec := v1alpha1.TenantGatewaySpec{Apex: "example.org", AttachedNamespaces: []v1alpha1.DNSLabel{"tenant-eve"}}
 	out := attack(t, Input{Spec: spec, Namespaces: append(platform(), eve), Routes: []Route{routeTo("tenant-eve", "x", "x.example.org")}})
 	if len(out.Hostnames) != 0 || len(composedGateway(out).Spec.Listeners) != 1 {
@@ -647,7 +648,7 @@ func TestAttackSecondReview(t *testing.T) {
 		// An attached namespace with a host label was delegated that
 		// label, not api.<apex>: tls-api must not admit it.
 		spec := v1alpha1.TenantGatewaySpec{Apex: "example.org", TLSPassthroughServices: []v1alpha1.DNSLabel{"api"}, AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-b"}}
-		nss := append(platform(), Namespace{Name: "cozy-b", Labels: map[string]string{LabelNamespaceHost: "b.example.org"}})
+		nss := append(platform(), Namespace{Name: "cozy-b", Labels: map[string]string{kube.LabelNamespaceHost: "b.example.org"}})
 		r := routeTo("cozy-b", "grab", "api.example.org")
 		r.Kind = KindTLSRoute
 		out := attack(t, Input{Spec: spec, Namespaces: nss, Routes: []Route{r}})
@@ -723,7 +724,7 @@ func TestAttackLoserOnAWiderListener(t *testing.T) {
 		out := attack(t, Input{Spec: spec, Namespaces: nss, Routes: []Route{routeTo("cozy-dashboard", "foo", "a.foo.example.org"), routeTo("tenant-foo", "app", "a.foo.example.org")}})
 		pinned := false
 		for _, l := range composedGateway(out).Spec.Listeners {
-			if hostOf(l) == "a.foo.example.org" && l.AllowedRoutes.Namespaces.Selector.MatchLabels[LabelNamespaceName] == "tenant-foo" {
+			if hostOf(l) == "a.foo.example.org" && l.AllowedRoutes.Namespaces.Selector.MatchLabels[kube.LabelNamespaceName] == "tenant-foo" {
 				pinned = true
 			}
 		}

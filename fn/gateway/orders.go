@@ -22,6 +22,7 @@ import (
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/acme"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // The ACME order ledger (see "Certificate orders" in docs/design.md): an
@@ -890,16 +891,16 @@ func LedgerObjectName(tgw string) string { return tgw + "-order-ledger" }
 // out Delete (a namespaced managed resource's way to orphan), so that
 // deleting or re-creating the TenantGateway, or a tenant deleting the
 // Object, keeps what it ordered; an empty record goes with its Object.
-func ledgerRecordResource(in *Input, record *acme.OrderRecord) (Resource, error) {
+func ledgerRecordResource(in *Input, record *acme.OrderRecord) (kube.Resource, error) {
 	manifest, err := ledgerConfigMap(in.LedgerNamespace, LedgerRecordName(in.Namespace, in.Name, in.UID), record)
 	if err != nil {
-		return Resource{}, err
+		return kube.Resource{}, err
 	}
 	obj := writerObject(in, LedgerObjectName(in.Name), manifest)
 	if len(record.Orders) > 0 {
 		obj.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
 	}
-	return Resource{Key: KeyOrderLedger, Object: obj}, nil
+	return kube.Resource{Key: KeyOrderLedger, Object: obj}, nil
 }
 
 // KeyOrderLedgerReapPrefix begins the composition resource names of the
@@ -911,8 +912,8 @@ const KeyOrderLedgerReapPrefix = "order-ledger-reap-"
 // nothing whatever happens next) with the default deletion policy, and is
 // composed until Crossplane observes it; the next run drops it, and
 // provider-kubernetes deletes the ConfigMap with it.
-func ledgerReapers(in *Input, l *ledger) ([]Resource, error) {
-	var out []Resource
+func ledgerReapers(in *Input, l *ledger) ([]kube.Resource, error) {
+	var out []kube.Resource
 	for _, r := range l.stale {
 		id := fullHash(r.Writer())
 		key := KeyOrderLedgerReapPrefix + id
@@ -924,7 +925,7 @@ func ledgerReapers(in *Input, l *ledger) ([]Resource, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Resource{Key: key, Object: writerObject(in, LedgerObjectName(in.Name)+"-reap-"+id, cm)})
+		out = append(out, kube.Resource{Key: key, Object: writerObject(in, LedgerObjectName(in.Name)+"-reap-"+id, cm)})
 	}
 	return out, nil
 }
@@ -940,7 +941,7 @@ func ledgerConfigMap(ns, name string, record *acme.OrderRecord) (runtime.RawExte
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      name,
 			Namespace: ns,
-			Labels:    map[string]string{LabelManagedBy: ManagedBy, LabelOrderLedger: fullHash(record.RegisteredDomain)},
+			Labels:    map[string]string{kube.LabelManagedBy: kube.ManagedBy, LabelOrderLedger: fullHash(record.RegisteredDomain)},
 		},
 		Data: map[string]string{keyLedgerRecord: string(data)},
 	}

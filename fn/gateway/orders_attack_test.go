@@ -10,6 +10,7 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // Attacks on the order ledger, written as the tenant: a provider behind,
@@ -112,7 +113,7 @@ func TestOrdersShareFairlyWithoutARecordAbove(t *testing.T) {
 	for k := range 60 {
 		ns := fmt.Sprintf("tenant-alice-x%02d", k)
 		apex := fmt.Sprintf("x%02d.alice.example.org", k)
-		alice.Namespaces = append(alice.Namespaces, Namespace{Name: ns, Labels: map[string]string{LabelNamespaceGateway: "tenant-alice", LabelNamespaceHost: apex}})
+		alice.Namespaces = append(alice.Namespaces, Namespace{Name: ns, Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-alice", kube.LabelNamespaceHost: apex}})
 		r := ownRoute(ns, "app", "www."+apex)
 		r.ParentRefs[0].Namespace = "tenant-alice"
 		routes = append(routes, r)
@@ -254,7 +255,7 @@ func TestDeletedGatewaysLeaveNoDemandWithoutARecordAbove(t *testing.T) {
 		for k := range 100 {
 			cns := fmt.Sprintf("%s-m%02d", ns, k)
 			capex := fmt.Sprintf("m%02d.%s", k, apex)
-			n.Namespaces = append(n.Namespaces, Namespace{Name: cns, Labels: map[string]string{LabelNamespaceGateway: ns, LabelNamespaceHost: capex}})
+			n.Namespaces = append(n.Namespaces, Namespace{Name: cns, Labels: map[string]string{kube.LabelNamespaceGateway: ns, kube.LabelNamespaceHost: capex}})
 			r := ownRoute(cns, "app", "a."+capex, "b."+capex)
 			r.ParentRefs[0].Namespace = ns
 			n.Routes = append(n.Routes, r)

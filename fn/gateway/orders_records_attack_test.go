@@ -14,6 +14,7 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // Attacks on the order ledger's records: a hostile tenant with full
@@ -85,7 +86,7 @@ func TestAttackDNS01ZoneAddedWithTheLastOrderWhileNotObserved(t *testing.T) {
 				// Crossplane's cache shows the Certificate as it was
 				// lagged runs ago.
 				if k := len(history) - 1 - lag(i); lag(i) > 0 && k >= 0 && history[k] != nil {
-					in.Observed[KeyCertificateWildcard] = &ObservedResource{DNSNames: history[k]}
+					in.Observed[KeyCertificateWildcard] = &kube.ObservedResource{DNSNames: history[k]}
 				}
 			}
 			if issued, recorded := len(p.orders), p.recordedOrders(); issued > recorded {
@@ -315,7 +316,7 @@ func TestAttackDNS01ClassFlipsReorderTheWildcard(t *testing.T) {
 		}
 		ns := fmt.Sprintf("tenant-alice-z%02d", i)
 		apex := fmt.Sprintf("z%02d.alice.example.org", i)
-		in.Namespaces = append(in.Namespaces, Namespace{Name: ns, Labels: map[string]string{LabelNamespaceGateway: "tenant-alice", LabelNamespaceHost: apex}})
+		in.Namespaces = append(in.Namespaces, Namespace{Name: ns, Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-alice", kube.LabelNamespaceHost: apex}})
 		r := ownRoute(ns, "www", "www."+apex)
 		r.ParentRefs[0].Namespace = "tenant-alice"
 		in.Routes = append(in.Routes, r)

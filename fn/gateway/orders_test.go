@@ -18,6 +18,7 @@ import (
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/acme"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // The ACME order ledger, attacked: a tenant with full rights in its own
@@ -97,7 +98,7 @@ func owning(ns, apex string, mode v1alpha1.CertMode) Input {
 		spec.DNS01 = dns01Spec.DNS01
 	}
 	return Input{Spec: spec, Name: "cozystack", Namespace: ns, UID: "uid-" + ns, CertManagerNamespace: "cozy-cert-manager", LedgerNamespace: "cozy-cert-manager", GatewayClass: someClass, Quota: letsEncrypt,
-		Namespaces: []Namespace{{Name: ns, Labels: map[string]string{LabelNamespaceGateway: ns, LabelNamespaceHost: apex}}}}
+		Namespaces: []Namespace{{Name: ns, Labels: map[string]string{kube.LabelNamespaceGateway: ns, kube.LabelNamespaceHost: apex}}}}
 }
 
 // ownRoute is a route of the owner's namespace on its own Gateway.
@@ -208,7 +209,7 @@ func TestOrdersBoundedAcrossClassFlips(t *testing.T) {
 	// composes every Certificate again.
 	p := &platformRun{}
 	in := owning("tenant-alice", "alice.example.org", v1alpha1.CertModeHTTP01)
-	in.Namespaces = append(in.Namespaces, Namespace{Name: "tenant-alice-z", Labels: map[string]string{LabelNamespaceGateway: "tenant-alice", LabelNamespaceHost: "z.alice.example.org"}})
+	in.Namespaces = append(in.Namespaces, Namespace{Name: "tenant-alice-z", Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-alice", kube.LabelNamespaceHost: "z.alice.example.org"}})
 	var names []string
 	for i := range 200 {
 		names = append(names, fmt.Sprintf("h%03d.z.alice.example.org", i))

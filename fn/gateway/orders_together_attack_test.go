@@ -8,6 +8,7 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // Attacks on Gateways of one branch ordering together or one after
@@ -141,7 +142,7 @@ func TestAttackDNS01TwoOrdersInOneSecond(t *testing.T) {
 			}
 			// Crossplane's observation lags a run: it shows the
 			// certificate with X but not Y yet.
-			in.Observed[KeyCertificateWildcard] = &ObservedResource{DNSNames: withX}
+			in.Observed[KeyCertificateWildcard] = &kube.ObservedResource{DNSNames: withX}
 			_, out = p.run(t, in, t1.Add(time.Hour))
 			if got := wildcardNames(out); !slices.Equal(got, withY) {
 				t.Errorf("the run after two orders within one second composes the certificate with %v, want it as the last run composed it, %v", got, withY)

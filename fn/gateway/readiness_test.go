@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 func TestListenerStatusAndGatewayReady(t *testing.T) {
@@ -25,8 +26,8 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 		}
 		return spec
 	}
-	gw := func(conds map[string]string, listeners map[string]map[string]string) map[string]*ObservedResource {
-		return map[string]*ObservedResource{KeyGateway: {Conditions: conds, Listeners: listeners, ListenerHostnames: specOf(listeners)}}
+	gw := func(conds map[string]string, listeners map[string]map[string]string) map[string]*kube.ObservedResource {
+		return map[string]*kube.ObservedResource{KeyGateway: {Conditions: conds, Listeners: listeners, ListenerHostnames: specOf(listeners)}}
 	}
 	cilium := &Class{Name: "cilium", ControllerName: CiliumControllerName}
 	envoy := &Class{Name: "envoy", ControllerName: "gateway.envoyproxy.io/gatewayclass-controller"}
@@ -34,7 +35,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 		reason   string
 		class    *Class
 		noClass  bool
-		observed map[string]*ObservedResource
+		observed map[string]*kube.ObservedResource
 		// reported are the listeners the last run's status.listeners named.
 		reported map[string]string
 		want     want
@@ -69,7 +70,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 		"NotProgrammedWithTheControllersWords": {
 			reason: "GatewayNotProgrammed carries the Gateway's own reason and message (a LoadBalancer pending)",
 			class:  cilium,
-			observed: map[string]*ObservedResource{KeyGateway: {
+			observed: map[string]*kube.ObservedResource{KeyGateway: {
 				Conditions: map[string]string{"Accepted": "True", "Programmed": "False"},
 				Reasons:    map[string]string{"Accepted": "Accepted", "Programmed": "AddressNotAssigned"},
 				Messages:   map[string]string{"Programmed": "No addresses have been assigned to the Gateway"},
@@ -82,7 +83,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 		"CertificateNotReady": {
 			reason: "A listener whose Certificate is not Ready says so with cert-manager's reason and message, in status.listeners and in ListenersNotReady",
 			class:  envoy,
-			observed: map[string]*ObservedResource{
+			observed: map[string]*kube.ObservedResource{
 				KeyGateway: {Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}), Listeners: map[string]map[string]string{
 					"http": accepted, wwwListener: {"Accepted": "True", "Programmed": "False", "ResolvedRefs": "False"},
 				}},
@@ -101,7 +102,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 		"CertificateNothingSaid": {
 			reason: "A Certificate cert-manager has said nothing about yet leaves the listener to the Gateway's conditions",
 			class:  envoy,
-			observed: map[string]*ObservedResource{
+			observed: map[string]*kube.ObservedResource{
 				KeyGateway: {Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}), Listeners: map[string]map[string]string{"http": accepted, wwwListener: {"Accepted": "True", "Programmed": "False"}}},
 				wwwCert:    {Conditions: map[string]string{}},
 			},
@@ -114,7 +115,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 		"CertificateReady": {
 			reason: "A Ready Certificate leaves the listener to the Gateway's conditions",
 			class:  envoy,
-			observed: map[string]*ObservedResource{
+			observed: map[string]*kube.ObservedResource{
 				KeyGateway: {Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}), Listeners: map[string]map[string]string{"http": accepted, wwwListener: accepted}},
 				wwwCert:    {Conditions: map[string]string{"Ready": "True"}},
 			},
@@ -172,7 +173,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 		"ListenerAppliedNotReported": {
 			reason:   "A listener in the observed Gateway's spec that its controller has not reported on yet is judged: Pending makes GatewayReady False (a controller that never reports is seen)",
 			class:    envoy,
-			observed: map[string]*ObservedResource{KeyGateway: {Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}), Listeners: map[string]map[string]string{"http": accepted}}},
+			observed: map[string]*kube.ObservedResource{KeyGateway: {Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}), Listeners: map[string]map[string]string{"http": accepted}}},
 			want: want{
 				Reasons: []string{"http:true:Ready", wwwListener + ":false:Pending"},
 				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
@@ -182,7 +183,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 		"StatusOfAnOlderGeneration": {
 			reason: "The Gateway's controller reported Accepted and Programmed on generation 3 and every listener ready, but the Gateway is at 4 (the controller is down while routes change): not judged on it, GatewayStatusStale, the listeners Pending and the Gateway not ready",
 			class:  envoy,
-			observed: map[string]*ObservedResource{KeyGateway: {
+			observed: map[string]*kube.ObservedResource{KeyGateway: {
 				Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}),
 				Listeners:  map[string]map[string]string{"http": accepted, wwwListener: accepted},
 				Generation: 4, StatusGenerations: map[string]int64{"Accepted": 3, "Programmed": 3},
@@ -200,7 +201,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 		"ListenerStatusOfAnOlderGeneration": {
 			reason: "One listener's conditions are of an older generation than the Gateway's (the others current): that listener alone is Pending",
 			class:  envoy,
-			observed: map[string]*ObservedResource{KeyGateway: {
+			observed: map[string]*kube.ObservedResource{KeyGateway: {
 				Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}),
 				Listeners:  map[string]map[string]string{"http": accepted, wwwListener: accepted},
 				Generation: 4, StatusGenerations: map[string]int64{"Accepted": 4, "Programmed": 4},
@@ -215,7 +216,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 		"StatusOfTheCurrentGeneration": {
 			reason: "Conditions of the Gateway's own generation, or without an observedGeneration, are judged as they are",
 			class:  envoy,
-			observed: map[string]*ObservedResource{KeyGateway: {
+			observed: map[string]*kube.ObservedResource{KeyGateway: {
 				Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}),
 				Listeners:  map[string]map[string]string{"http": accepted, wwwListener: accepted},
 				Generation: 4, StatusGenerations: map[string]int64{"Accepted": 4},
@@ -270,7 +271,7 @@ func TestReadiness(t *testing.T) {
 			"tenant-root": {Name: "tenant-root"},
 			"cozy-a":      {Name: "cozy-a"},
 		},
-		Observed: map[string]*ObservedResource{
+		Observed: map[string]*kube.ObservedResource{
 			KeyIssuer:                   {Conditions: ready},
 			wwwCert:                     {Conditions: map[string]string{"Ready": "False"}},
 			KeyRedirect:                 {},

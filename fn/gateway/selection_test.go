@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // naming is routeTo whose parentRef names a listener and a port.
@@ -287,9 +288,9 @@ func TestAttackListenerSelection(t *testing.T) {
 	t.Run("AnotherTenantsListenerNames", func(t *testing.T) {
 		// bob's served name keeps its listener whatever alice's colliding
 		// route names (the pair shares https-harbor-3005190e).
-		served := &ObservedResource{ListenerNames: []string{"http", "https-harbor-3005190e"}, ListenerHostnames: map[string]string{"http": "", "https-harbor-3005190e": "harbor.bob.example.org"}}
+		served := &kube.ObservedResource{ListenerNames: []string{"http", "https-harbor-3005190e"}, ListenerHostnames: map[string]string{"http": "", "https-harbor-3005190e": "harbor.bob.example.org"}}
 		for _, section := range []string{"", "https-harbor-3005190e", "https-harbor-3005190ef4187f1a", ListenerHTTPS} {
-			out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Observed: map[string]*ObservedResource{KeyGateway: served}, Routes: []Route{
+			out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Observed: map[string]*kube.ObservedResource{KeyGateway: served}, Routes: []Route{
 				routeTo("tenant-bob", "harbor", "harbor.bob.example.org"),
 				naming(section, 0, "tenant-alice", "x", "harbor.x19ul5zj.alice.example.org"),
 			}})

@@ -12,6 +12,7 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // The attacks of this file aim at the tables an implementation shares: one
@@ -39,17 +40,17 @@ func nested() []Namespace {
 // order ledger's record written, and the status out wrote.
 func fedBack(in Input, out *Output) Input {
 	gw := composedGateway(out)
-	obs := &ObservedResource{ListenerHostnames: map[string]string{}}
+	obs := &kube.ObservedResource{ListenerHostnames: map[string]string{}}
 	prev := PreviousStatus{Listeners: map[string]string{}, ChildApexes: map[string]bool{}}
 	for _, l := range gw.Spec.Listeners {
 		obs.ListenerNames = append(obs.ListenerNames, string(l.Name))
 		obs.ListenerHostnames[string(l.Name)] = hostOf(l)
 		prev.Listeners[string(l.Name)] = hostOf(l)
 	}
-	in.Observed = map[string]*ObservedResource{KeyGateway: obs}
+	in.Observed = map[string]*kube.ObservedResource{KeyGateway: obs}
 	for _, r := range out.Resources {
 		if c, ok := r.Object.(*cmv1.Certificate); ok {
-			in.Observed[r.Key] = &ObservedResource{DNSNames: c.Spec.DNSNames}
+			in.Observed[r.Key] = &kube.ObservedResource{DNSNames: c.Spec.DNSNames}
 		}
 	}
 	in.Ledger = withRecord(in.Ledger, writerOf(&in), out.Record)
@@ -58,7 +59,7 @@ func fedBack(in Input, out *Output) Input {
 			// Crossplane observes the Object it applied at once, as the
 			// Certificates; provider-kubernetes writes the ConfigMap
 			// (in.Ledger) on its own time.
-			in.Observed[KeyOrderLedger] = &ObservedResource{Record: out.Record}
+			in.Observed[KeyOrderLedger] = &kube.ObservedResource{Record: out.Record}
 		}
 	}
 	for _, c := range out.ChildApexes {

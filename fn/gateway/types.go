@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // Input is everything one run knows about one TenantGateway.
@@ -35,7 +34,7 @@ type Input struct {
 	// Observed are the composed resources Crossplane observed, by
 	// composition resource name. The Gateway's listener names keep their
 	// place when the listener budget is short.
-	Observed map[string]*ObservedResource
+	Observed map[string]*kube.ObservedResource
 	// Probes are the look-ups by name of what the function is about to
 	// compose but Crossplane has not observed as ours (see Output.Probes).
 	Probes map[string]Probe
@@ -75,29 +74,17 @@ type Input struct {
 	certWaiting string
 }
 
-// Object is a typed Kubernetes object the function composes.
-type Object interface {
-	runtime.Object
-	metav1.Object
-}
-
-// Resource is one composed object under its stable composition resource name.
-type Resource struct {
-	Key    string
-	Object Object
-}
-
 // Output is what one TenantGateway composes and reports.
 type Output struct {
 	// CertMode is the mode in force.
 	CertMode v1alpha1.CertMode
 	// Resources in a fixed order; keys are unique.
-	Resources []Resource
+	Resources []kube.Resource
 	// Probes are the resources to compose that Crossplane has not observed
 	// as ours, in the same order: the edge looks each up by name, and the
 	// ownership guard judges it from Input.Probes (see Ownership guard in
 	// docs/design.md). Those the guard refused are among them.
-	Probes []Resource
+	Probes []kube.Resource
 
 	// Hostnames, Conflicts and ChildApexes are the status of the
 	// same names (see APIs in docs/design.md).

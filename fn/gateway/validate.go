@@ -14,6 +14,7 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
@@ -53,7 +54,7 @@ func Defaulted(s v1alpha1.TenantGatewaySpec) v1alpha1.TenantGatewaySpec {
 func validateName(name string) field.ErrorList {
 	if errs := validation.IsValidLabelValue(name); len(errs) > 0 {
 		return field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), name,
-			fmt.Sprintf("every composed object carries the name as the value of label %s: %s", LabelTenantGateway, strings.Join(errs, "; ")))}
+			fmt.Sprintf("every composed object carries the name as the value of label %s: %s", kube.LabelTenantGateway, strings.Join(errs, "; ")))}
 	}
 	return nil
 }

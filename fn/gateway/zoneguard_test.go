@@ -14,6 +14,7 @@ import (
 	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // composedRoutes are the HTTPRoutes the function writes through Objects
@@ -221,18 +222,18 @@ func TestAttackZoneGuardKeyCollision(t *testing.T) {
 	}
 	bobObject, aliceObject := ZoneGuardObjectName("cozystack", "tenant-bob-harbor"), ZoneGuardObjectName("cozystack", "tenant-alice-x19ul5zj")
 	cases := map[string]struct {
-		observed map[string]*ObservedResource
+		observed map[string]*kube.ObservedResource
 		want     map[string]string // key → the guard Object's name
 	}{
 		"Fresh": {
 			want: map[string]string{ZoneGuardKey(bob): bobObject, fullZoneGuardKey(alice): aliceObject},
 		},
 		"AliceObservedUnderTheShortKey": {
-			observed: map[string]*ObservedResource{ZoneGuardKey(alice): {Name: aliceObject}},
+			observed: map[string]*kube.ObservedResource{ZoneGuardKey(alice): {Name: aliceObject}},
 			want:     map[string]string{ZoneGuardKey(alice): aliceObject, fullZoneGuardKey(bob): bobObject},
 		},
 		"BobObservedUnderTheFullKey": {
-			observed: map[string]*ObservedResource{fullZoneGuardKey(bob): {Name: bobObject}},
+			observed: map[string]*kube.ObservedResource{fullZoneGuardKey(bob): {Name: bobObject}},
 			want:     map[string]string{ZoneGuardKey(alice): aliceObject, fullZoneGuardKey(bob): bobObject},
 		},
 	}

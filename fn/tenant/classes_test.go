@@ -11,7 +11,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
@@ -42,7 +42,7 @@ func TestGatewayClassesFound(t *testing.T) {
 		return &Condition{Type: ConditionGatewayClassesFound, Reason: ReasonGatewayClassNotFound, Message: message}
 	}
 	allFound := &Condition{Type: ConditionGatewayClassesFound, Status: true, Reason: ReasonClassesFound, Message: found}
-	rootLabels := map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "example.org"}
+	rootLabels := map[string]string{kube.LabelNamespaceGateway: "tenant-root", kube.LabelNamespaceHost: "example.org"}
 	cases := map[string]struct {
 		reason   string
 		in       Input
@@ -56,7 +56,7 @@ func TestGatewayClassesFound(t *testing.T) {
 		},
 		"RootOfAnotherNamespace": {
 			reason: "a claim named root outside the publishing namespace is not the publishing tenant",
-			in: Input{Name: RootTenant, Parent: "tenant-alice", ParentLabels: map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "alice.example.org"},
+			in: Input{Name: RootTenant, Parent: "tenant-alice", ParentLabels: map[string]string{kube.LabelNamespaceGateway: "tenant-root", kube.LabelNamespaceHost: "alice.example.org"},
 				Platform: lists(nil, []string{"edge-tunel"})},
 		},
 		"AllFound": {

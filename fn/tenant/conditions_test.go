@@ -13,13 +13,14 @@ import (
 
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // TestTenantGatewayReady: the claim shows the cause its TenantGateway's
 // GatewayReady gives, as provider-kubernetes observed it; Crossplane's Ready
 // only where GatewayReady has nothing to say.
 func TestTenantGatewayReady(t *testing.T) {
-	rootLabels := map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "example.org"}
+	rootLabels := map[string]string{kube.LabelNamespaceGateway: "tenant-root", kube.LabelNamespaceHost: "example.org"}
 	bob := func(gw *bool, observed ...xpv2.Condition) Input {
 		return Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: gw}, ParentLabels: rootLabels, Platform: platform(), GatewayConditions: observed}
 	}

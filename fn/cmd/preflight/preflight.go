@@ -8,6 +8,7 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // options name what the pre-flight looks for where a platform may differ.
@@ -82,7 +83,7 @@ func composeFor(s *snapshot, t *v1alpha1.TenantGateway, o options) (*gateway.Out
 		Now:                  time.Now(),
 	}
 	for _, n := range s.Namespaces {
-		if n.Labels[gateway.LabelNamespaceGateway] == t.Namespace {
+		if n.Labels[kube.LabelNamespaceGateway] == t.Namespace {
 			in.Namespaces = append(in.Namespaces, gateway.Namespace{Name: n.Name, Labels: n.Labels, Annotations: n.Annotations})
 		}
 	}

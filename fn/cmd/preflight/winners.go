@@ -7,6 +7,7 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // servedStates are the states in which the function serves a claim.
@@ -79,7 +80,7 @@ func controllerClaims(s *snapshot, t *v1alpha1.TenantGateway) map[string][]strin
 		allowed[a] = true
 	}
 	for _, n := range s.Namespaces {
-		if n.Labels[gateway.LabelNamespaceGateway] == t.Namespace {
+		if n.Labels[kube.LabelNamespaceGateway] == t.Namespace {
 			allowed[n.Name] = true
 		}
 	}
@@ -131,5 +132,5 @@ func labelled(s *snapshot, id, owner string) bool {
 		return false
 	}
 	n := s.Namespaces[parts[1]]
-	return n != nil && n.Labels[gateway.LabelNamespaceGateway] == owner
+	return n != nil && n.Labels[kube.LabelNamespaceGateway] == owner
 }
