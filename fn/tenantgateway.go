@@ -20,6 +20,7 @@ import (
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/acme"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/gatewayspec"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 	"github.com/cozystack/function-tenant-gateway/fn/kube"
 	"github.com/cozystack/function-tenant-gateway/fn/tenant"
@@ -67,7 +68,7 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		return nil
 	}
 
-	spec := gateway.Defaulted(tgw.Spec)
+	spec := gatewayspec.Defaulted(tgw.Spec)
 	quota, err := tenant.CertificateOrders(data, string(spec.IssuerName))
 	if err != nil {
 		response.Fatal(rsp, fmt.Errorf("cannot read the platform settings in EnvironmentConfig %s: %w", settings.PlatformConfigName, err))
@@ -216,7 +217,7 @@ func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 	for _, ns := range named {
 		r.Resources[reqNamespacePrefix+ns] = byName("v1", "Namespace", ns)
 	}
-	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), kindGatewayClass, gateway.Defaulted(tgw.Spec).GatewayClassName)
+	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), kindGatewayClass, gatewayspec.Defaulted(tgw.Spec).GatewayClassName)
 	requireLedger(req, r, tgw, settings)
 }
 

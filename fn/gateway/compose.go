@@ -7,6 +7,7 @@ import (
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/gatewayspec"
 	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
@@ -14,8 +15,8 @@ import (
 // and status from the routes and namespaces it observes.
 func Compose(in Input) (*Output, error) {
 	var repeated []string
-	in.Spec, repeated = withoutRepeats(Defaulted(in.Spec))
-	if errs := append(validateName(in.Name), Validate(in.Spec)...); len(errs) > 0 {
+	in.Spec, repeated = withoutRepeats(gatewayspec.Defaulted(in.Spec))
+	if errs := append(validateName(in.Name), gatewayspec.Validate(in.Spec)...); len(errs) > 0 {
 		return nil, &InvalidSpecError{Errors: errs}
 	}
 	mode := in.Spec.CertMode
