@@ -20,11 +20,11 @@ import (
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/acme"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
-	"github.com/cozystack/function-tenant-gateway/fn/gatewayspec"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 	"github.com/cozystack/function-tenant-gateway/fn/kube"
 	"github.com/cozystack/function-tenant-gateway/fn/tenant"
 	"github.com/cozystack/function-tenant-gateway/fn/text"
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
 
 // decodeTenantGateway reads the observed XR's metadata and spec into its Go
@@ -68,7 +68,7 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		return nil
 	}
 
-	spec := gatewayspec.Defaulted(tgw.Spec)
+	spec := tgwspec.Defaulted(tgw.Spec)
 	quota, err := tenant.CertificateOrders(data, string(spec.IssuerName))
 	if err != nil {
 		response.Fatal(rsp, fmt.Errorf("cannot read the platform settings in EnvironmentConfig %s: %w", settings.PlatformConfigName, err))
@@ -217,7 +217,7 @@ func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 	for _, ns := range named {
 		r.Resources[reqNamespacePrefix+ns] = byName("v1", "Namespace", ns)
 	}
-	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), kindGatewayClass, gatewayspec.Defaulted(tgw.Spec).GatewayClassName)
+	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), kindGatewayClass, tgwspec.Defaulted(tgw.Spec).GatewayClassName)
 	requireLedger(req, r, tgw, settings)
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
 	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
@@ -180,8 +181,8 @@ func TestAttackCertificateCap(t *testing.T) {
 			if n := countStates(out, v1alpha1.ChildApexOverCertificateLimit); n != 61-49 {
 				t.Errorf("children left out of the certificate: got %d, want %d", n, 61-49)
 			}
-			if c := condition(out, ConditionListenersReady); c.Reason != ReasonCertificateNameLimitExceeded {
-				t.Errorf("ListenersReady reason %s, want %s: %s", c.Reason, ReasonCertificateNameLimitExceeded, c.Message)
+			if c := condition(out, conditions.ListenersReady); c.Reason != conditions.ReasonCertificateNameLimitExceeded {
+				t.Errorf("ListenersReady reason %s, want %s: %s", c.Reason, conditions.ReasonCertificateNameLimitExceeded, c.Message)
 			}
 		})
 	}

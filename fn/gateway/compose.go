@@ -7,16 +7,16 @@ import (
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
-	"github.com/cozystack/function-tenant-gateway/fn/gatewayspec"
 	"github.com/cozystack/function-tenant-gateway/fn/kube"
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
 
 // Compose validates the TenantGateway and computes its composed resources
 // and status from the routes and namespaces it observes.
 func Compose(in Input) (*Output, error) {
 	var repeated []string
-	in.Spec, repeated = withoutRepeats(gatewayspec.Defaulted(in.Spec))
-	if errs := append(validateName(in.Name), gatewayspec.Validate(in.Spec)...); len(errs) > 0 {
+	in.Spec, repeated = withoutRepeats(tgwspec.Defaulted(in.Spec))
+	if errs := append(validateName(in.Name), tgwspec.Validate(in.Spec)...); len(errs) > 0 {
 		return nil, &InvalidSpecError{Errors: errs}
 	}
 	mode := in.Spec.CertMode

@@ -15,6 +15,7 @@ import (
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
 	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
@@ -186,7 +187,7 @@ func runNoClass(t *testing.T, in Input) *Output {
 	return out
 }
 
-func condition(out *Output, typ ConditionType) Condition {
+func condition(out *Output, typ conditions.Type) Condition {
 	for _, c := range out.Conditions {
 		if c.Type == typ {
 			return c

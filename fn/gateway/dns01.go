@@ -5,18 +5,18 @@ import (
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
-	"github.com/cozystack/function-tenant-gateway/fn/gatewayspec"
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
 
 // dns01Solvers are the cert-manager DNS-01 solvers of a validated block, by
-// provider: one for each provider gatewayspec validates.
+// provider: one for each provider tgwspec validates.
 var dns01Solvers = map[v1alpha1.DNS01ProviderName]func(*v1alpha1.DNS01) *cmacme.ACMEChallengeSolverDNS01{
 	v1alpha1.DNS01Cloudflare: func(d *v1alpha1.DNS01) *cmacme.ACMEChallengeSolverDNS01 {
 		return &cmacme.ACMEChallengeSolverDNS01{Cloudflare: &cmacme.ACMEIssuerDNS01ProviderCloudflare{APIToken: secretKey(&d.Cloudflare.APITokenSecretRef)}}
 	},
 	v1alpha1.DNS01Route53: func(d *v1alpha1.DNS01) *cmacme.ACMEChallengeSolverDNS01 {
 		r := &cmacme.ACMEIssuerDNS01ProviderRoute53{Region: d.Route53.Region, AccessKeyID: d.Route53.AccessKeyID}
-		if ref := gatewayspec.Route53Secret(d.Route53); ref != nil {
+		if ref := tgwspec.Route53Secret(d.Route53); ref != nil {
 			r.SecretAccessKey = cmmeta.SecretKeySelector{LocalObjectReference: cmmeta.LocalObjectReference{Name: ref.Name}, Key: ref.Key}
 		}
 		return &cmacme.ACMEChallengeSolverDNS01{Route53: r}

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
 	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
@@ -51,14 +52,14 @@ func TestOwnershipGuard(t *testing.T) {
 			if diff := cmp.Diff(tc.keys, keys); diff != "" {
 				t.Errorf("%s\ncomposed: -want, +got:\n%s", tc.reason, diff)
 			}
-			c := condition(out, ConditionGatewayReady)
+			c := condition(out, conditions.GatewayReady)
 			if tc.message == "" {
-				if c.Reason == ReasonReconcileError {
+				if c.Reason == conditions.ReasonReconcileError {
 					t.Errorf("%s\nunexpected ReconcileError: %s", tc.reason, c.Message)
 				}
 				return
 			}
-			if diff := cmp.Diff(Condition{Type: ConditionGatewayReady, Reason: ReasonReconcileError, Message: tc.message}, c); diff != "" {
+			if diff := cmp.Diff(Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonReconcileError, Message: tc.message}, c); diff != "" {
 				t.Errorf("%s\nGatewayReady: -want, +got:\n%s", tc.reason, diff)
 			}
 		})

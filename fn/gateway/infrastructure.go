@@ -4,7 +4,7 @@ import (
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
-	"github.com/cozystack/function-tenant-gateway/fn/gatewayspec"
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
 
 // Pinning an address (see Pinning an address in docs/design.md): the
@@ -43,7 +43,7 @@ func gatewayAddresses(in []v1alpha1.GatewayAddress) []gwapiv1.GatewaySpecAddress
 	}
 	out := make([]gwapiv1.GatewaySpecAddress, 0, len(in))
 	for _, a := range in {
-		t := gwapiv1.AddressType(gatewayspec.AddressType(a))
+		t := gwapiv1.AddressType(tgwspec.AddressType(a))
 		out = append(out, gwapiv1.GatewaySpecAddress{Type: &t, Value: a.Value})
 	}
 	return out

@@ -13,6 +13,7 @@ import (
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
 	"github.com/cozystack/function-tenant-gateway/fn/kube"
 	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
@@ -375,7 +376,7 @@ func TestAttackForeignAttachedNamespace(t *testing.T) {
 	if len(out.Hostnames) != 0 || len(composedGateway(out).Spec.Listeners) != 1 {
 		t.Errorf("routes of a namespace marked for another Gateway count: %v", listenerNames(out))
 	}
-	if c := condition(out, ConditionRoutesAccepted); c.Reason != ReasonNamespaceNotAdmitted || !strings.Contains(c.Message, "tenant-eve") {
+	if c := condition(out, conditions.RoutesAccepted); c.Reason != conditions.ReasonNamespaceNotAdmitted || !strings.Contains(c.Message, "tenant-eve") {
 		t.Errorf("RoutesAccepted does not say why: %+v", c)
 	}
 }
@@ -411,8 +412,8 @@ func TestAttackUnboundedGrowth(t *testing.T) {
 				t.Errorf("%s: a warning of %d bytes", spec.CertMode, len(w))
 			}
 		}
-		if !strings.Contains(condition(out, ConditionRoutesAccepted).Message, "… and 7994 more") {
-			t.Errorf("%s: RoutesAccepted does not say how many it left out: %s", spec.CertMode, condition(out, ConditionRoutesAccepted).Message)
+		if !strings.Contains(condition(out, conditions.RoutesAccepted).Message, "… and 7994 more") {
+			t.Errorf("%s: RoutesAccepted does not say how many it left out: %s", spec.CertMode, condition(out, conditions.RoutesAccepted).Message)
 		}
 	}
 }
@@ -678,8 +679,8 @@ func TestAttackSecondReview(t *testing.T) {
 			if diff := cmp.Diff(want, hostnameStates(out)); diff != "" {
 				t.Errorf("%s: -want, +got:\n%s", spec.CertMode, diff)
 			}
-			if c := condition(out, ConditionRoutesAccepted); c.Reason != ReasonNoMatchingParent {
-				t.Errorf("%s: RoutesAccepted %s, want %s", spec.CertMode, c.Reason, ReasonNoMatchingParent)
+			if c := condition(out, conditions.RoutesAccepted); c.Reason != conditions.ReasonNoMatchingParent {
+				t.Errorf("%s: RoutesAccepted %s, want %s", spec.CertMode, c.Reason, conditions.ReasonNoMatchingParent)
 			}
 		}
 	})
@@ -692,7 +693,7 @@ func TestAttackSecondReview(t *testing.T) {
 			}
 		}
 		if out.LeftOut.Listeners != left {
-			t.Errorf("%d hostnames left out, LeftOut.Listeners=%d; ListenersReady: %s", left, out.LeftOut.Listeners, condition(out, ConditionListenersReady).Message)
+			t.Errorf("%d hostnames left out, LeftOut.Listeners=%d; ListenersReady: %s", left, out.LeftOut.Listeners, condition(out, conditions.ListenersReady).Message)
 		}
 	})
 	t.Run("ConflictUnderADroppedChild", func(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
-	"github.com/cozystack/function-tenant-gateway/fn/gatewayspec"
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
 
 // testCABundle is a self-signed ed25519 CA certificate, as a platform's own
@@ -87,10 +87,10 @@ func TestDNS01Issuer(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			in := Input{Name: "cozystack", Namespace: "tenant-root", Spec: gatewayspec.Defaulted(v1alpha1.TenantGatewaySpec{
+			in := Input{Name: "cozystack", Namespace: "tenant-root", Spec: tgwspec.Defaulted(v1alpha1.TenantGatewaySpec{
 				Apex: "example.org", CertMode: v1alpha1.CertModeDNS01, IssuerName: tc.issuer, DNS01: tc.dns01,
 			})}
-			if errs := gatewayspec.Validate(in.Spec); len(errs) > 0 {
+			if errs := tgwspec.Validate(in.Spec); len(errs) > 0 {
 				t.Fatalf("test spec is invalid: %v", errs)
 			}
 			acme := issuerObject(&in).Spec.ACME
@@ -153,8 +153,8 @@ func TestACMEIssuer(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			in := Input{Name: "cozystack", Namespace: "tenant-root", Spec: gatewayspec.Defaulted(tc.spec)}
-			if errs := gatewayspec.Validate(in.Spec); len(errs) > 0 {
+			in := Input{Name: "cozystack", Namespace: "tenant-root", Spec: tgwspec.Defaulted(tc.spec)}
+			if errs := tgwspec.Validate(in.Spec); len(errs) > 0 {
 				t.Fatalf("test spec is invalid: %v", errs)
 			}
 			acme := issuerObject(&in).Spec.ACME
@@ -173,7 +173,7 @@ func TestACMEIssuer(t *testing.T) {
 func TestDNS01SolverOfEveryProvider(t *testing.T) {
 	for _, p := range v1alpha1.DNS01ProviderNames {
 		if dns01Solvers[p] == nil {
-			t.Errorf("DNS-01 provider %s, which gatewayspec validates, has no cert-manager solver", p)
+			t.Errorf("DNS-01 provider %s, which tgwspec validates, has no cert-manager solver", p)
 		}
 	}
 }

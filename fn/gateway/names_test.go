@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/cozystack/function-tenant-gateway/fn/gatewayspec"
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
 
 // sectionNameRE is the Gateway API SectionName pattern.
@@ -101,7 +101,7 @@ func FuzzHostKey(f *testing.F) {
 		}
 		// A valid hostname always yields a valid listener name, or the
 		// listener would be refused by the Gateway API schema.
-		if gatewayspec.ValidateHostname(nil, h) == nil && len(HostListenerName(h)) <= 63 && !sectionNameRE.MatchString(HostListenerName(h)) {
+		if tgwspec.ValidateHostname(nil, h) == nil && len(HostListenerName(h)) <= 63 && !sectionNameRE.MatchString(HostListenerName(h)) {
 			t.Fatalf("valid hostname %q gave listener name %q outside the SectionName pattern", h, HostListenerName(h))
 		}
 	})

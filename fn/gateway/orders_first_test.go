@@ -11,6 +11,7 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
 )
 
 // TestFirstWildcardCertificateWaits: until the first dns01 certificate is
@@ -38,17 +39,17 @@ func TestFirstWildcardCertificateWaits(t *testing.T) {
 		name         string
 		run          func(*Input) *Output
 		states       map[string]string
-		reason       ConditionReason
+		reason       conditions.Reason
 		certificates int
 	}{
 		{"first run, no record written", func(in *Input) *Output { return settled(t, in) }, map[string]string{
 			"www.example.org HTTPRoute/tenant-root/www":        "Covered",
 			"app.alice.example.org HTTPRoute/tenant-alice/app": "Waiting",
-		}, ReasonCertificateOrdersWaiting, 0},
+		}, conditions.ReasonCertificateOrdersWaiting, 0},
 		{"ordered", func(in *Input) *Output { return ordered(t, in) }, map[string]string{
 			"www.example.org HTTPRoute/tenant-root/www":        "Covered",
 			"app.alice.example.org HTTPRoute/tenant-alice/app": "Covered",
-		}, ReasonListenersFit, 1},
+		}, conditions.ReasonListenersFit, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := in
@@ -56,7 +57,7 @@ func TestFirstWildcardCertificateWaits(t *testing.T) {
 			if diff := cmp.Diff(c.states, hostnameStates(out)); diff != "" {
 				t.Errorf("hostname states (-want +got):\n%s", diff)
 			}
-			if got := condition(out, ConditionListenersReady); got.Reason != c.reason {
+			if got := condition(out, conditions.ListenersReady); got.Reason != c.reason {
 				t.Errorf("ListenersReady: %s (%s), want %s", got.Reason, got.Message, c.reason)
 			}
 			if n := certificates(out); n != c.certificates {

@@ -17,6 +17,7 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
@@ -354,8 +355,8 @@ func TestOrdersWindow(t *testing.T) {
 	if n := count(viewOf(t, out).Hostnames, "Waiting"); n != 5 {
 		t.Fatalf("%d hostnames wait, want 5: %v", n, viewOf(t, out).Hostnames)
 	}
-	if c := condition(out, ConditionListenersReady); c.Status || c.Reason != ReasonCertificateOrdersWaiting || !strings.Contains(c.Message, "5 hostnames or child apexes wait") {
-		t.Errorf("ListenersReady %v %s %q, want False %s counting the 5", c.Status, c.Reason, c.Message, ReasonCertificateOrdersWaiting)
+	if c := condition(out, conditions.ListenersReady); c.Status || c.Reason != conditions.ReasonCertificateOrdersWaiting || !strings.Contains(c.Message, "5 hostnames or child apexes wait") {
+		t.Errorf("ListenersReady %v %s %q, want False %s counting the 5", c.Status, c.Reason, c.Message, conditions.ReasonCertificateOrdersWaiting)
 	}
 	next := fedBack(in, out)
 	next.Now = t0.Add(letsEncrypt.Window - time.Second)

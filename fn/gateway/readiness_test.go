@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
 	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
@@ -45,7 +46,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			noClass: true,
 			want: want{
 				Reasons:      []string{"http:false:Pending", wwwListener + ":false:Pending"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayClassNotFound, Message: "GatewayClass cilium does not exist, so no controller will accept Gateway tenant-root/cozystack; set spec.gatewayClassName to a class of the cluster (kubectl get gatewayclass)"},
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonGatewayClassNotFound, Message: "GatewayClass cilium does not exist, so no controller will accept Gateway tenant-root/cozystack; set spec.gatewayClassName to a class of the cluster (kubectl get gatewayclass)"},
 			},
 		},
 		"NotObserved": {
@@ -53,7 +54,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			class:  cilium,
 			want: want{
 				Reasons:      []string{"http:false:Pending", wwwListener + ":false:Pending"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayNotAccepted, Message: "Underlying Gateway tenant-root/cozystack has not been accepted by its controller yet"},
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonGatewayNotAccepted, Message: "Underlying Gateway tenant-root/cozystack has not been accepted by its controller yet"},
 			},
 		},
 		"NotProgrammed": {
@@ -64,7 +65,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			}),
 			want: want{
 				Reasons:      []string{"http:false:NotAccepted", wwwListener + ":false:NotProgrammed"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayNotProgrammed, Message: "Underlying Gateway tenant-root/cozystack has not been programmed by its controller yet"},
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonGatewayNotProgrammed, Message: "Underlying Gateway tenant-root/cozystack has not been programmed by its controller yet"},
 			},
 		},
 		"NotProgrammedWithTheControllersWords": {
@@ -77,7 +78,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			}},
 			want: want{
 				Reasons:      []string{"http:false:Pending", wwwListener + ":false:Pending"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayNotProgrammed, Message: "Underlying Gateway tenant-root/cozystack has not been programmed by its controller yet: AddressNotAssigned: No addresses have been assigned to the Gateway"},
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonGatewayNotProgrammed, Message: "Underlying Gateway tenant-root/cozystack has not been programmed by its controller yet: AddressNotAssigned: No addresses have been assigned to the Gateway"},
 			},
 		},
 		"CertificateNotReady": {
@@ -95,7 +96,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			},
 			want: want{
 				Reasons: []string{"http:true:Ready", wwwListener + ":false:CertificateNotReady:DoesNotExist: Issuing certificate as Secret does not exist"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonListenersNotReady,
 					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (CertificateNotReady: DoesNotExist: Issuing certificate as Secret does not exist) (see status.listeners)"},
 			},
 		},
@@ -108,7 +109,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			},
 			want: want{
 				Reasons: []string{"http:true:Ready", wwwListener + ":false:NotProgrammed"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonListenersNotReady,
 					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (NotProgrammed) (see status.listeners)"},
 			},
 		},
@@ -121,7 +122,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			},
 			want: want{
 				Reasons:      []string{"http:true:Ready", wwwListener + ":true:Ready"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Status: true, Reason: ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
+				GatewayReady: Condition{Type: conditions.GatewayReady, Status: true, Reason: conditions.ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
 				Ready:        true,
 			},
 		},
@@ -133,7 +134,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			}),
 			want: want{
 				Reasons: []string{"http:true:Ready", wwwListener + ":false:NotProgrammed"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonListenersNotReady,
 					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (NotProgrammed) (see status.listeners)"},
 			},
 		},
@@ -145,7 +146,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			}),
 			want: want{
 				Reasons:      []string{"http:true:Ready", wwwListener + ":true:Ready"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Status: true, Reason: ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
+				GatewayReady: Condition{Type: conditions.GatewayReady, Status: true, Reason: conditions.ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
 				Ready:        true,
 			},
 		},
@@ -155,7 +156,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			observed: gw(accepted, map[string]map[string]string{"http": accepted}),
 			want: want{
 				Reasons:      []string{"http:true:Ready", wwwListener + ":false:Pending"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Status: true, Reason: ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
+				GatewayReady: Condition{Type: conditions.GatewayReady, Status: true, Reason: conditions.ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
 				Ready:        true,
 			},
 		},
@@ -166,7 +167,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			reported: map[string]string{"http": "", wwwListener: "www.example.org"},
 			want: want{
 				Reasons: []string{"http:true:Ready", wwwListener + ":false:Pending"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonListenersNotReady,
 					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (Pending) (see status.listeners)"},
 			},
 		},
@@ -176,7 +177,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			observed: map[string]*kube.ObservedResource{KeyGateway: {Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}), Listeners: map[string]map[string]string{"http": accepted}}},
 			want: want{
 				Reasons: []string{"http:true:Ready", wwwListener + ":false:Pending"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonListenersNotReady,
 					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (Pending) (see status.listeners)"},
 			},
 		},
@@ -194,7 +195,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 					"http:false:Pending:its controller reported on generation 3 of the Gateway, which is at 4",
 					wwwListener + ":false:Pending:its controller reported on generation 3 of the Gateway, which is at 4",
 				},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayStatusStale,
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonGatewayStatusStale,
 					Message: "Underlying Gateway tenant-root/cozystack is at generation 4; its controller's status describes generation 3, so the Gateway is not judged until the controller has seen it"},
 			},
 		},
@@ -209,7 +210,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			}},
 			want: want{
 				Reasons: []string{"http:true:Ready", wwwListener + ":false:Pending:its controller reported on generation 2 of the Gateway, which is at 4"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonListenersNotReady,
 					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (Pending: its controller reported on generation 2 of the Gateway, which is at 4) (see status.listeners)"},
 			},
 		},
@@ -224,7 +225,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			}},
 			want: want{
 				Reasons:      []string{"http:true:Ready", wwwListener + ":true:Ready"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Status: true, Reason: ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
+				GatewayReady: Condition{Type: conditions.GatewayReady, Status: true, Reason: conditions.ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
 				Ready:        true,
 			},
 		},
@@ -236,7 +237,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			}),
 			want: want{
 				Reasons: []string{"http:true:Ready", wwwListener + ":false:RefsNotResolved"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonListenersNotReady,
 					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (RefsNotResolved) (see status.listeners)"},
 			},
 		},
@@ -248,7 +249,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 				compose = runNoClass
 			}
 			out := compose(t, in)
-			got := want{GatewayReady: condition(out, ConditionGatewayReady), Ready: out.Ready[KeyGateway]}
+			got := want{GatewayReady: condition(out, conditions.GatewayReady), Ready: out.Ready[KeyGateway]}
 			for _, l := range out.ListenerStatus {
 				r := strings.Join([]string{l.Name, strconv.FormatBool(l.Ready), l.Reason}, ":")
 				if l.Message != "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
 	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
@@ -27,7 +28,7 @@ func naming(section string, port int32, ns, name string, hosts ...string) Route 
 func checkSelection(t *testing.T, out *Output) {
 	t.Helper()
 	gw := composedGateway(out)
-	if gw == nil || strings.Contains(condition(out, ConditionRoutesAccepted).Message, "status.hostnames lists") {
+	if gw == nil || strings.Contains(condition(out, conditions.RoutesAccepted).Message, "status.hostnames lists") {
 		return // status.hostnames was cut short
 	}
 	zones := map[string]bool{}
@@ -151,9 +152,9 @@ func TestListenerSelection(t *testing.T) {
 			if diff := cmp.Diff(tc.want, hostnameStates(out)); diff != "" {
 				t.Errorf("-want, +got:\n%s", diff)
 			}
-			c := condition(out, ConditionRoutesAccepted)
+			c := condition(out, conditions.RoutesAccepted)
 			nomatch := strings.Contains(strings.Join(slices.Collect(maps.Values(tc.want)), " "), "NoMatchingParent")
-			if nomatch != (c.Reason == ReasonNoMatchingParent) {
+			if nomatch != (c.Reason == conditions.ReasonNoMatchingParent) {
 				t.Errorf("RoutesAccepted %s (%s); want NoMatchingParent exactly when a claim is", c.Reason, c.Message)
 			}
 		})

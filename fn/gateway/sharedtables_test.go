@@ -12,6 +12,7 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
 	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
@@ -209,7 +210,7 @@ func TestAttackTwoRoutesOnAPassthroughName(t *testing.T) {
 				{tls("cozy-api", "a", "api.example.org"), tls("cozy-api", "all", "*.example.org")},
 			} {
 				out := twice(t, Input{Spec: spec, Namespaces: nss, Routes: routes})
-				if c := condition(out, ConditionRoutesAccepted); routes[1].Namespace == "cozy-api" && c.Status {
+				if c := condition(out, conditions.RoutesAccepted); routes[1].Namespace == "cozy-api" && c.Status {
 					t.Errorf("RoutesAccepted %v (%s): two routes of one namespace on tls-api must be reported", c.Status, c.Message)
 				}
 			}
@@ -249,8 +250,8 @@ func TestChallengeRoutesAreNotClaims(t *testing.T) {
 	if diff := cmp.Diff(want, hostnameStates(out)); diff != "" {
 		t.Errorf("-want, +got:\n%s", diff)
 	}
-	if len(out.HostnamelessRoutes) != 0 || !condition(out, ConditionRoutesAccepted).Status {
-		t.Errorf("the challenge route shows up: hostnameless %v, RoutesAccepted %+v", out.HostnamelessRoutes, condition(out, ConditionRoutesAccepted))
+	if len(out.HostnamelessRoutes) != 0 || !condition(out, conditions.RoutesAccepted).Status {
+		t.Errorf("the challenge route shows up: hostnameless %v, RoutesAccepted %+v", out.HostnamelessRoutes, condition(out, conditions.RoutesAccepted))
 	}
 	// The label is no pass elsewhere: a labelled route of a tenant, or one
 	// of the owner's that names an HTTPS listener too, is a claim.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
 	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
@@ -30,10 +31,10 @@ type findings struct {
 // warnedGatewayReasons are the GatewayReady causes about the class or the
 // Gateway's programming that warn when they appear or change; the others
 // are a Gateway being created, or the listeners, warned about apart.
-var warnedGatewayReasons = map[ConditionReason]bool{
-	ReasonGatewayClassNotFound:    true,
-	ReasonGatewayClassUnsupported: true,
-	ReasonGatewayNotProgrammed:    true,
+var warnedGatewayReasons = map[conditions.Reason]bool{
+	conditions.ReasonGatewayClassNotFound:    true,
+	conditions.ReasonGatewayClassUnsupported: true,
+	conditions.ReasonGatewayNotProgrammed:    true,
 }
 
 // digestsOf are the digests status remembers of this run's findings.
@@ -60,8 +61,8 @@ func digestsOf(in *Input, f findings, listeners []v1alpha1.ListenerStatus) v1alp
 // gatewayCauseKey identifies a GatewayReady cause: the class, or the
 // controller's reason, never its message (a message with a counter or a
 // time in it would warn on every run).
-func gatewayCauseKey(in *Input, r ConditionReason) string {
-	if r == ReasonGatewayNotProgrammed {
+func gatewayCauseKey(in *Input, r conditions.Reason) string {
+	if r == conditions.ReasonGatewayNotProgrammed {
 		if gw := in.Observed[KeyGateway]; gw != nil {
 			return gw.Reasons[condProgrammed]
 		}

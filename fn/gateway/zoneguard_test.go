@@ -14,8 +14,8 @@ import (
 	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
-	"github.com/cozystack/function-tenant-gateway/fn/gatewayspec"
 	"github.com/cozystack/function-tenant-gateway/fn/kube"
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
 
 // composedRoutes are the HTTPRoutes the function writes through Objects
@@ -94,7 +94,7 @@ func TestZoneGuards(t *testing.T) {
 			in := Input{Spec: spec, Namespaces: nested(), Routes: routes}
 			out := attackP(t, &in)
 			var want []Route
-			if gatewayspec.Defaulted(spec).CertMode != v1alpha1.CertModeHTTP01 {
+			if tgwspec.Defaulted(spec).CertMode != v1alpha1.CertModeHTTP01 {
 				for _, c := range []struct{ ns, apex string }{{"tenant-alice", "alice.example.org"}, {"tenant-alice-bob", "bob.alice.example.org"}} {
 					want = append(want, Route{Kind: KindHTTPRoute, Namespace: c.ns, Name: "cozystack-zone-guard", Hostnames: []string{"*." + c.apex},
 						ParentRefs: []ParentRef{{Group: gwapiv1.GroupName, Kind: "Gateway", Namespace: "tenant-root", Name: "cozystack", SectionName: childPrefix(spec.CertMode) + HostKey(c.apex)}}})

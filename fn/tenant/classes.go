@@ -8,7 +8,7 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
 	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
@@ -25,7 +25,7 @@ const (
 	ReasonClassesFound ConditionReason = "Found"
 	// ReasonGatewayClassNotFound: a listed class matches no GatewayClass;
 	// the TenantGateway's GatewayReady reason of the same name.
-	ReasonGatewayClassNotFound = ConditionReason(gateway.ReasonGatewayClassNotFound)
+	ReasonGatewayClassNotFound = ConditionReason(conditions.ReasonGatewayClassNotFound)
 )
 
 // ChecksClasses reports whether the run of the Tenant claim name in

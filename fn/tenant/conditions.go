@@ -8,7 +8,7 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
 	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
@@ -89,7 +89,7 @@ func gatewayReady(in Input, out *Output) (Condition, bool) {
 	if _, owns := out.Ready[KeyTenantGateway]; !owns {
 		return Condition{}, false
 	}
-	cause, hasCause := find(in.GatewayConditions, xpv2.ConditionType(gateway.ConditionGatewayReady))
+	cause, hasCause := find(in.GatewayConditions, xpv2.ConditionType(conditions.GatewayReady))
 	ready, hasReady := find(in.GatewayConditions, xpv2.TypeReady)
 	switch {
 	case hasCause && (cause.Status != corev1.ConditionTrue || !hasReady || ready.Status == corev1.ConditionTrue):

@@ -17,10 +17,10 @@ import (
 
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
-	"github.com/cozystack/function-tenant-gateway/fn/gatewayspec"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 	"github.com/cozystack/function-tenant-gateway/fn/kube"
 	"github.com/cozystack/function-tenant-gateway/fn/text"
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
 
 // Names of what a Tenant composes.
@@ -35,8 +35,8 @@ const (
 )
 
 // Composition resource names of what a Tenant composes (the keys of
-// desired state), apart from the TenantGateway's gateway.KeyGateway, which
-// names the Gateway a TenantGateway composes.
+// desired state), apart from the key "gateway" (KeyGateway of fn/gateway),
+// which names the Gateway a TenantGateway composes.
 const (
 	// KeyNamespace is the tenant namespace (an Object when it exists
 	// already, see Tenants in docs/design.md).
@@ -401,7 +401,7 @@ func pinSettings(p Platform, ns string, spec *v1alpha1.TenantGatewaySpec) error 
 	}
 	spec.Addresses = pin.Addresses
 	path := pathInfrastructure.Key(ns)
-	errs := append(gatewayspec.ValidateInfrastructure(path, spec.Infrastructure), gatewayspec.ValidateAddresses(path.Child("addresses"), spec.Addresses)...)
+	errs := append(tgwspec.ValidateInfrastructure(path, spec.Infrastructure), tgwspec.ValidateAddresses(path.Child("addresses"), spec.Addresses)...)
 	if len(errs) > 0 {
 		return refuse("platform setting %s cannot pin the Gateway: %s", path, errs.ToAggregate().Error())
 	}
@@ -443,11 +443,11 @@ func acmeSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
 	if spec.CertMode != v1alpha1.CertModeDNS01 {
 		return nil
 	}
-	spec.DNS01 = gatewayspec.PlatformDNS01(p.DNS01)
+	spec.DNS01 = tgwspec.PlatformDNS01(p.DNS01)
 	if !slices.Contains(v1alpha1.DNS01ProviderNames, spec.DNS01.Provider) {
 		return refuse("publishing.certificates.dns01.provider %q is not supported: use [%s]", spec.DNS01.Provider, text.Quoted(v1alpha1.DNS01ProviderNames))
 	}
-	if errs := gatewayspec.Validate(gatewayspec.Defaulted(*spec)); len(errs) > 0 {
+	if errs := tgwspec.Validate(tgwspec.Defaulted(*spec)); len(errs) > 0 {
 		return refuse("publishing.certificates.dns01 does not make a valid TenantGateway: %s", strings.ReplaceAll(errs.ToAggregate().Error(), "spec.dns01", "publishing.certificates.dns01"))
 	}
 	return nil
@@ -485,7 +485,7 @@ func issuerSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
 	if msgs := validation.IsDNS1123Label(p.IssuerName); len(msgs) > 0 {
 		errs = append(errs, field.Invalid(pathIssuerName, name, "the name of an ACME server becomes the TenantGateway's spec.issuerName, a DNS label: "+strings.Join(msgs, "; ")))
 	}
-	errs = append(errs, gatewayspec.ValidateACMEServer(pathACMEServers.Key(p.IssuerName), &a)...)
+	errs = append(errs, tgwspec.ValidateACMEServer(pathACMEServers.Key(p.IssuerName), &a)...)
 	if len(errs) > 0 {
 		return refuse("%s %q does not name a valid ACME server: %s", pathIssuerName, name, errs.ToAggregate().Error())
 	}

@@ -11,6 +11,7 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
@@ -78,8 +79,8 @@ spec:
 	certificates := func() int { return len(list(t, gvkCertificate, ordersNS)) }
 	eventually(t, 2*oneTTL+settle, "two hostnames Listening, one Waiting, ListenersReady False with CertificateOrdersWaiting, two Certificates", func() (bool, string) {
 		s := states()
-		_, reason, msg := condition(tgw(t, ordersNS, "cozystack"), string(gateway.ConditionListenersReady))
-		return s[v1alpha1.HostnameListening] == 2 && s[v1alpha1.HostnameWaiting] == 1 && reason == string(gateway.ReasonCertificateOrdersWaiting) && certificates() == 2,
+		_, reason, msg := condition(tgw(t, ordersNS, "cozystack"), string(conditions.ListenersReady))
+		return s[v1alpha1.HostnameListening] == 2 && s[v1alpha1.HostnameWaiting] == 1 && reason == string(conditions.ReasonCertificateOrdersWaiting) && certificates() == 2,
 			fmt.Sprintf("states %v, ListenersReady %s (%s), %d Certificates", s, reason, msg, certificates())
 	})
 	// records are the ledger's records of the TenantGateway, by uid.

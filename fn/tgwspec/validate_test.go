@@ -1,4 +1,4 @@
-package gatewayspec
+package tgwspec
 
 import (
 	"encoding/base64"

@@ -1,4 +1,4 @@
-package gatewayspec
+package tgwspec
 
 import v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 
