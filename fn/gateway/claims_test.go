@@ -22,7 +22,6 @@ func admittedBy(spec v1alpha1.TenantGatewaySpec, nss []Namespace, routes ...Rout
 	for i := range in.Namespaces {
 		in.NamedNamespaces[in.Namespaces[i].Name] = &in.Namespaces[i]
 	}
-	in.attached = AttachedNamespaces(in.Namespace, in.Spec.AttachedNamespaces)
 	return in, newTenancy(in)
 }
 

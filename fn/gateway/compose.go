@@ -13,19 +13,13 @@ import (
 
 // Compose validates the TenantGateway and computes its composed resources
 // and status from the routes and namespaces it observes.
-func Compose(in Input) (*Output, error) {
-	var repeated []string
-	in.Spec, repeated = withoutRepeats(tgwspec.Defaulted(in.Spec))
+func Compose(given Input) (*Output, error) {
+	in, repeated := normalized(given)
 	if errs := append(validateName(in.Name), tgwspec.Validate(in.Spec)...); len(errs) > 0 {
 		return nil, &InvalidSpecError{Errors: errs}
 	}
 	mode := in.Spec.CertMode
-	// The output must not depend on the order the cluster listed things in.
-	in.Namespaces = slices.Clone(in.Namespaces)
-	sort.Slice(in.Namespaces, func(i, j int) bool { return in.Namespaces[i].Name < in.Namespaces[j].Name })
-
-	in.served = servedListeners(&in)
-	in.attached = AttachedNamespaces(in.Namespace, in.Spec.AttachedNamespaces)
+	served := serving(&in)
 
 	t := newTenancy(&in)
 	children := discoverChildren(&in, t)
@@ -33,21 +27,24 @@ func Compose(in Input) (*Output, error) {
 	judgeShape(&in, t, claims, children)
 	markIdle(t, children, claims)
 	orders := newLedger(&in)
+	// certWaiting says why the first dns01 certificate is not composed
+	// yet ("" when it is): what its listeners would serve waits.
 	var certNames []string
+	var certWaiting string
 	if mode == v1alpha1.CertModeDNS01 {
 		capCertificateNames(&in, t, children)
 		certNames = orderDNS01(&in, t, orders, children)
 		if certNames == nil {
-			in.certWaiting = orders.waitMessage(orders.branch(t.owner), "the wildcard certificate")
+			certWaiting = orders.waitMessage(orders.branch(t.owner), "the wildcard certificate")
 		}
 	}
 	contests := resolveConflicts(claims)
 
 	var p *plan
 	if mode == v1alpha1.CertModeHTTP01 {
-		p = planHTTP01(&in, t, orders, claims, hostless, contests)
+		p = planHTTP01(&in, t, orders, served, claims, hostless, contests)
 	} else {
-		p = planWildcard(&in, t, claims, hostless, contests, children)
+		p = planWildcard(&in, t, served, certWaiting, claims, hostless, contests, children)
 	}
 	misselected(&in, claims)
 
@@ -110,12 +107,24 @@ func Compose(in Input) (*Output, error) {
 	f.gatewayReady = gatewayReady(&in, refused, p.listeners, judged)
 	out.Conditions = []Condition{
 		f.gatewayReady,
-		listenersReady(&in, out.LeftOut, out.HostnameStates[v1alpha1.HostnameWaiting]+out.ChildApexStates[v1alpha1.ChildApexWaiting]+min(len(in.certWaiting), 1)),
+		listenersReady(&in, out.LeftOut, out.HostnameStates[v1alpha1.HostnameWaiting]+out.ChildApexStates[v1alpha1.ChildApexWaiting]+min(len(certWaiting), 1)),
 		routesAccepted(f.causes, len(claims), len(out.Hostnames)),
 	}
 	out.Digests = digestsOf(&in, f, out.ListenerStatus)
-	out.Warnings = warnings(&in, f, out)
+	out.Warnings = warnings(&in, f, out, served)
 	return out, nil
+}
+
+// normalized is the Input the phases of Compose read: the spec defaulted and
+// without repeated list entries (returned, for their warning), and the
+// namespaces in name order, so that the output does not depend on the order
+// the cluster listed them in.
+func normalized(in Input) (Input, []string) {
+	var repeated []string
+	in.Spec, repeated = withoutRepeats(tgwspec.Defaulted(in.Spec))
+	in.Namespaces = slices.Clone(in.Namespaces)
+	sort.Slice(in.Namespaces, func(i, j int) bool { return in.Namespaces[i].Name < in.Namespaces[j].Name })
+	return in, repeated
 }
 
 // waitingProbes are the Certificates that wait for their order, still
@@ -131,22 +140,6 @@ func waitingProbes(in *Input, p *plan, children []*child, certNames []string) []
 		out = append(out, kube.Resource{Key: KeyCertificateWildcard, Object: wildcardCertificate(in, childNames(in, children))})
 	}
 	return out
-}
-
-// servedListeners maps the listeners being served to their hostnames: those
-// of the observed Gateway, else, when the Gateway is not observed (the first
-// run, or a re-created Gateway), those the XR's status remembers, so that
-// the budgets still keep what was served.
-func servedListeners(in *Input) map[string]string {
-	gw := in.Observed[KeyGateway]
-	if gw == nil {
-		return in.Previous.Listeners
-	}
-	served := make(map[string]string, len(gw.ListenerNames))
-	for _, n := range gw.ListenerNames {
-		served[n] = gw.ListenerHostnames[n]
-	}
-	return served
 }
 
 // planResources lists every object this mode composes, before the ownership
@@ -180,7 +173,7 @@ func planResources(in *Input, t *tenancy, p *plan, children []*child, certNames 
 	if err != nil {
 		return nil, err
 	}
-	patches, err := namespacePatches(in)
+	patches, err := namespacePatches(in, t)
 	if err != nil {
 		return nil, err
 	}

@@ -102,23 +102,23 @@ func RouteNamespaces(namespace string, attached []v1alpha1.DNSLabel, labelled []
 // no longer carries the label or annotation until the namespace shows them
 // gone: server-side apply removes the fields the Object owned, and only then
 // does the Object leave desired state.
-func namespacePatches(in *Input) ([]kube.Resource, error) {
-	attach, err := attachPatches(in)
+func namespacePatches(in *Input, t *tenancy) ([]kube.Resource, error) {
+	attach, err := attachPatches(in, t.attached)
 	if err != nil {
 		return nil, err
 	}
-	release, err := releasePatches(in)
+	release, err := releasePatches(in, t.attached)
 	if err != nil {
 		return nil, err
 	}
 	return append(attach, release...), nil
 }
 
-// attachPatches label the namespaces in the list that exist and whose gateway
+// attachPatches label the attached namespaces that exist and whose gateway
 // label is unset or ours.
-func attachPatches(in *Input) ([]kube.Resource, error) {
+func attachPatches(in *Input, attached []string) ([]kube.Resource, error) {
 	var out []kube.Resource
-	for _, ns := range in.attached {
+	for _, ns := range attached {
 		n, ok := in.NamedNamespaces[ns]
 		if !ok || n == nil {
 			continue
@@ -137,9 +137,9 @@ func attachPatches(in *Input) ([]kube.Resource, error) {
 
 // releasePatches keep, with a manifest that no longer sets them, the patches
 // of namespaces that left the list while the namespace still shows our marks.
-func releasePatches(in *Input) ([]kube.Resource, error) {
+func releasePatches(in *Input, attached []string) ([]kube.Resource, error) {
 	wanted := map[string]bool{}
-	for _, ns := range in.attached {
+	for _, ns := range attached {
 		wanted[ns] = true
 	}
 	var out []kube.Resource

@@ -33,6 +33,9 @@ type tenancy struct {
 	// publishers without a host label and every admitted namespace whose
 	// host label is the apex.
 	apexZone []string
+	// attached are the namespaces the function labels (see
+	// AttachedNamespaces).
+	attached []string
 }
 
 // newTenancy reads the admitted namespaces: the TenantGateway's own, the
@@ -46,7 +49,8 @@ func newTenancy(in *Input) *tenancy {
 			t.labels[n.Name] = n.Labels
 		}
 	}
-	for _, ns := range in.attached {
+	t.attached = AttachedNamespaces(in.Namespace, in.Spec.AttachedNamespaces)
+	for _, ns := range t.attached {
 		t.addPublisher(in, ns)
 	}
 	for _, ns := range slices.Sorted(maps.Keys(t.publisher)) {

@@ -30,7 +30,6 @@ func TestTenancy(t *testing.T) {
 			"cozy-foreign":   {Name: "cozy-foreign", Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-x"}},
 		},
 	}
-	in.attached = AttachedNamespaces(in.Namespace, in.Spec.AttachedNamespaces)
 	tn := newTenancy(in)
 
 	type admission struct {

@@ -11,7 +11,8 @@ import (
 	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
-// Input is everything one run knows about one TenantGateway.
+// Input is everything one run knows about one TenantGateway. Compose reads
+// it and never writes it: what a phase derives from it, the phase returns.
 type Input struct {
 	// Name and Namespace of the TenantGateway.
 	Name      string
@@ -60,18 +61,6 @@ type Input struct {
 	// PlatformApex is the platform's apex (publishing.host): the order
 	// ledger's branches are named under it.
 	PlatformApex string
-
-	// Derived once per run by Compose.
-	//
-	// served maps the listener names being served to their hostnames: the
-	// observed Gateway's, else those the XR's status remembers.
-	served map[string]string
-	// attached are the namespaces the function labels (see
-	// AttachedNamespaces).
-	attached []string
-	// certWaiting says why the first dns01 certificate is not composed
-	// yet ("" when it is): what its listeners would serve waits.
-	certWaiting string
 }
 
 // Output is what one TenantGateway composes and reports.

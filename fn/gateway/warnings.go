@@ -87,14 +87,15 @@ func digestLines(lines []string) string {
 }
 
 // warnings are the Warning events of this run: one per finding whose
-// digest is set and differs from the last run's.
-func warnings(in *Input, f findings, out *Output) []string {
+// digest is set and differs from the last run's, and one when the Gateway
+// comes close to the listener limit from the served listeners.
+func warnings(in *Input, f findings, out *Output, served servedListeners) []string {
 	w := gatewayWarnings(in.Previous.Digests, f, out)
 	if changed(out.Digests.Repeated, in.Previous.Digests.Repeated) {
 		w = append(w, text.BoundedList(fmt.Sprintf("the spec repeats %d list entries, each used once (remove the repeats): ", len(f.repeated)), f.repeated, "; ", ""))
 	}
 	w = append(w, routeWarnings(in.Previous.Digests, f, out.Digests)...)
-	if out.Listeners > WarnListeners && len(in.served) <= WarnListeners {
+	if out.Listeners > WarnListeners && len(served) <= WarnListeners {
 		w = append(w, fmt.Sprintf("Gateway %s/%s now has %d listeners, close to the limit of %d; %s", in.Namespace, in.Name, out.Listeners, MaxListeners, budgetAdvice(in)))
 	}
 	return w
