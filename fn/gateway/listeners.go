@@ -36,7 +36,8 @@ func (p *plan) add(l gwapiv1.Listener, a admission) {
 
 // planHTTP01 lays out the http01 Gateway: http, one HTTPS listener per
 // hostname that admits only the namespace that owns it (byte order), then
-// the passthrough listeners.
+// the passthrough listeners; served keeps what the Gateway serves in the
+// budget.
 func planHTTP01(in *Input, t *tenancy, l *ledger, served servedListeners, claims []*claim, hostless []*Route, contests []*contest) *plan {
 	owners := ownersOf(claims, contests)
 	pass, passAdmits := passthroughListeners(in, t, claims, hostless)
@@ -84,7 +85,9 @@ func planHTTP01(in *Input, t *tenancy, l *ledger, served servedListeners, claims
 // planWildcard lays out the dns01, existingSecret and edge Gateways: the
 // apex and its wildcard, one listener per inheriting child apex, a pin per
 // hostname whose serving listener would not admit (only) its owner, then the
-// passthrough listeners.
+// passthrough listeners. served keeps what the Gateway serves in the budget;
+// certWaiting, when set, says why the dns01 certificate is not composed yet,
+// and is added to what each covered hostname is told.
 func planWildcard(in *Input, t *tenancy, served servedListeners, certWaiting string, claims []*claim, hostless []*Route, contests []*contest, children []*child) *plan {
 	edge := in.Spec.CertMode == v1alpha1.CertModeEdge
 	wild, apex := ListenerHTTPS, ListenerHTTPSApex
