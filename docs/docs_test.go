@@ -119,10 +119,12 @@ func TestNoHistoryOutsideBenchmarks(t *testing.T) {
 }
 
 // reasonTypes are the types whose constants are reasons or states the code
-// writes into a status.
+// writes into a status, by name or, where the name alone says little, by
+// package and name.
 var reasonTypes = map[string]bool{
 	"ConditionType": true, "ConditionReason": true, "ListenerReason": true,
 	"HostnameState": true, "ChildApexState": true,
+	"conditions.Type": true, "conditions.Reason": true,
 }
 
 // external resolves the constants of other modules the reason constants are
@@ -144,9 +146,10 @@ type constant struct {
 func reasonConstants(t *testing.T) map[string][]string {
 	t.Helper()
 	dirs := map[string]string{
-		"gateway":  "../fn/gateway",
-		"tenant":   "../fn/tenant",
-		"v1alpha1": "../apis/gateway/v1alpha1",
+		"conditions": "../fn/conditions",
+		"gateway":    "../fn/gateway",
+		"tenant":     "../fn/tenant",
+		"v1alpha1":   "../apis/gateway/v1alpha1",
 	}
 	consts := map[string]constant{} // "pkg.Name"
 	fset := token.NewFileSet()
@@ -224,7 +227,7 @@ func reasonConstants(t *testing.T) map[string][]string {
 	}
 	out := map[string][]string{}
 	for k, c := range consts {
-		if !reasonTypes[c.typ] || c.expr == nil {
+		if !reasonTypes[c.typ] && !reasonTypes[c.pkg+"."+c.typ] || c.expr == nil {
 			continue
 		}
 		v := value(c.pkg, c.expr)

@@ -18,6 +18,7 @@ import (
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 	"github.com/cozystack/function-tenant-gateway/test/fake"
 )
@@ -97,7 +98,7 @@ func TestGatewayMetricsFromRunFunction(t *testing.T) {
 	}
 	want.duration = time.Duration(series[d] * float64(time.Second))
 	// Let's Encrypt's quota by default, and the two Certificates' orders.
-	want.orders, want.orderLimit = 2, gateway.LetsEncryptQuota.Limit
+	want.orders, want.orderLimit = 2, acme.LetsEncryptQuota.Limit
 	if diff := cmp.Diff(want.series(t), series, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("-want, +got:\n%s", diff)
 	}

@@ -6,7 +6,9 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 	"github.com/cozystack/function-tenant-gateway/fn/tenant"
 )
 
@@ -19,8 +21,8 @@ import (
 
 // observeComposed reads the conditions of every composed resource Crossplane
 // observed, by composition resource name.
-func observeComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.ObservedResource {
-	out := map[string]*gateway.ObservedResource{}
+func observeComposed(req *fnv1.RunFunctionRequest) map[string]*kube.ObservedResource {
+	out := map[string]*kube.ObservedResource{}
 	for key, r := range req.GetObserved().GetResources() {
 		v := resourceView(r)
 		o := observedConditions(v.at("status", "conditions"))
@@ -40,7 +42,7 @@ func observedResource(req *fnv1.RunFunctionRequest, key string) view {
 // of the composed Certificates, order-ledger Object and Gateway besides
 // their conditions: the Certificates' dnsNames, the record the Object was
 // applied with, the Gateway's listeners and their conditions.
-func observeGatewayComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.ObservedResource {
+func observeGatewayComposed(req *fnv1.RunFunctionRequest) map[string]*kube.ObservedResource {
 	out := observeComposed(req)
 	if o := out[gateway.KeyCertificateWildcard]; o != nil {
 		o.DNSNames = observedDNSNames(req, gateway.KeyCertificateWildcard)
@@ -85,7 +87,7 @@ func observeGatewayComposed(req *fnv1.RunFunctionRequest) map[string]*gateway.Ob
 // observedRecord is the order ledger's record the Object was last applied
 // with, whether or not provider-kubernetes has written it yet; one that
 // does not decode is none, so that no order is granted on it.
-func observedRecord(req *fnv1.RunFunctionRequest) *gateway.OrderRecord {
+func observedRecord(req *fnv1.RunFunctionRequest) *acme.OrderRecord {
 	m := observedResource(req, gateway.KeyOrderLedger).at(keySpec, "forProvider", "manifest").object()
 	rec, err := gateway.DecodeLedgerRecord(stringMap(m.get("data")))
 	if err != nil {
@@ -143,9 +145,9 @@ func conditions(v val) map[string]string {
 
 // observedConditions maps each condition type in a conditions list to its
 // status, its reason and its message.
-func observedConditions(v val) *gateway.ObservedResource {
+func observedConditions(v val) *kube.ObservedResource {
 	cs := conditionList(v)
-	o := &gateway.ObservedResource{
+	o := &kube.ObservedResource{
 		Conditions: make(map[string]string, len(cs)),
 		Reasons:    make(map[string]string, len(cs)),
 		Messages:   make(map[string]string, len(cs)),

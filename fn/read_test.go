@@ -10,6 +10,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // TestReadValues: the structpb readers find a value by its path, say "" or
@@ -90,7 +91,7 @@ func TestObserveComposed(t *testing.T) {
 		"namespace":     {Resource: resource.MustStructJSON(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-bob"}}`)},
 		"tenantgateway": {Resource: resource.MustStructJSON(`{"kind":"Object","status":{"conditions":[{"type":"Ready","status":"True","reason":"Available"}]}}`)},
 	}}}
-	want := map[string]*gateway.ObservedResource{
+	want := map[string]*kube.ObservedResource{
 		"namespace":     {Name: "tenant-bob", Conditions: map[string]string{}, Reasons: map[string]string{}, Messages: map[string]string{}},
 		"tenantgateway": {Conditions: map[string]string{"Ready": "True"}, Reasons: map[string]string{"Ready": "Available"}, Messages: map[string]string{"Ready": ""}},
 	}

@@ -14,9 +14,9 @@ import (
 
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
 	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 	"github.com/cozystack/function-tenant-gateway/fn/tenant"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // reqParentNamespace is the requirement of a Tenant run besides the platform
@@ -87,7 +87,7 @@ func runTenant(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFu
 			// The Fatal result names the claim before the bounded refusal,
 			// and is bounded again (see Bounds in docs/design.md).
 			response.Warning(rsp, err).TargetCompositeAndClaim()
-			response.Fatal(rsp, errors.New(gateway.Truncate(fmt.Sprintf("Tenant %s/%s: %v", parent, name, err))))
+			response.Fatal(rsp, errors.New(text.Truncate(fmt.Sprintf("Tenant %s/%s: %v", parent, name, err))))
 			return
 		}
 		response.Fatal(rsp, fmt.Errorf("cannot derive Tenant %s/%s: %w", parent, name, err))

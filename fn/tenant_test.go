@@ -12,7 +12,7 @@ import (
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
 
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 	"github.com/cozystack/function-tenant-gateway/test/fake"
 )
 
@@ -259,13 +259,13 @@ func TestTenantRefusalBounded(t *testing.T) {
 		t.Fatalf("want a refusal ending in a Fatal result, got %v", rsp.GetResults())
 	}
 	for _, r := range rsp.GetResults() {
-		if len(r.GetMessage()) > gateway.MaxMessage {
-			t.Errorf("%s result of %d bytes, over %d: %.80s…", r.GetSeverity(), len(r.GetMessage()), gateway.MaxMessage, r.GetMessage())
+		if len(r.GetMessage()) > text.MaxMessage {
+			t.Errorf("%s result of %d bytes, over %d: %.80s…", r.GetSeverity(), len(r.GetMessage()), text.MaxMessage, r.GetMessage())
 		}
 	}
 	for _, c := range rsp.GetConditions() {
-		if len(c.GetMessage()) > gateway.MaxMessage {
-			t.Errorf("condition %s of %d bytes, over %d", c.GetType(), len(c.GetMessage()), gateway.MaxMessage)
+		if len(c.GetMessage()) > text.MaxMessage {
+			t.Errorf("condition %s of %d bytes, over %d", c.GetType(), len(c.GetMessage()), text.MaxMessage)
 		}
 	}
 }

@@ -18,9 +18,13 @@ import (
 
 	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 	"github.com/cozystack/function-tenant-gateway/fn/tenant"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
 
 // decodeTenantGateway reads the observed XR's metadata and spec into its Go
@@ -64,7 +68,7 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 		return nil
 	}
 
-	spec := gateway.Defaulted(tgw.Spec)
+	spec := tgwspec.Defaulted(tgw.Spec)
 	quota, err := tenant.CertificateOrders(data, string(spec.IssuerName))
 	if err != nil {
 		response.Fatal(rsp, fmt.Errorf("cannot read the platform settings in EnvironmentConfig %s: %w", settings.PlatformConfigName, err))
@@ -95,7 +99,7 @@ func runTenantGateway(log logging.Logger, req *fnv1.RunFunctionRequest, rsp *fnv
 	skipped = append(skipped, skippedRecords...)
 	if len(skipped) > 0 {
 		// One warning for all of them: every warning becomes an event.
-		warnings = append(warnings, gateway.BoundedList(fmt.Sprintf("skipping %d malformed routes and namespaces: ", len(skipped)), skipped, "; ", ""))
+		warnings = append(warnings, text.BoundedList(fmt.Sprintf("skipping %d malformed routes and namespaces: ", len(skipped)), skipped, "; ", ""))
 	}
 
 	out, err := gateway.Compose(in)
@@ -207,13 +211,13 @@ func requireResources(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRespons
 	if r.Resources == nil {
 		r.Resources = map[string]*fnv1.ResourceSelector{}
 	}
-	r.Resources[reqNamespaces] = all("v1", "Namespace", map[string]string{gateway.LabelNamespaceGateway: tgw.GetNamespace()})
+	r.Resources[reqNamespaces] = all("v1", "Namespace", map[string]string{kube.LabelNamespaceGateway: tgw.GetNamespace()})
 	r.Resources[reqPlatform] = platformSelector(settings)
 	requireRoutes(req, r, tgw, maxScoped)
 	for _, ns := range named {
 		r.Resources[reqNamespacePrefix+ns] = byName("v1", "Namespace", ns)
 	}
-	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), kindGatewayClass, gateway.Defaulted(tgw.Spec).GatewayClassName)
+	r.Resources[reqGatewayClass] = byName(gwapiv1.GroupVersion.String(), kindGatewayClass, tgwspec.Defaulted(tgw.Spec).GatewayClassName)
 	requireLedger(req, r, tgw, settings)
 }
 
@@ -241,8 +245,8 @@ func requireLedger(req *fnv1.RunFunctionRequest, r *fnv1.Requirements, tgw *v1al
 // observeLedger decodes the records of the order ledger; a record that does
 // not decode is skipped, with a warning (it counts for nothing, as a
 // record an operator deleted).
-func observeLedger(req *fnv1.RunFunctionRequest) ([]gateway.OrderRecord, []string) {
-	var out []gateway.OrderRecord
+func observeLedger(req *fnv1.RunFunctionRequest) ([]acme.OrderRecord, []string) {
+	var out []acme.OrderRecord
 	var skipped []string
 	for _, it := range req.GetRequiredResources()[reqOrderLedger].GetItems() {
 		s := it.GetResource()
@@ -340,7 +344,7 @@ func tlsRouteVersion(req *fnv1.RunFunctionRequest) (string, bool) {
 
 // requireProbes asks Crossplane to look up, by name, each object the
 // function is about to compose that it has not observed as ours.
-func requireProbes(rsp *fnv1.RunFunctionResponse, need []gateway.Resource) {
+func requireProbes(rsp *fnv1.RunFunctionResponse, need []kube.Resource) {
 	for _, r := range need {
 		gvk := r.Object.GetObjectKind().GroupVersionKind()
 		ns := r.Object.GetNamespace()

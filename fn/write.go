@@ -19,8 +19,8 @@ import (
 
 	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // zeroFields are fields whose Go types lack omitempty, so a typed object
@@ -48,7 +48,7 @@ var zeroFields = map[string][][]string{
 
 // toComposed converts a typed object into a desired composed resource. Status
 // is never desired: it belongs to the object's controller.
-func toComposed(r gateway.Resource) (*composed.Unstructured, error) {
+func toComposed(r kube.Resource) (*composed.Unstructured, error) {
 	shell, manifest := splitManifest(r.Object)
 	cd, err := composed.From(shell)
 	if err != nil {
@@ -152,7 +152,7 @@ func init() { //nolint:gochecknoinits // composed.From needs the kinds we compos
 // earlier pipeline steps, each marked ready as ready says by its key. The
 // earlier steps' resources are written as the SDK writes them; the function's
 // own go out as Struct wire bytes (see structEncoder).
-func setComposed(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, resources []gateway.Resource, ready map[string]bool) error {
+func setComposed(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, resources []kube.Resource, ready map[string]bool) error {
 	desired, err := request.GetDesiredComposedResources(req)
 	if err != nil {
 		return fmt.Errorf("cannot get desired composed resources: %w", err)

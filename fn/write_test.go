@@ -16,6 +16,7 @@ import (
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // TestToComposedOwnsOnlyWhatItMeans checks that the composed objects carry no
@@ -90,7 +91,7 @@ func TestWriteDesired(t *testing.T) {
 				Resources: map[string]*fnv1.Resource{"earlier": {Resource: resource.MustStructJSON(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`)}},
 			}}
 			rsp := response.To(req, DefaultTTL)
-			resources := []gateway.Resource{
+			resources := []kube.Resource{
 				{Key: "namespace", Object: &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: "tenant-bob"}}},
 				{Key: "quota", Object: &corev1.ResourceQuota{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ResourceQuota"}, ObjectMeta: metav1.ObjectMeta{Name: "q", Namespace: "tenant-bob"}}},
 			}

@@ -5,6 +5,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // An admission is who a listener lets attach: the rule the function judges
@@ -81,7 +83,7 @@ func (a admission) admits(t *tenancy, ns string) bool {
 // created after the last run and does not change when a child tenant comes
 // or goes.
 func (a admission) allowedRoutes(t *tenancy) *gwapiv1.AllowedRoutes {
-	gateway := map[string]string{LabelNamespaceGateway: t.owner}
+	gateway := map[string]string{kube.LabelNamespaceGateway: t.owner}
 	s := &metav1.LabelSelector{}
 	switch a.kind {
 	case admitHTTP:
@@ -89,7 +91,7 @@ func (a admission) allowedRoutes(t *tenancy) *gwapiv1.AllowedRoutes {
 		if t.certManager != t.owner {
 			values = append(values, t.certManager)
 		}
-		s.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: LabelNamespaceName, Operator: metav1.LabelSelectorOpIn, Values: values}}
+		s.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: kube.LabelNamespaceName, Operator: metav1.LabelSelectorOpIn, Values: values}}
 	case admitApex:
 		s.MatchLabels = gateway
 		names := t.apexZone
@@ -97,17 +99,17 @@ func (a admission) allowedRoutes(t *tenancy) *gwapiv1.AllowedRoutes {
 			// In needs a value, and no namespace is named "".
 			names = []string{""}
 		}
-		s.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: LabelNamespaceName, Operator: metav1.LabelSelectorOpIn, Values: names}}
+		s.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: kube.LabelNamespaceName, Operator: metav1.LabelSelectorOpIn, Values: names}}
 	case admitChild:
-		s.MatchLabels = map[string]string{LabelNamespaceGateway: t.owner, LabelNamespaceHost: a.value}
+		s.MatchLabels = map[string]string{kube.LabelNamespaceGateway: t.owner, kube.LabelNamespaceHost: a.value}
 	case admitPin:
-		s.MatchLabels = map[string]string{LabelNamespaceGateway: t.owner, LabelNamespaceName: a.value}
+		s.MatchLabels = map[string]string{kube.LabelNamespaceGateway: t.owner, kube.LabelNamespaceName: a.value}
 	case admitPublishers:
 		s.MatchLabels = gateway
-		s.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: LabelNamespaceName, Operator: metav1.LabelSelectorOpIn, Values: t.apexPublishers()}}
+		s.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: kube.LabelNamespaceName, Operator: metav1.LabelSelectorOpIn, Values: t.apexPublishers()}}
 	}
 	if len(a.exclude) > 0 {
-		s.MatchExpressions = append(s.MatchExpressions, metav1.LabelSelectorRequirement{Key: LabelNamespaceName, Operator: metav1.LabelSelectorOpNotIn, Values: a.exclude})
+		s.MatchExpressions = append(s.MatchExpressions, metav1.LabelSelectorRequirement{Key: kube.LabelNamespaceName, Operator: metav1.LabelSelectorOpNotIn, Values: a.exclude})
 	}
 	from := gwapiv1.NamespacesFromSelector
 	return &gwapiv1.AllowedRoutes{Namespaces: &gwapiv1.RouteNamespaces{From: &from, Selector: s}}

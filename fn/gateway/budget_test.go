@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 func hosts(n int, format string) []string {
@@ -137,7 +138,7 @@ func TestProperties(t *testing.T) {
 			labelled("tenant-c1", "c1.example.org"), labelled("tenant-c2", "c2.example.org"), labelled("cozy-a", ""), labelled("cozy-b", ""),
 			labelled("tenant-c1-deep", "deep.c1.example.org"), labelled("tenant-x", "example.org"), labelled("tenant-root", "example.org"),
 			labelled("tenant-alice", "alice.example.org"), labelled("tenant-bob", "bob.example.org"),
-			{Name: "tenant-eve", Labels: map[string]string{LabelNamespaceGateway: "tenant-other", LabelNamespaceHost: "example.org"}},
+			{Name: "tenant-eve", Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-other", kube.LabelNamespaceHost: "example.org"}},
 		}
 		attached := []v1alpha1.DNSLabel{"cozy-a", "tenant-eve"}[:rng.Intn(3)]
 		for _, spec := range modes {

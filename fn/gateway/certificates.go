@@ -4,6 +4,8 @@ import (
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // hostCertificate is the http01 Certificate of one hostname's listener. Its
@@ -11,7 +13,7 @@ import (
 func hostCertificate(in *Input, listener, hostname string) *cmv1.Certificate {
 	name := listenerCertificateName(in.Name, listener)
 	labels := commonLabels(in)
-	labels[LabelPerListenerCert] = "true"
+	labels[kube.LabelPerListenerCert] = "true"
 	return certificate(in, name, labels, []string{hostname})
 }
 

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 func TestCertificates(t *testing.T) {
@@ -26,8 +27,8 @@ func TestCertificates(t *testing.T) {
 			},
 		}
 	}
-	common := map[string]string{LabelManagedBy: ManagedBy, LabelTenantGateway: "cozystack"}
-	perListener := map[string]string{LabelManagedBy: ManagedBy, LabelTenantGateway: "cozystack", LabelPerListenerCert: "true"}
+	common := map[string]string{kube.LabelManagedBy: kube.ManagedBy, kube.LabelTenantGateway: "cozystack"}
+	perListener := map[string]string{kube.LabelManagedBy: kube.ManagedBy, kube.LabelTenantGateway: "cozystack", kube.LabelPerListenerCert: "true"}
 	long := "https-www-1810c93498cc3391"
 	cases := map[string]struct {
 		reason string

@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 func TestDiscoverChildren(t *testing.T) {
@@ -31,7 +33,7 @@ func TestDiscoverChildren(t *testing.T) {
 		},
 		"NotAdmitted": {
 			reason: "A namespace marked for another Gateway gets no child apex here",
-			nss:    []Namespace{{Name: "tenant-eve", Labels: map[string]string{LabelNamespaceGateway: "tenant-other", LabelNamespaceHost: "eve.example.org"}}},
+			nss:    []Namespace{{Name: "tenant-eve", Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-other", kube.LabelNamespaceHost: "eve.example.org"}}},
 		},
 		"OutsideApex": {
 			reason: "A child apex outside the apex, a suffix that is no subdomain, a wildcard or an invalid name is reported and gets nothing",
@@ -110,7 +112,7 @@ func TestCapCertificateNames(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			in, tn := admittedBy(tc.spec, tc.nss)
 			if tc.observed != nil {
-				in.Observed = map[string]*ObservedResource{KeyCertificateWildcard: {DNSNames: tc.observed}}
+				in.Observed = map[string]*kube.ObservedResource{KeyCertificateWildcard: {DNSNames: tc.observed}}
 			}
 			in.Previous.ChildApexes = map[string]bool{}
 			for _, a := range tc.previous {
@@ -149,10 +151,10 @@ func TestAttackCertificateCap(t *testing.T) {
 	onCert := []string{"example.org", "*.example.org", "alice.example.org", "*.alice.example.org", "bob.example.org", "*.bob.example.org"}
 	for _, tc := range []struct {
 		name     string
-		observed map[string]*ObservedResource
+		observed map[string]*kube.ObservedResource
 		previous PreviousStatus
 	}{
-		{name: "CertificateObserved", observed: map[string]*ObservedResource{KeyCertificateWildcard: {DNSNames: onCert}}},
+		{name: "CertificateObserved", observed: map[string]*kube.ObservedResource{KeyCertificateWildcard: {DNSNames: onCert}}},
 		{name: "StatusRemembers", previous: PreviousStatus{ChildApexes: map[string]bool{"alice.example.org": true, "bob.example.org": true}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -179,8 +181,8 @@ func TestAttackCertificateCap(t *testing.T) {
 			if n := countStates(out, v1alpha1.ChildApexOverCertificateLimit); n != 61-49 {
 				t.Errorf("children left out of the certificate: got %d, want %d", n, 61-49)
 			}
-			if c := condition(out, ConditionListenersReady); c.Reason != ReasonCertificateNameLimitExceeded {
-				t.Errorf("ListenersReady reason %s, want %s: %s", c.Reason, ReasonCertificateNameLimitExceeded, c.Message)
+			if c := condition(out, conditions.ListenersReady); c.Reason != conditions.ReasonCertificateNameLimitExceeded {
+				t.Errorf("ListenersReady reason %s, want %s: %s", c.Reason, conditions.ReasonCertificateNameLimitExceeded, c.Message)
 			}
 		})
 	}

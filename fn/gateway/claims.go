@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // A claim is one hostname one route asks for, with its judgement.
@@ -142,9 +143,9 @@ func notDelegated(t *tenancy, c *claim, zones map[string]*child, passthrough map
 	d, ok := t.delegation(ns)
 	switch {
 	case !ok:
-		return fmt.Sprintf("namespace %s has no %s label and is neither the TenantGateway's namespace nor one of its attachedNamespaces, so it was delegated no hostname", ns, LabelNamespaceHost), nil
+		return fmt.Sprintf("namespace %s has no %s label and is neither the TenantGateway's namespace nor one of its attachedNamespaces, so it was delegated no hostname", ns, kube.LabelNamespaceHost), nil
 	case !under(h, d):
-		return fmt.Sprintf("%s is outside what namespace %s was delegated: %s and its subdomains (its %s label)", h, ns, d, LabelNamespaceHost), nil
+		return fmt.Sprintf("%s is outside what namespace %s was delegated: %s and its subdomains (its %s label)", h, ns, d, kube.LabelNamespaceHost), nil
 	}
 	if isWildcard(h) {
 		var z *child

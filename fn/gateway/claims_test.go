@@ -9,23 +9,24 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
 
 // admittedBy is tenant-root's TenantGateway cozystack as Compose reads it
 // before planning: the spec defaulted, the namespaces sorted by name and
 // looked up by name, and who may use the Gateway.
 func admittedBy(spec v1alpha1.TenantGatewaySpec, nss []Namespace, routes ...Route) (*Input, *tenancy) {
-	in := &Input{Name: "cozystack", Namespace: "tenant-root", CertManagerNamespace: "cozy-cert-manager", Spec: Defaulted(spec), Routes: routes, Namespaces: slices.Clone(nss), NamedNamespaces: map[string]*Namespace{}}
+	in := &Input{Name: "cozystack", Namespace: "tenant-root", CertManagerNamespace: "cozy-cert-manager", Spec: tgwspec.Defaulted(spec), Routes: routes, Namespaces: slices.Clone(nss), NamedNamespaces: map[string]*Namespace{}}
 	sort.Slice(in.Namespaces, func(i, j int) bool { return in.Namespaces[i].Name < in.Namespaces[j].Name })
 	for i := range in.Namespaces {
 		in.NamedNamespaces[in.Namespaces[i].Name] = &in.Namespaces[i]
 	}
-	in.attached = AttachedNamespaces(in.Namespace, in.Spec.AttachedNamespaces)
 	return in, newTenancy(in)
 }
 
 func TestCollectClaims(t *testing.T) {
-	foreign := Namespace{Name: "tenant-eve", Labels: map[string]string{LabelNamespaceGateway: "tenant-other", LabelNamespaceHost: "eve.example.org"}}
+	foreign := Namespace{Name: "tenant-eve", Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-other", kube.LabelNamespaceHost: "eve.example.org"}}
 	cases := map[string]struct {
 		reason   string
 		routes   []Route

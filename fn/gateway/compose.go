@@ -7,23 +7,19 @@ import (
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
 
 // Compose validates the TenantGateway and computes its composed resources
 // and status from the routes and namespaces it observes.
-func Compose(in Input) (*Output, error) {
-	var repeated []string
-	in.Spec, repeated = withoutRepeats(Defaulted(in.Spec))
-	if errs := append(validateName(in.Name), Validate(in.Spec)...); len(errs) > 0 {
+func Compose(given Input) (*Output, error) {
+	in, repeated := normalized(given)
+	if errs := append(validateName(in.Name), tgwspec.Validate(in.Spec)...); len(errs) > 0 {
 		return nil, &InvalidSpecError{Errors: errs}
 	}
 	mode := in.Spec.CertMode
-	// The output must not depend on the order the cluster listed things in.
-	in.Namespaces = slices.Clone(in.Namespaces)
-	sort.Slice(in.Namespaces, func(i, j int) bool { return in.Namespaces[i].Name < in.Namespaces[j].Name })
-
-	in.served = servedListeners(&in)
-	in.attached = AttachedNamespaces(in.Namespace, in.Spec.AttachedNamespaces)
+	served := serving(&in)
 
 	t := newTenancy(&in)
 	children := discoverChildren(&in, t)
@@ -31,21 +27,24 @@ func Compose(in Input) (*Output, error) {
 	judgeShape(&in, t, claims, children)
 	markIdle(t, children, claims)
 	orders := newLedger(&in)
+	// certWaiting says why the first dns01 certificate is not composed
+	// yet ("" when it is): what its listeners would serve waits.
 	var certNames []string
+	var certWaiting string
 	if mode == v1alpha1.CertModeDNS01 {
 		capCertificateNames(&in, t, children)
 		certNames = orderDNS01(&in, t, orders, children)
 		if certNames == nil {
-			in.certWaiting = orders.waitMessage(orders.branch(t.owner), "the wildcard certificate")
+			certWaiting = orders.waitMessage(orders.branch(t.owner), "the wildcard certificate")
 		}
 	}
 	contests := resolveConflicts(claims)
 
 	var p *plan
 	if mode == v1alpha1.CertModeHTTP01 {
-		p = planHTTP01(&in, t, orders, claims, hostless, contests)
+		p = planHTTP01(&in, t, orders, served, claims, hostless, contests)
 	} else {
-		p = planWildcard(&in, t, claims, hostless, contests, children)
+		p = planWildcard(&in, t, served, certWaiting, claims, hostless, contests, children)
 	}
 	misselected(&in, claims)
 
@@ -108,63 +107,59 @@ func Compose(in Input) (*Output, error) {
 	f.gatewayReady = gatewayReady(&in, refused, p.listeners, judged)
 	out.Conditions = []Condition{
 		f.gatewayReady,
-		listenersReady(&in, out.LeftOut, out.HostnameStates[v1alpha1.HostnameWaiting]+out.ChildApexStates[v1alpha1.ChildApexWaiting]+min(len(in.certWaiting), 1)),
+		listenersReady(&in, out.LeftOut, out.HostnameStates[v1alpha1.HostnameWaiting]+out.ChildApexStates[v1alpha1.ChildApexWaiting]+min(len(certWaiting), 1)),
 		routesAccepted(f.causes, len(claims), len(out.Hostnames)),
 	}
 	out.Digests = digestsOf(&in, f, out.ListenerStatus)
-	out.Warnings = warnings(&in, f, out)
+	out.Warnings = warnings(&in, f, out, served)
 	return out, nil
+}
+
+// normalized is the Input the phases of Compose read: the spec defaulted and
+// without repeated list entries (returned, for their warning), and the
+// namespaces in name order, so that the output does not depend on the order
+// the cluster listed them in.
+func normalized(in Input) (Input, []string) {
+	var repeated []string
+	in.Spec, repeated = withoutRepeats(tgwspec.Defaulted(in.Spec))
+	in.Namespaces = slices.Clone(in.Namespaces)
+	sort.Slice(in.Namespaces, func(i, j int) bool { return in.Namespaces[i].Name < in.Namespaces[j].Name })
+	return in, repeated
 }
 
 // waitingProbes are the Certificates that wait for their order, still
 // looked up so that the order stays decided on the function's own facts
 // (see Certificate orders in docs/design.md): the held http01 ones, and a
 // first dns01 certificate not composed.
-func waitingProbes(in *Input, p *plan, children []*child, certNames []string) []Resource {
-	var out []Resource
+func waitingProbes(in *Input, p *plan, children []*child, certNames []string) []kube.Resource {
+	var out []kube.Resource
 	for _, s := range p.held {
-		out = append(out, Resource{Key: CertificateKey(s.name), Object: hostCertificate(in, s.name, s.hostname)})
+		out = append(out, kube.Resource{Key: CertificateKey(s.name), Object: hostCertificate(in, s.name, s.hostname)})
 	}
 	if in.Spec.CertMode == v1alpha1.CertModeDNS01 && certNames == nil {
-		out = append(out, Resource{Key: KeyCertificateWildcard, Object: wildcardCertificate(in, childNames(in, children))})
+		out = append(out, kube.Resource{Key: KeyCertificateWildcard, Object: wildcardCertificate(in, childNames(in, children))})
 	}
 	return out
-}
-
-// servedListeners maps the listeners being served to their hostnames: those
-// of the observed Gateway, else, when the Gateway is not observed (the first
-// run, or a re-created Gateway), those the XR's status remembers, so that
-// the budgets still keep what was served.
-func servedListeners(in *Input) map[string]string {
-	gw := in.Observed[KeyGateway]
-	if gw == nil {
-		return in.Previous.Listeners
-	}
-	served := make(map[string]string, len(gw.ListenerNames))
-	for _, n := range gw.ListenerNames {
-		served[n] = gw.ListenerHostnames[n]
-	}
-	return served
 }
 
 // planResources lists every object this mode composes, before the ownership
 // guard: the Gateway, the Issuer and Certificates of the ACME modes, the
 // redirect route, the zone guards of child apexes, and the namespace
 // patches.
-func planResources(in *Input, t *tenancy, p *plan, children []*child, certNames []string) ([]Resource, error) {
+func planResources(in *Input, t *tenancy, p *plan, children []*child, certNames []string) ([]kube.Resource, error) {
 	mode := in.Spec.CertMode
-	planned := []Resource{{Key: KeyGateway, Object: gatewayObject(in, p.listeners)}}
+	planned := []kube.Resource{{Key: KeyGateway, Object: gatewayObject(in, p.listeners)}}
 	switch mode {
 	case v1alpha1.CertModeHTTP01:
-		planned = append(planned, Resource{Key: KeyIssuer, Object: issuerObject(in)})
+		planned = append(planned, kube.Resource{Key: KeyIssuer, Object: issuerObject(in)})
 		for _, s := range p.hostListeners {
-			planned = append(planned, Resource{Key: CertificateKey(s.name), Object: hostCertificate(in, s.name, s.hostname)})
+			planned = append(planned, kube.Resource{Key: CertificateKey(s.name), Object: hostCertificate(in, s.name, s.hostname)})
 		}
 	case v1alpha1.CertModeDNS01:
-		planned = append(planned, Resource{Key: KeyIssuer, Object: issuerObject(in)})
+		planned = append(planned, kube.Resource{Key: KeyIssuer, Object: issuerObject(in)})
 		if certNames != nil {
 			// nil: the first certificate waits for an order.
-			planned = append(planned, Resource{Key: KeyCertificateWildcard, Object: wildcardCertificate(in, certNames)})
+			planned = append(planned, kube.Resource{Key: KeyCertificateWildcard, Object: wildcardCertificate(in, certNames)})
 		}
 	case v1alpha1.CertModeExistingSecret, v1alpha1.CertModeEdge:
 		// No Issuer and no Certificate: the operator's Secret, or TLS in
@@ -172,13 +167,13 @@ func planResources(in *Input, t *tenancy, p *plan, children []*child, certNames 
 	}
 	if mode != v1alpha1.CertModeEdge {
 		// The edge in front of an edge-mode Gateway performs the redirect.
-		planned = append(planned, Resource{Key: KeyRedirect, Object: redirectObject(in)})
+		planned = append(planned, kube.Resource{Key: KeyRedirect, Object: redirectObject(in)})
 	}
 	guards, err := zoneGuards(in, t, children)
 	if err != nil {
 		return nil, err
 	}
-	patches, err := namespacePatches(in)
+	patches, err := namespacePatches(in, t)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +182,7 @@ func planResources(in *Input, t *tenancy, p *plan, children []*child, certNames 
 
 // composedCertificates maps the Certificates among planned to the hash of
 // their names, for the order ledger.
-func composedCertificates(planned []Resource) map[string]string {
+func composedCertificates(planned []kube.Resource) map[string]string {
 	out := map[string]string{}
 	for _, r := range planned {
 		if c, ok := r.Object.(*cmv1.Certificate); ok {

@@ -15,11 +15,13 @@ import (
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 func TestComposeHTTP01(t *testing.T) {
-	labels := map[string]string{LabelManagedBy: ManagedBy, LabelTenantGateway: "cozystack"}
-	gwLabels := map[string]string{LabelManagedBy: ManagedBy, LabelTenantGateway: "cozystack", LabelGateway: "tenant-root"}
+	labels := map[string]string{kube.LabelManagedBy: kube.ManagedBy, kube.LabelTenantGateway: "cozystack"}
+	gwLabels := map[string]string{kube.LabelManagedBy: kube.ManagedBy, kube.LabelTenantGateway: "cozystack", kube.LabelGateway: "tenant-root"}
 	selector := func(values ...string) *gwapiv1.AllowedRoutes {
 		return &gwapiv1.AllowedRoutes{Namespaces: &gwapiv1.RouteNamespaces{
 			From: ptr.To(gwapiv1.NamespacesFromSelector),
@@ -67,7 +69,7 @@ func TestComposeHTTP01(t *testing.T) {
 		"Defaults": {
 			reason: "An apex alone composes the http01 Gateway (http listener, SEL-HTTP), the prod Issuer and the redirect",
 			in:     Input{Name: "cozystack", Namespace: "tenant-root", CertManagerNamespace: "cozy-cert-manager", Spec: v1alpha1.TenantGatewaySpec{Apex: "example.org"}},
-			want: &Output{CertMode: v1alpha1.CertModeHTTP01, Listeners: 1, Resources: []Resource{
+			want: &Output{CertMode: v1alpha1.CertModeHTTP01, Listeners: 1, Resources: []kube.Resource{
 				{Key: "gateway", Object: gw("cilium", selector("tenant-root", "cozy-cert-manager"))},
 				{Key: "issuer", Object: issuer("https://acme-v02.api.letsencrypt.org/directory")},
 				{Key: "redirect", Object: redirect},
@@ -78,7 +80,7 @@ func TestComposeHTTP01(t *testing.T) {
 			in: Input{Name: "cozystack", Namespace: "tenant-root", CertManagerNamespace: "cozy-cert-manager", Spec: v1alpha1.TenantGatewaySpec{
 				Apex: "example.org", IssuerName: v1alpha1.IssuerLetsEncryptStage, GatewayClassName: "envoy",
 			}},
-			want: &Output{CertMode: v1alpha1.CertModeHTTP01, Listeners: 1, Resources: []Resource{
+			want: &Output{CertMode: v1alpha1.CertModeHTTP01, Listeners: 1, Resources: []kube.Resource{
 				{Key: "gateway", Object: gw("envoy", selector("tenant-root", "cozy-cert-manager"))},
 				{Key: "issuer", Object: issuer("https://acme-staging-v02.api.letsencrypt.org/directory")},
 				{Key: "redirect", Object: redirect},
@@ -87,7 +89,7 @@ func TestComposeHTTP01(t *testing.T) {
 		"CertManagerInOwnNamespace": {
 			reason: "SEL-HTTP omits the cert-manager namespace when it is the TenantGateway's own",
 			in:     Input{Name: "cozystack", Namespace: "tenant-root", CertManagerNamespace: "tenant-root", Spec: v1alpha1.TenantGatewaySpec{Apex: "example.org"}},
-			want: &Output{CertMode: v1alpha1.CertModeHTTP01, Listeners: 1, Resources: []Resource{
+			want: &Output{CertMode: v1alpha1.CertModeHTTP01, Listeners: 1, Resources: []kube.Resource{
 				{Key: "gateway", Object: gw("cilium", selector("tenant-root"))},
 				{Key: "issuer", Object: issuer("https://acme-v02.api.letsencrypt.org/directory")},
 				{Key: "redirect", Object: redirect},
@@ -125,7 +127,7 @@ func TestComposeRefuses(t *testing.T) {
 			reason: "A name the API server accepts for the XR (up to 253 characters) but not as a label value is refused before anything is composed, naming the label",
 			name:   strings.Repeat("a", 64),
 			spec:   v1alpha1.TenantGatewaySpec{Apex: "example.org"},
-			want:   `invalid TenantGateway spec: metadata.name: Invalid value: "` + strings.Repeat("a", 64) + `": every composed object carries the name as the value of label ` + LabelTenantGateway + `: must be no more than 63 bytes`,
+			want:   `invalid TenantGateway spec: metadata.name: Invalid value: "` + strings.Repeat("a", 64) + `": every composed object carries the name as the value of label ` + kube.LabelTenantGateway + `: must be no more than 63 bytes`,
 		},
 	}
 	for name, tc := range cases {
@@ -185,7 +187,7 @@ func runNoClass(t *testing.T, in Input) *Output {
 	return out
 }
 
-func condition(out *Output, typ ConditionType) Condition {
+func condition(out *Output, typ conditions.Type) Condition {
 	for _, c := range out.Conditions {
 		if c.Type == typ {
 			return c

@@ -10,105 +10,17 @@ import (
 	"sigs.k8s.io/gateway-api/pkg/features"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
-)
-
-// A ConditionType is a condition the function sets on a TenantGateway.
-// Crossplane owns Ready and Synced on the XR, so the function reports its
-// own findings under these (see Status and conditions in docs/design.md).
-type ConditionType string
-
-// Condition types.
-const (
-	// ConditionGatewayReady is True when the Gateway is accepted,
-	// programmed and every listener ready.
-	ConditionGatewayReady ConditionType = "GatewayReady"
-	// ConditionListenersReady is False when a limit (64 listeners, 100
-	// certificate names) left hostnames or child apexes out.
-	ConditionListenersReady ConditionType = "ListenersReady"
-	// ConditionRoutesAccepted is False when routes lost a hostname, match
-	// no listener, or come from a namespace that is not admitted.
-	ConditionRoutesAccepted ConditionType = "RoutesAccepted"
-)
-
-// A ConditionReason says why a condition has its status.
-type ConditionReason string
-
-// Reasons of GatewayReady, in the order the first problem found is
-// reported (see Status and conditions in docs/design.md).
-const (
-	// ReasonReconcileError: the ownership guard refused objects the
-	// TenantGateway needs; the message names each.
-	ReasonReconcileError ConditionReason = "ReconcileError"
-	// ReasonGatewayClassNotFound: spec.gatewayClassName names no
-	// GatewayClass, so no controller will ever accept the Gateway.
-	ReasonGatewayClassNotFound ConditionReason = "GatewayClassNotFound"
-	// ReasonGatewayClassUnsupported: passthrough listeners on a class that
-	// lists its supported features without TLSRoute.
-	ReasonGatewayClassUnsupported ConditionReason = "GatewayClassUnsupported"
-	// ReasonGatewayNotAccepted: the Gateway is not Accepted (not observed
-	// yet, or its controller refused it; its reason and message follow).
-	ReasonGatewayNotAccepted ConditionReason = "GatewayNotAccepted"
-	// ReasonGatewayStatusStale: the Gateway's Accepted or Programmed
-	// condition carries an observedGeneration older than the Gateway's: its
-	// controller has not seen the spec last applied (it is down, or behind).
-	ReasonGatewayStatusStale ConditionReason = "GatewayStatusStale"
-	// ReasonGatewayNotProgrammed: the Gateway is Accepted but not
-	// Programmed; the message carries the controller's reason and message
-	// (AddressNotAssigned while a LoadBalancer is pending).
-	ReasonGatewayNotProgrammed ConditionReason = "GatewayNotProgrammed"
-	// ReasonListenersNotReady: listeners are not ready; the message names
-	// each with its status.listeners reason, and for CertificateNotReady
-	// cert-manager's reason and message.
-	ReasonListenersNotReady ConditionReason = "ListenersNotReady"
-	// ReasonReconciled: the Gateway is programmed and every listener ready.
-	ReasonReconciled ConditionReason = "Reconciled"
-)
-
-// Reasons of ListenersReady.
-const (
-	// ReasonListenerLimitExceeded: the MaxListeners budget left hostnames
-	// or child apexes out (with or without the certificate's limit); the
-	// message counts each limit's and advises for the mode.
-	ReasonListenerLimitExceeded ConditionReason = "ListenerLimitExceeded"
-	// ReasonCertificateNameLimitExceeded: only the dns01 wildcard
-	// certificate's limit of names left child apexes out.
-	ReasonCertificateNameLimitExceeded ConditionReason = "CertificateNameLimitExceeded"
-	// ReasonListenersFit: every hostname and child apex has its listener.
-	ReasonListenersFit ConditionReason = "ListenersFit"
-	// ReasonCertificateOrdersWaiting: nothing was left out by a limit, but
-	// hostnames or child apexes wait for the ACME order budget.
-	ReasonCertificateOrdersWaiting ConditionReason = "CertificateOrdersWaiting"
-)
-
-// Reasons of RoutesAccepted, in order of precedence: the reason is the
-// first cause found, and the message names every cause found, each
-// bounded (see Status and conditions in docs/design.md).
-const (
-	// ReasonHostnameConflict: routes lost hostnames to other namespaces.
-	ReasonHostnameConflict ConditionReason = "HostnameConflict"
-	// ReasonNoMatchingParent: routes match no listener for hostnames
-	// (their kind, or their sectionName or port), the Gateway API's route
-	// reason of the same name.
-	ReasonNoMatchingParent = ConditionReason(gwapiv1.RouteReasonNoMatchingParent)
-	// ReasonNamespaceNotAdmitted: attached namespaces carry another
-	// Gateway's label, so their routes get no listener.
-	ReasonNamespaceNotAdmitted ConditionReason = "NamespaceNotAdmitted"
-	// ReasonHostnamesNotServed: claimed hostnames are OutsideApex or
-	// Invalid; the message names them.
-	ReasonHostnamesNotServed ConditionReason = "HostnamesNotServed"
-	// ReasonChildApexOutsideApex: child tenant apexes are not under the
-	// apex, so they get no listener; the message names them.
-	ReasonChildApexOutsideApex ConditionReason = "ChildApexOutsideApex"
-	// ReasonAccepted: every claimed hostname is served or reported, the
-	// Gateway API's route reason Accepted.
-	ReasonAccepted = ConditionReason(gwapiv1.RouteReasonAccepted)
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // A Condition the function sets on the XR.
 type Condition struct {
-	Type    ConditionType
+	Type    conditions.Type
 	Status  bool
-	Reason  ConditionReason
+	Reason  conditions.Reason
 	Message string
 }
 
@@ -118,28 +30,28 @@ type Condition struct {
 func gatewayReady(in *Input, refused []string, listeners []gwapiv1.Listener, ls []v1alpha1.ListenerStatus) Condition {
 	gw := in.Observed[KeyGateway]
 	name := in.Namespace + "/" + in.Name
-	c := Condition{Type: ConditionGatewayReady}
+	c := Condition{Type: conditions.GatewayReady}
 	switch {
 	case len(refused) > 0:
-		c.Reason, c.Message = ReasonReconcileError, BoundedList("", refused, "; ", "")
+		c.Reason, c.Message = conditions.ReasonReconcileError, text.BoundedList("", refused, "; ", "")
 	case in.GatewayClass == nil:
-		c.Reason = ReasonGatewayClassNotFound
+		c.Reason = conditions.ReasonGatewayClassNotFound
 		c.Message = fmt.Sprintf("GatewayClass %s does not exist, so no controller will accept Gateway %s; set spec.gatewayClassName to a class of the cluster (kubectl get gatewayclass)", in.Spec.GatewayClassName, name)
 	case classLacksTLSRoute(in, listeners):
-		c.Reason = ReasonGatewayClassUnsupported
+		c.Reason = conditions.ReasonGatewayClassUnsupported
 		c.Message = fmt.Sprintf("GatewayClass %s lists its supported features but not TLSRoute, so nothing would serve the TLS passthrough listeners of Gateway %s", in.GatewayClass.Name, name)
-	case gw != nil && gw.staleStatus() > 0:
+	case gw != nil && staleStatus(gw) > 0:
 		// Not judged on a status of a spec its controller has not seen
 		// (it is down, or has not caught up yet): what it says may no
 		// longer be true of the listeners Crossplane applied.
-		c.Reason = ReasonGatewayStatusStale
-		c.Message = fmt.Sprintf("Underlying Gateway %s is at generation %d; its controller's status describes generation %d, so the Gateway is not judged until the controller has seen it", name, gw.Generation, gw.staleStatus())
+		c.Reason = conditions.ReasonGatewayStatusStale
+		c.Message = fmt.Sprintf("Underlying Gateway %s is at generation %d; its controller's status describes generation %d, so the Gateway is not judged until the controller has seen it", name, gw.Generation, staleStatus(gw))
 	case gw == nil || gw.Conditions[condAccepted] != statusTrue:
-		c.Reason = ReasonGatewayNotAccepted
-		c.Message = Truncate(fmt.Sprintf("Underlying Gateway %s has not been accepted by its controller yet", name) + controllerSays(gw, condAccepted))
+		c.Reason = conditions.ReasonGatewayNotAccepted
+		c.Message = text.Truncate(fmt.Sprintf("Underlying Gateway %s has not been accepted by its controller yet", name) + controllerSays(gw, condAccepted))
 	case gw.Conditions[condProgrammed] != statusTrue:
-		c.Reason = ReasonGatewayNotProgrammed
-		c.Message = Truncate(fmt.Sprintf("Underlying Gateway %s has not been programmed by its controller yet", name) + controllerSays(gw, condProgrammed))
+		c.Reason = conditions.ReasonGatewayNotProgrammed
+		c.Message = text.Truncate(fmt.Sprintf("Underlying Gateway %s has not been programmed by its controller yet", name) + controllerSays(gw, condProgrammed))
 	default:
 		var bad []string
 		for _, l := range ls {
@@ -148,11 +60,11 @@ func gatewayReady(in *Input, refused []string, listeners []gwapiv1.Listener, ls 
 			}
 		}
 		if len(bad) > 0 {
-			c.Reason = ReasonListenersNotReady
-			c.Message = BoundedList(fmt.Sprintf("Gateway %s has %d of %d listeners not ready: ", name, len(bad), len(ls)), bad, ", ", " (see status.listeners)")
+			c.Reason = conditions.ReasonListenersNotReady
+			c.Message = text.BoundedList(fmt.Sprintf("Gateway %s has %d of %d listeners not ready: ", name, len(bad), len(ls)), bad, ", ", " (see status.listeners)")
 			break
 		}
-		c.Status, c.Reason = true, ReasonReconciled
+		c.Status, c.Reason = true, conditions.ReasonReconciled
 		c.Message = fmt.Sprintf("Gateway %s is programmed and every listener is ready", name)
 	}
 	return c
@@ -160,7 +72,7 @@ func gatewayReady(in *Input, refused []string, listeners []gwapiv1.Listener, ls 
 
 // controllerSays is ": <reason>: <message>" of a condition of an observed
 // resource, as its controller wrote it, or "" when it wrote none.
-func controllerSays(o *ObservedResource, typ string) string {
+func controllerSays(o *kube.ObservedResource, typ string) string {
 	if o == nil || o.Reasons[typ] == "" && o.Messages[typ] == "" {
 		return ""
 	}
@@ -200,21 +112,21 @@ func classLacksTLSRoute(in *Input, listeners []gwapiv1.Listener) bool {
 // listenersReady is ListenersReady: False when a limit left hostnames or
 // child apexes out, naming the limit that binds and advice for the mode.
 func listenersReady(in *Input, l LeftOut, waiting int) Condition {
-	c := Condition{Type: ConditionListenersReady}
+	c := Condition{Type: conditions.ListenersReady}
 	switch {
 	case l.Total() == 0 && waiting > 0:
-		c.Reason = ReasonCertificateOrdersWaiting
-		c.Message = fmt.Sprintf("%d hostnames or child apexes wait for certificate orders: the ACME CA issues at most %d certificates for %s in %s (platform setting %s), shared fairly by the branches of the delegation tree that ask; status.hostnames and status.childApexes say when each may order", waiting, in.Quota.Limit, RegisteredDomain(in.Spec.Apex), in.Quota.Window, QuotaSettingPath)
+		c.Reason = conditions.ReasonCertificateOrdersWaiting
+		c.Message = fmt.Sprintf("%d hostnames or child apexes wait for certificate orders: the ACME CA issues at most %d certificates for %s in %s (platform setting %s), shared fairly by the branches of the delegation tree that ask; status.hostnames and status.childApexes say when each may order", waiting, in.Quota.Limit, RegisteredDomain(in.Spec.Apex), in.Quota.Window, acme.QuotaSettingPath)
 	case l.Total() == 0:
-		c.Status, c.Reason, c.Message = true, ReasonListenersFit, fmt.Sprintf("every hostname fits within the %d-listener limit", MaxListeners)
+		c.Status, c.Reason, c.Message = true, conditions.ReasonListenersFit, fmt.Sprintf("every hostname fits within the %d-listener limit", MaxListeners)
 	case l.Certificate == 0:
-		c.Reason = ReasonListenerLimitExceeded
+		c.Reason = conditions.ReasonListenerLimitExceeded
 		c.Message = fmt.Sprintf("%d hostnames or child apexes were left out: a Gateway holds at most %d listeners (see status.hostnames and status.childApexes); %s", l.Listeners, MaxListeners, budgetAdvice(in))
 	case l.Listeners == 0:
-		c.Reason = ReasonCertificateNameLimitExceeded
+		c.Reason = conditions.ReasonCertificateNameLimitExceeded
 		c.Message = fmt.Sprintf("%d hostnames or child apexes were left out of the wildcard certificate: the ACME CA issues at most %d names per certificate (see status.childApexes); give large child tenants a Gateway of their own", l.Certificate, maxCertificateDNSNames)
 	default:
-		c.Reason = ReasonListenerLimitExceeded
+		c.Reason = conditions.ReasonListenerLimitExceeded
 		c.Message = fmt.Sprintf("%d hostnames or child apexes were left out by the %d-listener limit and %d by the wildcard certificate's %d-name limit (see status.hostnames and status.childApexes); %s", l.Listeners, MaxListeners, l.Certificate, maxCertificateDNSNames, budgetAdvice(in))
 	}
 	return c
@@ -229,7 +141,7 @@ func listenersReady(in *Input, l LeftOut, waiting int) Condition {
 func routesAccepted(causes routeCauseSet, claims, listed int) Condition {
 	c := routeAcceptance(causes)
 	if claims > listed {
-		c.Message = Truncate(c.Message + fmt.Sprintf(" (status.hostnames lists %d of %d claims, those not served first)", listed, claims))
+		c.Message = text.Truncate(c.Message + fmt.Sprintf(" (status.hostnames lists %d of %d claims, those not served first)", listed, claims))
 	}
 	return c
 }
@@ -238,7 +150,7 @@ func routesAccepted(causes routeCauseSet, claims, listed int) Condition {
 // first items, how many in all, and, where status remembers it (so that a
 // warning is raised only when the set changes), a digest of all of them.
 type cause struct {
-	reason ConditionReason
+	reason conditions.Reason
 	prefix string
 	items  []string
 	total  int
@@ -271,7 +183,7 @@ func (c *cause) sum() string {
 
 // message is the cause's prefix and items within limit bytes.
 func (c *cause) message(limit int) string {
-	return boundedListWithin(limit, c.prefix, c.items, c.total, c.sep, "")
+	return text.BoundedListWithin(limit, c.prefix, c.items, c.total, c.sep, "")
 }
 
 func routeAcceptance(causes routeCauseSet) Condition {
@@ -282,16 +194,16 @@ func routeAcceptance(causes routeCauseSet) Condition {
 		}
 	}
 	if len(found) == 0 {
-		return Condition{Type: ConditionRoutesAccepted, Status: true, Reason: ReasonAccepted, Message: "every claimed hostname is served or reported in status.hostnames"}
+		return Condition{Type: conditions.RoutesAccepted, Status: true, Reason: conditions.ReasonAccepted, Message: "every claimed hostname is served or reported in status.hostnames"}
 	}
 	// Each cause gets an equal share of the bound, so that every one is
 	// named however long the first is.
-	share := (MaxMessage - (len(found)-1)*len(causeSep)) / len(found)
+	share := (text.MaxMessage - (len(found)-1)*len(causeSep)) / len(found)
 	parts := make([]string, 0, len(found))
 	for _, k := range found {
 		parts = append(parts, k.message(share))
 	}
-	return Condition{Type: ConditionRoutesAccepted, Reason: found[0].reason, Message: Truncate(strings.Join(parts, causeSep))}
+	return Condition{Type: conditions.RoutesAccepted, Reason: found[0].reason, Message: text.Truncate(strings.Join(parts, causeSep))}
 }
 
 // A routeCauseSet is every cause of RoutesAccepted, each with what it
@@ -310,12 +222,12 @@ func routeCauses(claims []*claim, contests []*contest, foreign []string, childre
 	// Every loss sorted, then bounded: the message names the first losses
 	// by route, whichever hostnames they are for. Status remembers the
 	// conflicts by their own digest (digests), so this cause keeps none.
-	conflict := &cause{reason: ReasonHostnameConflict, prefix: "hostname conflicts: ", sep: "; "}
+	conflict := &cause{reason: conditions.ReasonHostnameConflict, prefix: "hostname conflicts: ", sep: "; "}
 	for _, l := range losses(claims, contests) {
 		conflict.add(l)
 	}
-	orphans := &cause{reason: ReasonNoMatchingParent, prefix: "routes target this Gateway but match no listener for these hostnames (see status.hostnames): ", sep: ", ", digest: newLineDigest()}
-	unserved := &cause{reason: ReasonHostnamesNotServed, prefix: "hostnames that can never be served (see status.hostnames): ", sep: ", ", digest: newLineDigest()}
+	orphans := &cause{reason: conditions.ReasonNoMatchingParent, prefix: "routes target this Gateway but match no listener for these hostnames (see status.hostnames): ", sep: ", ", digest: newLineDigest()}
+	unserved := &cause{reason: conditions.ReasonHostnamesNotServed, prefix: "hostnames that can never be served (see status.hostnames): ", sep: ", ", digest: newLineDigest()}
 	last := ""
 	for _, cl := range claims {
 		switch cl.state {
@@ -329,11 +241,11 @@ func routeCauses(claims []*claim, contests []*contest, foreign []string, childre
 			}
 		}
 	}
-	notAdmitted := &cause{reason: ReasonNamespaceNotAdmitted, prefix: "attached namespaces carry another Gateway's " + LabelNamespaceGateway + " label, so their routes get no listener: ", sep: ", "}
+	notAdmitted := &cause{reason: conditions.ReasonNamespaceNotAdmitted, prefix: "attached namespaces carry another Gateway's " + kube.LabelNamespaceGateway + " label, so their routes get no listener: ", sep: ", "}
 	for _, ns := range foreign {
 		notAdmitted.add(ns)
 	}
-	outside := &cause{reason: ReasonChildApexOutsideApex, prefix: "child tenant apexes outside the apex get no listener (see status.childApexes): ", sep: ", ", digest: newLineDigest()}
+	outside := &cause{reason: conditions.ReasonChildApexOutsideApex, prefix: "child tenant apexes outside the apex get no listener (see status.childApexes): ", sep: ", ", digest: newLineDigest()}
 	for _, ch := range children {
 		if ch.state == v1alpha1.ChildApexOutsideApex {
 			outside.add(fmt.Sprintf("%s (namespace %s)", ch.apex, ch.namespace))

@@ -8,13 +8,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 func TestConditions(t *testing.T) {
 	t.Run("ClassWithoutTLSRoute", func(t *testing.T) {
 		spec := v1alpha1.TenantGatewaySpec{TLSPassthroughServices: []v1alpha1.DNSLabel{"api"}}
-		got := condition(run(t, Input{Spec: spec, GatewayClass: &Class{Name: "envoy-lite", SupportedFeatures: []string{"Gateway", "HTTPRoute"}}}), ConditionGatewayReady)
-		want := Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayClassUnsupported,
+		got := condition(run(t, Input{Spec: spec, GatewayClass: &Class{Name: "envoy-lite", SupportedFeatures: []string{"Gateway", "HTTPRoute"}}}), conditions.GatewayReady)
+		want := Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonGatewayClassUnsupported,
 			Message: "GatewayClass envoy-lite lists its supported features but not TLSRoute, so nothing would serve the TLS passthrough listeners of Gateway tenant-root/cozystack"}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("-want, +got:\n%s", diff)
@@ -26,7 +29,7 @@ func TestConditions(t *testing.T) {
 			{Spec: spec, GatewayClass: &Class{Name: "full", SupportedFeatures: []string{"HTTPRoute", "TLSRoute"}}},
 			{GatewayClass: &Class{Name: "envoy-lite", SupportedFeatures: []string{"HTTPRoute"}}},
 		} {
-			if c := condition(run(t, in), ConditionGatewayReady); c.Reason == ReasonGatewayClassUnsupported {
+			if c := condition(run(t, in), conditions.GatewayReady); c.Reason == conditions.ReasonGatewayClassUnsupported {
 				t.Errorf("class %s judged unsupported: %s", in.GatewayClass.Name, c.Message)
 			}
 		}
@@ -34,23 +37,23 @@ func TestConditions(t *testing.T) {
 	t.Run("GuardBeforeClass", func(t *testing.T) {
 		// A refused object and a missing class: ReconcileError first.
 		out := run(t, Input{Probes: map[string]Probe{KeyIssuer: {Exists: true}}})
-		if c := condition(out, ConditionGatewayReady); c.Reason != ReasonReconcileError {
-			t.Errorf("GatewayReady %s, want %s", c.Reason, ReasonReconcileError)
+		if c := condition(out, conditions.GatewayReady); c.Reason != conditions.ReasonReconcileError {
+			t.Errorf("GatewayReady %s, want %s", c.Reason, conditions.ReasonReconcileError)
 		}
 	})
 	t.Run("HostnamesNotServed", func(t *testing.T) {
 		out := run(t, Input{Routes: []Route{routeTo("tenant-root", "r", "www.example.org", "shop.example.net", "Bad_Name.example.org", "*.example.org")}})
-		want := Condition{Type: ConditionRoutesAccepted, Reason: ReasonHostnamesNotServed,
+		want := Condition{Type: conditions.RoutesAccepted, Reason: conditions.ReasonHostnamesNotServed,
 			Message: "hostnames that can never be served (see status.hostnames): *.example.org (Invalid), Bad_Name.example.org (Invalid), shop.example.net (OutsideApex)"}
-		if diff := cmp.Diff(want, condition(out, ConditionRoutesAccepted)); diff != "" {
+		if diff := cmp.Diff(want, condition(out, conditions.RoutesAccepted)); diff != "" {
 			t.Errorf("-want, +got:\n%s", diff)
 		}
 	})
 	t.Run("ChildApexOutsideApex", func(t *testing.T) {
 		out := run(t, Input{Namespaces: []Namespace{labelled("tenant-x", "x.example.net")}})
-		want := Condition{Type: ConditionRoutesAccepted, Reason: ReasonChildApexOutsideApex,
+		want := Condition{Type: conditions.RoutesAccepted, Reason: conditions.ReasonChildApexOutsideApex,
 			Message: "child tenant apexes outside the apex get no listener (see status.childApexes): x.example.net (namespace tenant-x)"}
-		if diff := cmp.Diff(want, condition(out, ConditionRoutesAccepted)); diff != "" {
+		if diff := cmp.Diff(want, condition(out, conditions.RoutesAccepted)); diff != "" {
 			t.Errorf("-want, +got:\n%s", diff)
 		}
 	})
@@ -66,15 +69,15 @@ func TestConditions(t *testing.T) {
 			tls.Kind = KindTLSRoute
 			routes = append(routes, tls, routeTo("tenant-root", fmt.Sprintf("o%03d", i), fmt.Sprintf("o%03d.example.net", i)))
 		}
-		nss := []Namespace{{Name: "cozy-other", Labels: map[string]string{LabelNamespaceGateway: "tenant-x"}}}
-		named := map[string]*Namespace{"cozy-other": {Name: "cozy-other", Labels: map[string]string{LabelNamespaceGateway: "tenant-x"}, Annotations: map[string]string{AnnotationAttachedBy: "tenant-x"}}}
+		nss := []Namespace{{Name: "cozy-other", Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-x"}}}
+		named := map[string]*Namespace{"cozy-other": {Name: "cozy-other", Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-x"}, Annotations: map[string]string{AnnotationAttachedBy: "tenant-x"}}}
 		for i := range 200 {
 			nss = append(nss, labelled(fmt.Sprintf("tenant-x%03d", i), fmt.Sprintf("x%03d.example.net", i)))
 		}
 		out := run(t, Input{Spec: v1alpha1.TenantGatewaySpec{AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-a", "cozy-other"}}, Routes: routes, Namespaces: nss, NamedNamespaces: named})
-		c := condition(out, ConditionRoutesAccepted)
-		if c.Reason != ReasonHostnameConflict || len(c.Message) > MaxMessage {
-			t.Errorf("RoutesAccepted %s with %d bytes, want %s within %d", c.Reason, len(c.Message), ReasonHostnameConflict, MaxMessage)
+		c := condition(out, conditions.RoutesAccepted)
+		if c.Reason != conditions.ReasonHostnameConflict || len(c.Message) > text.MaxMessage {
+			t.Errorf("RoutesAccepted %s with %d bytes, want %s within %d", c.Reason, len(c.Message), conditions.ReasonHostnameConflict, text.MaxMessage)
 		}
 		at := -1
 		for _, part := range []string{"hostname conflicts: ", "match no listener", "another Gateway's", "can never be served", "child tenant apexes outside"} {
@@ -91,26 +94,26 @@ func TestConditions(t *testing.T) {
 			Routes:     []Route{routeTo("tenant-a", "r", "x.example.org", "y.example.org"), routeTo("cozy-b", "s", "y.example.org", "x.example.org")},
 			Namespaces: nil,
 		})
-		want := Condition{Type: ConditionRoutesAccepted, Reason: ReasonHostnameConflict,
+		want := Condition{Type: conditions.RoutesAccepted, Reason: conditions.ReasonHostnameConflict,
 			Message: "hostname conflicts: HTTPRoute/tenant-a/r lost x.example.org to HTTPRoute/cozy-b/s; HTTPRoute/tenant-a/r lost y.example.org to HTTPRoute/cozy-b/s"}
-		if diff := cmp.Diff(want, condition(out, ConditionRoutesAccepted)); diff != "" {
+		if diff := cmp.Diff(want, condition(out, conditions.RoutesAccepted)); diff != "" {
 			t.Errorf("-want, +got:\n%s", diff)
 		}
 	})
 	t.Run("NoMatchingParent", func(t *testing.T) {
 		tls := Route{Kind: KindTLSRoute, Namespace: "tenant-root", Name: "api", ParentRefs: []ParentRef{{Name: "cozystack"}}, Hostnames: []string{"api.example.org"}}
 		out := run(t, Input{Spec: v1alpha1.TenantGatewaySpec{CertMode: v1alpha1.CertModeEdge}, Routes: []Route{tls}})
-		want := Condition{Type: ConditionRoutesAccepted, Reason: ReasonNoMatchingParent,
+		want := Condition{Type: conditions.RoutesAccepted, Reason: conditions.ReasonNoMatchingParent,
 			Message: "routes target this Gateway but match no listener for these hostnames (see status.hostnames): TLSRoute/tenant-root/api (api.example.org)"}
-		if diff := cmp.Diff(want, condition(out, ConditionRoutesAccepted)); diff != "" {
+		if diff := cmp.Diff(want, condition(out, conditions.RoutesAccepted)); diff != "" {
 			t.Errorf("-want, +got:\n%s", diff)
 		}
 	})
 	t.Run("ListenerLimitExceeded", func(t *testing.T) {
 		out := run(t, Input{Routes: []Route{routeTo("tenant-root", "apps", hosts(70, "app%02d.example.org")...)}})
-		want := Condition{Type: ConditionListenersReady, Reason: ReasonListenerLimitExceeded,
+		want := Condition{Type: conditions.ListenersReady, Reason: conditions.ReasonListenerLimitExceeded,
 			Message: "7 hostnames or child apexes were left out: a Gateway holds at most 64 listeners (see status.hostnames and status.childApexes); certMode dns01 serves every hostname under the apex with a fixed set of listeners"}
-		if diff := cmp.Diff(want, condition(out, ConditionListenersReady)); diff != "" {
+		if diff := cmp.Diff(want, condition(out, conditions.ListenersReady)); diff != "" {
 			t.Errorf("-want, +got:\n%s", diff)
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // TestStateCounts checks the counts the metrics report against the status
@@ -86,7 +87,7 @@ func TestStateCounts(t *testing.T) {
 func namesOfEach(nss []Namespace) []Route {
 	var out []Route
 	for _, n := range nss {
-		if h := n.Labels[LabelNamespaceHost]; h != "" && h != "example.org" && n.Name != "tenant-alice" {
+		if h := n.Labels[kube.LabelNamespaceHost]; h != "" && h != "example.org" && n.Name != "tenant-alice" {
 			out = append(out, routeTo(n.Name, "r", "www."+h))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 func TestGatewayObject(t *testing.T) {
@@ -25,7 +26,7 @@ func TestGatewayObject(t *testing.T) {
 			want: &gwapiv1.Gateway{
 				TypeMeta: metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "Gateway"},
 				ObjectMeta: metav1.ObjectMeta{Name: "cozystack", Namespace: "tenant-root", Labels: map[string]string{
-					LabelManagedBy: ManagedBy, LabelTenantGateway: "cozystack", LabelGateway: "tenant-root",
+					kube.LabelManagedBy: kube.ManagedBy, kube.LabelTenantGateway: "cozystack", kube.LabelGateway: "tenant-root",
 				}},
 				Spec: gwapiv1.GatewaySpec{GatewayClassName: "envoy", Listeners: []gwapiv1.Listener{http}},
 			},
@@ -36,7 +37,7 @@ func TestGatewayObject(t *testing.T) {
 			want: &gwapiv1.Gateway{
 				TypeMeta: metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "Gateway"},
 				ObjectMeta: metav1.ObjectMeta{Name: "edge", Namespace: "tenant-alice", Labels: map[string]string{
-					LabelManagedBy: ManagedBy, LabelTenantGateway: "edge", LabelGateway: "tenant-alice",
+					kube.LabelManagedBy: kube.ManagedBy, kube.LabelTenantGateway: "edge", kube.LabelGateway: "tenant-alice",
 				}},
 				Spec: gwapiv1.GatewaySpec{GatewayClassName: "cilium"},
 			},

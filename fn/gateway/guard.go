@@ -1,6 +1,10 @@
 package gateway
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
+)
 
 // guard refuses to compose an object that exists at the name the function
 // derived but is not ours (see Ownership guard in docs/design.md): Crossplane would otherwise adopt it or
@@ -8,7 +12,7 @@ import "fmt"
 // resource name are ours by construction; the rest were probed by name.
 // It returns the resources to compose, those that needed a probe (refused
 // or not), and one message per refusal.
-func guard(in *Input, resources []Resource) (kept, probed []Resource, refused []string) {
+func guard(in *Input, resources []kube.Resource) (kept, probed []kube.Resource, refused []string) {
 	kept = resources[:0:0]
 	for _, r := range resources {
 		if _, ours := in.Observed[r.Key]; ours {

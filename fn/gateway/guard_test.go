@@ -6,13 +6,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 func TestOwnershipGuard(t *testing.T) {
 	cases := map[string]struct {
 		reason  string
 		probes  map[string]Probe
-		obs     map[string]*ObservedResource
+		obs     map[string]*kube.ObservedResource
 		keys    []string
 		message string
 	}{
@@ -36,7 +38,7 @@ func TestOwnershipGuard(t *testing.T) {
 		"ObservedIsOurs": {
 			reason: "What Crossplane observed under its composition resource name is ours, whatever a probe says",
 			probes: map[string]Probe{KeyIssuer: {Exists: true, ControllerUID: "stale"}},
-			obs:    map[string]*ObservedResource{KeyIssuer: {}},
+			obs:    map[string]*kube.ObservedResource{KeyIssuer: {}},
 			keys:   []string{KeyGateway, KeyIssuer, wwwCert, KeyRedirect},
 		},
 	}
@@ -50,20 +52,20 @@ func TestOwnershipGuard(t *testing.T) {
 			if diff := cmp.Diff(tc.keys, keys); diff != "" {
 				t.Errorf("%s\ncomposed: -want, +got:\n%s", tc.reason, diff)
 			}
-			c := condition(out, ConditionGatewayReady)
+			c := condition(out, conditions.GatewayReady)
 			if tc.message == "" {
-				if c.Reason == ReasonReconcileError {
+				if c.Reason == conditions.ReasonReconcileError {
 					t.Errorf("%s\nunexpected ReconcileError: %s", tc.reason, c.Message)
 				}
 				return
 			}
-			if diff := cmp.Diff(Condition{Type: ConditionGatewayReady, Reason: ReasonReconcileError, Message: tc.message}, c); diff != "" {
+			if diff := cmp.Diff(Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonReconcileError, Message: tc.message}, c); diff != "" {
 				t.Errorf("%s\nGatewayReady: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
 	t.Run("ProbesNeeded", func(t *testing.T) {
-		in := Input{Name: "cozystack", Namespace: "tenant-root", Spec: v1alpha1.TenantGatewaySpec{Apex: "example.org"}, Observed: map[string]*ObservedResource{KeyGateway: {}}}
+		in := Input{Name: "cozystack", Namespace: "tenant-root", Spec: v1alpha1.TenantGatewaySpec{Apex: "example.org"}, Observed: map[string]*kube.ObservedResource{KeyGateway: {}}}
 		out, err := Compose(in)
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,9 @@ import (
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // Every test here is written as a hostile tenant: full rights in its own
@@ -132,7 +135,7 @@ func checkIsolation(t *testing.T, in *Input, out *Output) {
 func clusterLabels(in *Input) map[string]labels.Set {
 	out := map[string]labels.Set{}
 	add := func(n Namespace) {
-		set := labels.Set{LabelNamespaceName: n.Name}
+		set := labels.Set{kube.LabelNamespaceName: n.Name}
 		for k, v := range n.Labels {
 			set[k] = v
 		}
@@ -149,11 +152,11 @@ func clusterLabels(in *Input) map[string]labels.Set {
 	for _, ns := range AttachedNamespaces(in.Namespace, in.Spec.AttachedNamespaces) {
 		set, ok := out[ns]
 		if !ok {
-			set = labels.Set{LabelNamespaceName: ns}
+			set = labels.Set{kube.LabelNamespaceName: ns}
 			out[ns] = set
 		}
-		if set[LabelNamespaceGateway] == "" {
-			set[LabelNamespaceGateway] = in.Namespace
+		if set[kube.LabelNamespaceGateway] == "" {
+			set[kube.LabelNamespaceGateway] = in.Namespace
 		}
 	}
 	return out
@@ -163,7 +166,7 @@ func clusterLabels(in *Input) map[string]labels.Set {
 // from the function's code: its host label; the apex for the owner and the
 // attached namespaces without one; nothing for the rest.
 func delegated(in *Input, ns string, set labels.Set) (string, bool) {
-	if h := set[LabelNamespaceHost]; h != "" {
+	if h := set[kube.LabelNamespaceHost]; h != "" {
 		return h, true
 	}
 	for _, a := range AttachedNamespaces(in.Namespace, in.Spec.AttachedNamespaces) {
@@ -358,7 +361,7 @@ func TestAttackPassthroughAndKinds(t *testing.T) {
 		t.Errorf("passthrough hostnames go through delegation and conflicts: -want, +got:\n%s", diff)
 	}
 	for _, l := range composedGateway(out).Spec.Listeners {
-		if l.Name == "tls-api" && l.AllowedRoutes.Namespaces.Selector.MatchLabels[LabelNamespaceName] != "cozy-api" {
+		if l.Name == "tls-api" && l.AllowedRoutes.Namespaces.Selector.MatchLabels[kube.LabelNamespaceName] != "cozy-api" {
 			t.Errorf("tls-api is not pinned to the winner: %+v", l.AllowedRoutes.Namespaces.Selector)
 		}
 	}
@@ -367,13 +370,13 @@ func TestAttackPassthroughAndKinds(t *testing.T) {
 func TestAttackForeignAttachedNamespace(t *testing.T) {
 	// tenant-root's operator lists tenant-eve, whose gateway label another
 	// Gateway's owner set: her routes get no listener and no Certificate.
-	eve := Namespace{Name: "tenant-eve", Labels: map[string]string{LabelNamespaceGateway: "tenant-other", LabelNamespaceHost: "example.org"}}
+	eve := Namespace{Name: "tenant-eve", Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-other", kube.LabelNamespaceHost: "example.org"}}
 	spec := v1alpha1.TenantGatewaySpec{Apex: "example.org", AttachedNamespaces: []v1alpha1.DNSLabel{"tenant-eve"}}
 	out := attack(t, Input{Spec: spec, Namespaces: append(platform(), eve), Routes: []Route{routeTo("tenant-eve", "x", "x.example.org")}})
 	if len(out.Hostnames) != 0 || len(composedGateway(out).Spec.Listeners) != 1 {
 		t.Errorf("routes of a namespace marked for another Gateway count: %v", listenerNames(out))
 	}
-	if c := condition(out, ConditionRoutesAccepted); c.Reason != ReasonNamespaceNotAdmitted || !strings.Contains(c.Message, "tenant-eve") {
+	if c := condition(out, conditions.RoutesAccepted); c.Reason != conditions.ReasonNamespaceNotAdmitted || !strings.Contains(c.Message, "tenant-eve") {
 		t.Errorf("RoutesAccepted does not say why: %+v", c)
 	}
 }
@@ -397,7 +400,7 @@ func TestAttackUnboundedGrowth(t *testing.T) {
 			t.Errorf("%s: status.conflicts %d entries, conflictCount %d; want %d and 8000", spec.CertMode, len(out.Conflicts), out.ConflictCount, v1alpha1.MaxConflictStatus)
 		}
 		for _, c := range out.Conditions {
-			if len(c.Message) > MaxMessage {
+			if len(c.Message) > text.MaxMessage {
 				t.Errorf("%s: condition %s message is %d bytes", spec.CertMode, c.Type, len(c.Message))
 			}
 		}
@@ -405,12 +408,12 @@ func TestAttackUnboundedGrowth(t *testing.T) {
 			t.Errorf("%s: %d warnings in one run", spec.CertMode, len(out.Warnings))
 		}
 		for _, w := range out.Warnings {
-			if len(w) > MaxMessage {
+			if len(w) > text.MaxMessage {
 				t.Errorf("%s: a warning of %d bytes", spec.CertMode, len(w))
 			}
 		}
-		if !strings.Contains(condition(out, ConditionRoutesAccepted).Message, "… and 7994 more") {
-			t.Errorf("%s: RoutesAccepted does not say how many it left out: %s", spec.CertMode, condition(out, ConditionRoutesAccepted).Message)
+		if !strings.Contains(condition(out, conditions.RoutesAccepted).Message, "… and 7994 more") {
+			t.Errorf("%s: RoutesAccepted does not say how many it left out: %s", spec.CertMode, condition(out, conditions.RoutesAccepted).Message)
 		}
 	}
 }
@@ -650,7 +653,7 @@ func TestAttackDelegationEdges(t *testing.T) {
 		// An attached namespace with a host label was delegated that
 		// label, not api.<apex>: tls-api must not admit it.
 		spec := v1alpha1.TenantGatewaySpec{Apex: "example.org", TLSPassthroughServices: []v1alpha1.DNSLabel{"api"}, AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-b"}}
-		nss := append(platform(), Namespace{Name: "cozy-b", Labels: map[string]string{LabelNamespaceHost: "b.example.org"}})
+		nss := append(platform(), Namespace{Name: "cozy-b", Labels: map[string]string{kube.LabelNamespaceHost: "b.example.org"}})
 		r := routeTo("cozy-b", "grab", "api.example.org")
 		r.Kind = KindTLSRoute
 		out := attack(t, Input{Spec: spec, Namespaces: nss, Routes: []Route{r}})
@@ -680,8 +683,8 @@ func TestAttackDelegationEdges(t *testing.T) {
 			if diff := cmp.Diff(want, hostnameStates(out)); diff != "" {
 				t.Errorf("%s: -want, +got:\n%s", spec.CertMode, diff)
 			}
-			if c := condition(out, ConditionRoutesAccepted); c.Reason != ReasonNoMatchingParent {
-				t.Errorf("%s: RoutesAccepted %s, want %s", spec.CertMode, c.Reason, ReasonNoMatchingParent)
+			if c := condition(out, conditions.RoutesAccepted); c.Reason != conditions.ReasonNoMatchingParent {
+				t.Errorf("%s: RoutesAccepted %s, want %s", spec.CertMode, c.Reason, conditions.ReasonNoMatchingParent)
 			}
 		}
 	})
@@ -694,7 +697,7 @@ func TestAttackDelegationEdges(t *testing.T) {
 			}
 		}
 		if out.LeftOut.Listeners != left {
-			t.Errorf("%d hostnames left out, LeftOut.Listeners=%d; ListenersReady: %s", left, out.LeftOut.Listeners, condition(out, ConditionListenersReady).Message)
+			t.Errorf("%d hostnames left out, LeftOut.Listeners=%d; ListenersReady: %s", left, out.LeftOut.Listeners, condition(out, conditions.ListenersReady).Message)
 		}
 	})
 	t.Run("ConflictUnderADroppedChild", func(t *testing.T) {
@@ -726,7 +729,7 @@ func TestAttackLoserOnAWiderListener(t *testing.T) {
 		out := attack(t, Input{Spec: spec, Namespaces: nss, Routes: []Route{routeTo("cozy-dashboard", "foo", "a.foo.example.org"), routeTo("tenant-foo", "app", "a.foo.example.org")}})
 		pinned := false
 		for _, l := range composedGateway(out).Spec.Listeners {
-			if hostOf(l) == "a.foo.example.org" && l.AllowedRoutes.Namespaces.Selector.MatchLabels[LabelNamespaceName] == "tenant-foo" {
+			if hostOf(l) == "a.foo.example.org" && l.AllowedRoutes.Namespaces.Selector.MatchLabels[kube.LabelNamespaceName] == "tenant-foo" {
 				pinned = true
 			}
 		}

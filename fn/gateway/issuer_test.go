@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"os"
 	"testing"
 
 	cmacme "github.com/cert-manager/cert-manager/pkg/apis/acme/v1"
@@ -9,7 +10,20 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
+
+// testCABundle is a self-signed ed25519 CA certificate, as a platform's own
+// ACME directory would be verified with (the one examples/acme-server carries).
+var testCABundle = mustReadFile("../../test/testdata/acme-ca.pem")
+
+func mustReadFile(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
 
 func TestDNS01Issuer(t *testing.T) {
 	key := func(name, k string) cmmeta.SecretKeySelector {
@@ -73,10 +87,10 @@ func TestDNS01Issuer(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			in := Input{Name: "cozystack", Namespace: "tenant-root", Spec: Defaulted(v1alpha1.TenantGatewaySpec{
+			in := Input{Name: "cozystack", Namespace: "tenant-root", Spec: tgwspec.Defaulted(v1alpha1.TenantGatewaySpec{
 				Apex: "example.org", CertMode: v1alpha1.CertModeDNS01, IssuerName: tc.issuer, DNS01: tc.dns01,
 			})}
-			if errs := Validate(in.Spec); len(errs) > 0 {
+			if errs := tgwspec.Validate(in.Spec); len(errs) > 0 {
 				t.Fatalf("test spec is invalid: %v", errs)
 			}
 			acme := issuerObject(&in).Spec.ACME
@@ -139,8 +153,8 @@ func TestACMEIssuer(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			in := Input{Name: "cozystack", Namespace: "tenant-root", Spec: Defaulted(tc.spec)}
-			if errs := Validate(in.Spec); len(errs) > 0 {
+			in := Input{Name: "cozystack", Namespace: "tenant-root", Spec: tgwspec.Defaulted(tc.spec)}
+			if errs := tgwspec.Validate(in.Spec); len(errs) > 0 {
 				t.Fatalf("test spec is invalid: %v", errs)
 			}
 			acme := issuerObject(&in).Spec.ACME
@@ -153,5 +167,13 @@ func TestACMEIssuer(t *testing.T) {
 				t.Errorf("%s\nIssuer spec.acme without solvers: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+func TestDNS01SolverOfEveryProvider(t *testing.T) {
+	for _, p := range v1alpha1.DNS01ProviderNames {
+		if dns01Solvers[p] == nil {
+			t.Errorf("DNS-01 provider %s, which tgwspec validates, has no cert-manager solver", p)
+		}
 	}
 }

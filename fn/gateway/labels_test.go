@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 func TestCommonLabels(t *testing.T) {
@@ -17,12 +19,12 @@ func TestCommonLabels(t *testing.T) {
 		"ManagedAndOwned": {
 			reason: "Every composed object says the function manages it and which TenantGateway it belongs to",
 			name:   "cozystack",
-			want:   map[string]string{LabelManagedBy: ManagedBy, LabelTenantGateway: "cozystack"},
+			want:   map[string]string{kube.LabelManagedBy: kube.ManagedBy, kube.LabelTenantGateway: "cozystack"},
 		},
 		"LongestLabelValue": {
 			reason: "A TenantGateway name of 63 characters is still a valid label value",
 			name:   strings.Repeat("t", 63),
-			want:   map[string]string{LabelManagedBy: ManagedBy, LabelTenantGateway: strings.Repeat("t", 63)},
+			want:   map[string]string{kube.LabelManagedBy: kube.ManagedBy, kube.LabelTenantGateway: strings.Repeat("t", 63)},
 		},
 	}
 	for name, tc := range cases {
@@ -39,7 +41,7 @@ func TestCommonLabels(t *testing.T) {
 			}
 			// A caller adds its own labels to the map it gets: that must
 			// not reach the next object's labels.
-			got[LabelPerListenerCert] = "true"
+			got[kube.LabelPerListenerCert] = "true"
 			if diff := cmp.Diff(tc.want, commonLabels(in)); diff != "" {
 				t.Errorf("%s\ncommonLabels(...) after a caller added a label: -want, +got:\n%s", tc.reason, diff)
 			}

@@ -10,6 +10,7 @@ import (
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // A plan is the Gateway's listeners, who each admits, and what they mean for
@@ -36,8 +37,9 @@ func (p *plan) add(l gwapiv1.Listener, a admission) {
 
 // planHTTP01 lays out the http01 Gateway: http, one HTTPS listener per
 // hostname that admits only the namespace that owns it (byte order), then
-// the passthrough listeners.
-func planHTTP01(in *Input, t *tenancy, l *ledger, claims []*claim, hostless []*Route, contests []*contest) *plan {
+// the passthrough listeners; served keeps what the Gateway serves in the
+// budget.
+func planHTTP01(in *Input, t *tenancy, l *ledger, served servedListeners, claims []*claim, hostless []*Route, contests []*contest) *plan {
 	owners := ownersOf(claims, contests)
 	pass, passAdmits := passthroughListeners(in, t, claims, hostless)
 
@@ -47,7 +49,7 @@ func planHTTP01(in *Input, t *tenancy, l *ledger, claims []*claim, hostless []*R
 		all[i] = slot{prefix: prefixHTTPS, subject: o.hostname, hostname: o.hostname, namespace: o.namespace, admit: pinTo(o.namespace)}
 		slots[i] = &all[i]
 	}
-	placeSlots(in, t, slots, MaxListeners-1-len(pass), fixedNames(pass), func(listener string) string { return listenerCertificateName(in.Name, listener) })
+	placeSlots(t, served, slots, MaxListeners-1-len(pass), fixedNames(pass), func(listener string) string { return listenerCertificateName(in.Name, listener) })
 
 	p := &plan{held: orderHTTP01(in, t, l, slots)}
 	p.add(httpListener(t), admission{kind: admitHTTP})
@@ -84,8 +86,10 @@ func planHTTP01(in *Input, t *tenancy, l *ledger, claims []*claim, hostless []*R
 // planWildcard lays out the dns01, existingSecret and edge Gateways: the
 // apex and its wildcard, one listener per inheriting child apex, a pin per
 // hostname whose serving listener would not admit (only) its owner, then the
-// passthrough listeners.
-func planWildcard(in *Input, t *tenancy, claims []*claim, hostless []*Route, contests []*contest, children []*child) *plan {
+// passthrough listeners. served keeps what the Gateway serves in the budget;
+// certWaiting, when set, says why the dns01 certificate is not composed yet,
+// and is added to what each covered hostname is told.
+func planWildcard(in *Input, t *tenancy, served servedListeners, certWaiting string, claims []*claim, hostless []*Route, contests []*contest, children []*child) *plan {
 	edge := in.Spec.CertMode == v1alpha1.CertModeEdge
 	wild, apex := ListenerHTTPS, ListenerHTTPSApex
 	if edge {
@@ -104,7 +108,7 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, hostless []*Route, con
 
 	c := newCoverage(fixed)
 	c.dropChildren(children)
-	named := c.childSlots(in, children)
+	named := c.childSlots(in, served, children)
 	owners := ownersOf(claims, contests)
 	pins := c.pinSlots(in, t, owners)
 	pins = append(pins, c.apexPins(in, t, children, claims, hostless)...)
@@ -116,7 +120,7 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, hostless []*Route, con
 	if !edge {
 		budget-- // http
 	}
-	placeSlots(in, t, named, budget, taken, nil)
+	placeSlots(t, served, named, budget, taken, nil)
 	keepPinsWhole(pins)
 	keepApexPins(children)
 	judgeChildSlots(in, children)
@@ -131,9 +135,9 @@ func planWildcard(in *Input, t *tenancy, claims []*claim, hostless []*Route, con
 	c.dropChildren(children)
 	for _, cl := range unjudged(claims) {
 		cl.state, cl.message, cl.listener = c.cover(in, t, cl.hostname, cl.namespace)
-		if cl.state == v1alpha1.HostnameCovered && in.certWaiting != "" {
+		if cl.state == v1alpha1.HostnameCovered && certWaiting != "" {
 			// Its listener has no certificate until the order is made.
-			cl.message = Truncate(cl.message + "; " + in.certWaiting)
+			cl.message = text.Truncate(cl.message + "; " + certWaiting)
 		}
 	}
 	c.unenforced(in, t, claims)
@@ -196,8 +200,8 @@ func judgeChildSlots(in *Input, children []*child) {
 // that would pass its limit takes the hash form (certificateName, when set,
 // is the Certificate each listener gets, whose name must fit too); a kept
 // slot whose name is still taken (a 64-bit collision) loses its place.
-func placeSlots(in *Input, t *tenancy, slots []*slot, n int, taken map[string]bool, certificateName func(listener string) string) {
-	keepSlots(slots, n, in, t)
+func placeSlots(t *tenancy, served servedListeners, slots []*slot, n int, taken map[string]bool, certificateName func(listener string) string) {
+	keepSlots(slots, n, served.hostnames(), t)
 	var kept []*slot
 	for _, s := range slots {
 		if s.kept {
@@ -207,7 +211,7 @@ func placeSlots(in *Input, t *tenancy, slots []*slot, n int, taken map[string]bo
 	fits := func(name string) bool {
 		return len(name) <= maxListenerName && (certificateName == nil || len(certificateName(name)) <= maxObjectName)
 	}
-	allocateNames(kept, in.served, taken, fits)
+	allocateNames(kept, served, taken, fits)
 	for _, s := range kept {
 		s.kept = s.invalid == ""
 	}
@@ -215,12 +219,8 @@ func placeSlots(in *Input, t *tenancy, slots []*slot, n int, taken map[string]bo
 
 // keepSlots applies the listener budget to the slots, by hostname. A slot is
 // served when the observed Gateway (or the status) has a listener of its
-// hostname.
-func keepSlots(slots []*slot, n int, in *Input, t *tenancy) {
-	hosts := make(map[string]bool, len(in.served))
-	for _, h := range in.served {
-		hosts[h] = true
-	}
+// hostname, one of hosts.
+func keepSlots(slots []*slot, n int, hosts map[string]bool, t *tenancy) {
 	cands := make([]budgeted, 0, len(slots))
 	for _, s := range slots {
 		held := hosts[s.hostname] || s.held

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
 
 // sectionNameRE is the Gateway API SectionName pattern.
@@ -99,7 +101,7 @@ func FuzzHostKey(f *testing.F) {
 		}
 		// A valid hostname always yields a valid listener name, or the
 		// listener would be refused by the Gateway API schema.
-		if validateHostname(nil, h) == nil && len(HostListenerName(h)) <= 63 && !sectionNameRE.MatchString(HostListenerName(h)) {
+		if tgwspec.ValidateHostname(nil, h) == nil && len(HostListenerName(h)) <= 63 && !sectionNameRE.MatchString(HostListenerName(h)) {
 			t.Fatalf("valid hostname %q gave listener name %q outside the SectionName pattern", h, HostListenerName(h))
 		}
 	})

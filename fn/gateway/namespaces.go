@@ -16,6 +16,7 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // AnnotationAttachedBy marks the namespaces whose gateway label the function
@@ -40,14 +41,6 @@ func isNamespaceKey(key string) bool { return strings.HasPrefix(key, keyNamespac
 // so an Object of another TenantGateway is never taken over. A name over
 // the limit of an object name falls back to <hex16 of tgw/ns>-ns-patch.
 func NamespaceObjectName(tgw, ns string) string { return writerName(tgw, ns, "ns", "ns-patch") }
-
-// ProviderConfigName names provider-kubernetes' provider configs of this
-// project: the ClusterProviderConfig the namespace patches use and the
-// ProviderConfig of the Tenants' cluster-scoped Objects. One of their own,
-// so an operator can scope who may create Objects that reference it and
-// nothing composed follows the platform's "default" (see "Threat model" and
-// "The provider's identity" in docs/design.md).
-const ProviderConfigName = "function-tenant-gateway"
 
 // AttachedNamespaces are the namespaces the function labels: the
 // TenantGateway's own (namespace) and each attached one, in that order.
@@ -109,47 +102,47 @@ func RouteNamespaces(namespace string, attached []v1alpha1.DNSLabel, labelled []
 // no longer carries the label or annotation until the namespace shows them
 // gone: server-side apply removes the fields the Object owned, and only then
 // does the Object leave desired state.
-func namespacePatches(in *Input) ([]Resource, error) {
-	attach, err := attachPatches(in)
+func namespacePatches(in *Input, t *tenancy) ([]kube.Resource, error) {
+	attach, err := attachPatches(in, t.attached)
 	if err != nil {
 		return nil, err
 	}
-	release, err := releasePatches(in)
+	release, err := releasePatches(in, t.attached)
 	if err != nil {
 		return nil, err
 	}
 	return append(attach, release...), nil
 }
 
-// attachPatches label the namespaces in the list that exist and whose gateway
+// attachPatches label the attached namespaces that exist and whose gateway
 // label is unset or ours.
-func attachPatches(in *Input) ([]Resource, error) {
-	var out []Resource
-	for _, ns := range in.attached {
+func attachPatches(in *Input, attached []string) ([]kube.Resource, error) {
+	var out []kube.Resource
+	for _, ns := range attached {
 		n, ok := in.NamedNamespaces[ns]
 		if !ok || n == nil {
 			continue
 		}
-		if l := n.Labels[LabelNamespaceGateway]; l != "" && n.Annotations[AnnotationAttachedBy] != in.Namespace {
+		if l := n.Labels[kube.LabelNamespaceGateway]; l != "" && n.Annotations[AnnotationAttachedBy] != in.Namespace {
 			continue
 		}
 		o, err := namespaceObject(in, ns, true)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Resource{Key: NamespaceKey(ns), Object: o})
+		out = append(out, kube.Resource{Key: NamespaceKey(ns), Object: o})
 	}
 	return out, nil
 }
 
 // releasePatches keep, with a manifest that no longer sets them, the patches
 // of namespaces that left the list while the namespace still shows our marks.
-func releasePatches(in *Input) ([]Resource, error) {
+func releasePatches(in *Input, attached []string) ([]kube.Resource, error) {
 	wanted := map[string]bool{}
-	for _, ns := range in.attached {
+	for _, ns := range attached {
 		wanted[ns] = true
 	}
-	var out []Resource
+	var out []kube.Resource
 	for _, key := range slices.Sorted(maps.Keys(in.Observed)) {
 		ns, ok := NamespaceOfKey(key)
 		if !ok || wanted[ns] {
@@ -163,7 +156,7 @@ func releasePatches(in *Input) ([]Resource, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Resource{Key: key, Object: o})
+		out = append(out, kube.Resource{Key: key, Object: o})
 	}
 	return out, nil
 }
@@ -176,7 +169,7 @@ func namespaceObject(in *Input, ns string, attach bool) (*kobjv1alpha1.Object, e
 		ObjectMeta: metav1.ObjectMeta{Name: ns},
 	}
 	if attach {
-		manifest.Labels = map[string]string{LabelNamespaceGateway: in.Namespace}
+		manifest.Labels = map[string]string{kube.LabelNamespaceGateway: in.Namespace}
 		manifest.Annotations = map[string]string{AnnotationAttachedBy: in.Namespace}
 	}
 	raw, err := jsonobj.Manifest(&manifest)
@@ -192,7 +185,7 @@ func namespaceObject(in *Input, ns string, attach bool) (*kobjv1alpha1.Object, e
 		},
 		Spec: kobjv1alpha1.ObjectSpec{
 			ManagedResourceSpec: xpv2.ManagedResourceSpec{
-				ProviderConfigReference: &xpv2.ProviderConfigReference{Kind: kv1alpha1.ClusterProviderConfigKind, Name: ProviderConfigName},
+				ProviderConfigReference: &xpv2.ProviderConfigReference{Kind: kv1alpha1.ClusterProviderConfigKind, Name: kube.ProviderConfigName},
 				ManagementPolicies:      xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionUpdate},
 			},
 			ForProvider: kobjv1alpha1.ObjectParameters{Manifest: raw},

@@ -9,11 +9,12 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 func TestNamespacePatches(t *testing.T) {
 	mine := map[string]string{AnnotationAttachedBy: "tenant-root"}
-	gwLabel := map[string]string{LabelNamespaceGateway: "tenant-root"}
+	gwLabel := map[string]string{kube.LabelNamespaceGateway: "tenant-root"}
 	in := Input{
 		Spec: v1alpha1.TenantGatewaySpec{AttachedNamespaces: []v1alpha1.DNSLabel{"cozy-new", "cozy-ours", "cozy-tenant", "cozy-other", "cozy-missing"}},
 		NamedNamespaces: map[string]*Namespace{
@@ -21,12 +22,12 @@ func TestNamespacePatches(t *testing.T) {
 			"cozy-new":     {Name: "cozy-new"},
 			"cozy-ours":    {Name: "cozy-ours", Labels: gwLabel, Annotations: mine},
 			"cozy-tenant":  {Name: "cozy-tenant", Labels: gwLabel},
-			"cozy-other":   {Name: "cozy-other", Labels: map[string]string{LabelNamespaceGateway: "tenant-x"}, Annotations: map[string]string{AnnotationAttachedBy: "tenant-x"}},
+			"cozy-other":   {Name: "cozy-other", Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-x"}, Annotations: map[string]string{AnnotationAttachedBy: "tenant-x"}},
 			"cozy-missing": nil,
 			"cozy-left":    {Name: "cozy-left", Labels: gwLabel, Annotations: mine},
 			"cozy-done":    {Name: "cozy-done"},
 		},
-		Observed: map[string]*ObservedResource{NamespaceKey("cozy-left"): {}, NamespaceKey("cozy-done"): {}, NamespaceKey("cozy-deleted"): {}},
+		Observed: map[string]*kube.ObservedResource{NamespaceKey("cozy-left"): {}, NamespaceKey("cozy-done"): {}, NamespaceKey("cozy-deleted"): {}},
 	}
 	out := run(t, in)
 	got := map[string]string{}

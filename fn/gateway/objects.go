@@ -10,6 +10,8 @@ import (
 	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
 	kv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/v1alpha1"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // writerName names an Object of the owner's namespace that writes one
@@ -38,7 +40,7 @@ func writerObject(in *Input, name string, manifest runtime.RawExtension) *kobjv1
 		},
 		Spec: kobjv1alpha1.ObjectSpec{
 			ManagedResourceSpec: xpv2.ManagedResourceSpec{
-				ProviderConfigReference: &xpv2.ProviderConfigReference{Kind: kv1alpha1.ClusterProviderConfigKind, Name: ProviderConfigName},
+				ProviderConfigReference: &xpv2.ProviderConfigReference{Kind: kv1alpha1.ClusterProviderConfigKind, Name: kube.ProviderConfigName},
 			},
 			ForProvider: kobjv1alpha1.ObjectParameters{Manifest: manifest},
 		},

@@ -4,68 +4,23 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // Observations of the cluster beyond routes and namespaces, as the edge
 // decodes them from the request.
 
-// An ObservedResource is a composed resource Crossplane observed under its
-// composition resource name: it exists, and is ours.
-type ObservedResource struct {
-	// Name is the resource's metadata.name.
-	Name string
-	// Conditions maps a condition type to its status ("True", "False", …).
-	Conditions map[string]string
-	// Reasons and Messages map a condition type to the reason and message
-	// its controller gave, as it gave them (unbounded: the function bounds
-	// what it copies).
-	Reasons, Messages map[string]string
-	// Listeners maps a Gateway listener name to its conditions.
-	Listeners map[string]map[string]string
-	// ListenerNames are a Gateway's spec listener names, as last composed.
-	ListenerNames []string
-	// ListenerHostnames maps a Gateway's spec listener names to their
-	// hostnames ("" for a listener without one).
-	ListenerHostnames map[string]string
-	// DNSNames are a Certificate's spec dnsNames.
-	DNSNames []string
-	// Record is the order ledger's record an order-ledger Object was last
-	// applied with (nil when it does not decode).
-	Record *OrderRecord
-	// Generation is a Gateway's metadata.generation; StatusGenerations
-	// map its condition types, and ListenerGenerations its listener names,
-	// to the observedGeneration their controller wrote with them (the
-	// oldest of a listener's conditions), where it wrote one. A status of an
-	// older generation describes a spec the controller has not seen yet.
-	Generation          int64
-	StatusGenerations   map[string]int64
-	ListenerGenerations map[string]int64
-}
-
 // staleStatus is the generation the Gateway's own Accepted and Programmed
 // conditions describe when it is older than the Gateway's (its controller
 // has not seen the spec Crossplane applied last), else 0.
-func (o *ObservedResource) staleStatus() int64 {
-	return o.older(o.StatusGenerations[condAccepted], o.StatusGenerations[condProgrammed])
+func staleStatus(o *kube.ObservedResource) int64 {
+	return o.Older(o.StatusGenerations[condAccepted], o.StatusGenerations[condProgrammed])
 }
 
 // staleListener is the generation a listener's conditions describe when it
 // is older than the Gateway's, else 0.
-func (o *ObservedResource) staleListener(name string) int64 {
-	return o.older(o.ListenerGenerations[name])
-}
-
-// older is the oldest of the observed generations gens when it is older
-// than the resource's generation, else 0. A controller that writes no
-// observedGeneration (0) is taken at its word.
-func (o *ObservedResource) older(gens ...int64) int64 {
-	var oldest int64
-	for _, g := range gens {
-		if g > 0 && g < o.Generation && (oldest == 0 || g < oldest) {
-			oldest = g
-		}
-	}
-	return oldest
+func staleListener(o *kube.ObservedResource, name string) int64 {
+	return o.Older(o.ListenerGenerations[name])
 }
 
 // A Probe is what a look-up by name found at a name the function is about to

@@ -12,6 +12,7 @@ import (
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // The oracle plays the Gateway's controller on the composed Gateway: which
@@ -186,7 +187,7 @@ func routeTable(t *testing.T, in *Input, routes []Route, table, onPort []gwapiv1
 		for _, r := range routes {
 			set, ok := cluster[r.Namespace]
 			if !ok {
-				set = labels.Set{LabelNamespaceName: r.Namespace}
+				set = labels.Set{kube.LabelNamespaceName: r.Namespace}
 			}
 			if !oracleAttaches(in, r, l) || !sel.Matches(set) || !kindAllowed(l, r.Kind) {
 				continue
@@ -465,8 +466,8 @@ func reachedZone(in *Input, cluster map[string]labels.Set, r Route, h, d string)
 	}
 	found := ""
 	for _, set := range cluster {
-		z := set[LabelNamespaceHost]
-		if set[LabelNamespaceGateway] != in.Namespace || z == "" || z == d || !under(z, d) {
+		z := set[kube.LabelNamespaceHost]
+		if set[kube.LabelNamespaceGateway] != in.Namespace || z == "" || z == d || !under(z, d) {
 			continue
 		}
 		if D := p[2:]; (D == z || under(D, z)) && len(z) > len(found) {

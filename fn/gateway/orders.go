@@ -20,7 +20,9 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // The ACME order ledger (see "Certificate orders" in docs/design.md): an
@@ -35,81 +37,12 @@ import (
 const (
 	// maxOrders bounds one record's orders: no quota a platform may set
 	// lets one TenantGateway order more within a window.
-	maxOrders = MaxOrderQuota
+	maxOrders = acme.MaxOrderQuota
 	// maxWaitingBranches bounds one record's waiting demand.
 	maxWaitingBranches = 64
 	// maxReaps bounds the other records one run removes.
 	maxReaps = 8
 )
-
-// OrderQuota is the CA's limit of orders per registered domain within
-// Window, shared by the branches that ask; Limit 0 is no bound.
-type OrderQuota struct {
-	Limit  int
-	Window time.Duration
-}
-
-// Bounded reports whether the quota bounds anything.
-func (q OrderQuota) Bounded() bool { return q.Limit > 0 }
-
-// OrderRecord is one TenantGateway's record of the ledger of its registered
-// domain, as the ConfigMap carries it.
-type OrderRecord struct {
-	// RegisteredDomain is the domain the CA counts orders under.
-	RegisteredDomain string `json:"registeredDomain"`
-	// TenantGateway is the writer, <namespace>/<name>, and UID its uid: a
-	// TenantGateway deleted and made again under the name has another, and
-	// every order its predecessor left open is closed (what it composed
-	// went with it).
-	TenantGateway string `json:"tenantGateway"`
-	UID           string `json:"uid,omitempty"`
-	// Apex of the writer: a TenantGateway under another's apex charges
-	// its orders to that one's branch (see ledger.branch).
-	Apex string `json:"apex"`
-	// Orders of the window, oldest first.
-	Orders []LedgerOrder `json:"orders,omitempty"`
-	// Waiting maps branches to the orders they wait for on the writer,
-	// and Asked is when the writer last said so: a writer that waits says
-	// it again within every half window, so that the demand of a
-	// TenantGateway deleted while it waited counts for one window at most.
-	Waiting map[string]int `json:"waiting,omitempty"`
-	Asked   *metav1.Time   `json:"asked,omitempty"`
-	// Since is when the writer first wrote the record: within a branch,
-	// an older record's demand comes before a younger one's (ledger.part).
-	Since *metav1.Time `json:"since,omitempty"`
-	// Alive is when the writer last said it is alive: it says so again
-	// within every half window, so that a record whose writer is gone is
-	// told from one whose writer orders nothing now (only the first is
-	// ever removed by another run).
-	Alive *metav1.Time `json:"alive,omitempty"`
-}
-
-// LedgerOrder is one certificate order: one issuance cert-manager makes
-// because the function composed a Certificate anew or changed its names.
-type LedgerOrder struct {
-	// Branches charged: the branch that asked (several when one change of
-	// the dns01 certificate adds several branches' zones; it is still one
-	// order of the registered domain).
-	Branches []string `json:"branches"`
-	// Certificate is the composition resource name of the Certificate.
-	Certificate string `json:"certificate"`
-	// Names is the SHA-256 of the Certificate's names, in full.
-	Names string `json:"names"`
-	// DNSNames are the names themselves, kept only on the latest order of
-	// the dns01 certificate: while it is open they are what the last run
-	// composed, whatever Crossplane has observed of it so far.
-	DNSNames []string `json:"dnsNames,omitempty"`
-	// At is when the function composed it.
-	At metav1.Time `json:"at"`
-	// Seq numbers the record's orders in the order they were made: two
-	// orders of one Certificate and names within one second stay two.
-	Seq int `json:"seq"`
-	// Closed: a later run composed the Certificate no more, or with other
-	// names, so composing these names again is a new order. While it is
-	// open the order stands for the Certificate as composed, applied or
-	// not (an apply that fails orders nothing twice).
-	Closed bool `json:"closed,omitempty"`
-}
 
 // RegisteredDomain is the domain an ACME CA counts apex's certificates
 // under: the public suffix plus one label (Let's Encrypt uses the Public
@@ -144,9 +77,6 @@ func LedgerRecordName(ns, name, uid string) string {
 	return "tenant-gateway-orders-" + fullHash(ns+"/"+name+"/"+uid)
 }
 
-// writer identifies a record's writer: its TenantGateway and uid.
-func (r *OrderRecord) writer() string { return r.TenantGateway + "/" + r.UID }
-
 // namesHash keys a Certificate's names: the full SHA-256 of the sorted
 // names, never a prefix.
 func namesHash(names []string) string {
@@ -161,13 +91,13 @@ func namesHash(names []string) string {
 // among the branches that ask.
 type ledger struct {
 	now   time.Time
-	quota OrderQuota
+	quota acme.OrderQuota
 	// self is this TenantGateway's record; top is the apex its branches
 	// are named under.
-	self *OrderRecord
+	self *acme.OrderRecord
 	top  string
 	// others are the other records' orders of the window.
-	others []LedgerOrder
+	others []acme.LedgerOrder
 	// waiting is the other records' waiting demand by branch.
 	waiting map[string]int
 	// demand is each other record's demand (orders of the window and
@@ -189,7 +119,7 @@ type ledger struct {
 	even map[string]int
 	// written is the own record as the ConfigMap holds it, applied as the
 	// record's observed Object last wrote it (nil when there is none).
-	written, applied *OrderRecord
+	written, applied *acme.OrderRecord
 	// confirmed: the ConfigMap holds every order the record's Object was
 	// last applied with, so this run reads all its orders; only then does
 	// it grant new ones.
@@ -198,7 +128,7 @@ type ledger struct {
 	// window, no demand said within it), at most maxReaps, by writer: a
 	// TenantGateway deleted while it held orders left them, and this run
 	// removes them.
-	stale []OrderRecord
+	stale []acme.OrderRecord
 	// recordName is the own record's ConfigMap, for messages.
 	recordName string
 	// unknown: a Certificate's probe is not answered yet, so this call may
@@ -214,7 +144,7 @@ type ledger struct {
 func newLedger(in *Input) *ledger {
 	l := &ledger{
 		now: in.Now.UTC().Truncate(time.Second), quota: in.Quota, top: ledgerTop(in),
-		self:    &OrderRecord{RegisteredDomain: RegisteredDomain(in.Spec.Apex), TenantGateway: in.Namespace + "/" + in.Name, UID: in.UID, Apex: in.Spec.Apex},
+		self:    &acme.OrderRecord{RegisteredDomain: RegisteredDomain(in.Spec.Apex), TenantGateway: in.Namespace + "/" + in.Name, UID: in.UID, Apex: in.Spec.Apex},
 		waiting: map[string]int{}, demand: map[string]map[string]int{}, usedBy: map[string]map[string]int{}, since: map[string]time.Time{},
 		apexes: map[string]string{}, asks: map[string]map[string]int{},
 		wants: map[string]int{}, granted: map[string]int{},
@@ -223,13 +153,13 @@ func newLedger(in *Input) *ledger {
 		if r.RegisteredDomain != l.self.RegisteredDomain {
 			continue // another domain's record under a colliding label: never ours
 		}
-		if r.writer() == l.self.writer() {
+		if r.Writer() == l.self.Writer() {
 			l.written = &in.Ledger[i]
 			continue
 		}
 		l.readOther(r)
 	}
-	slices.SortFunc(l.stale, func(a, b OrderRecord) int { return strings.Compare(a.writer(), b.writer()) })
+	slices.SortFunc(l.stale, func(a, b acme.OrderRecord) int { return strings.Compare(a.Writer(), b.Writer()) })
 	l.stale = l.stale[:min(len(l.stale), maxReaps)]
 	if o := in.Observed[KeyOrderLedger]; o != nil {
 		l.applied = o.Record
@@ -245,7 +175,7 @@ func newLedger(in *Input) *ledger {
 // its writer has not said it is alive within a window: only then is its
 // writer surely gone, so that removing it loses no order a live writer
 // makes next.
-func (l *ledger) readOther(r OrderRecord) {
+func (l *ledger) readOther(r acme.OrderRecord) {
 	demand, used := map[string]int{}, map[string]int{}
 	for _, o := range r.Orders {
 		if l.inWindow(o) {
@@ -262,7 +192,7 @@ func (l *ledger) readOther(r OrderRecord) {
 			demand[b] += n
 		}
 	}
-	w := r.writer()
+	w := r.Writer()
 	l.demand[w], l.usedBy[w], l.apexes[w] = demand, used, strings.ToLower(r.Apex)
 	if l.asking(r) {
 		l.asks[w] = r.Waiting
@@ -279,9 +209,9 @@ func (l *ledger) readOther(r OrderRecord) {
 // and the Object hold them, by identity, oldest first: an order either
 // holds is kept, closed when either closed it. Orders of a predecessor
 // under the name (another uid) are closed.
-func (l *ledger) ownOrders(uid string) []LedgerOrder {
-	byID := map[orderID]LedgerOrder{}
-	for _, r := range []*OrderRecord{l.written, l.applied} {
+func (l *ledger) ownOrders(uid string) []acme.LedgerOrder {
+	byID := map[orderID]acme.LedgerOrder{}
+	for _, r := range []*acme.OrderRecord{l.written, l.applied} {
 		if r == nil {
 			continue
 		}
@@ -294,7 +224,7 @@ func (l *ledger) ownOrders(uid string) []LedgerOrder {
 		}
 	}
 	out := slices.Collect(maps.Values(byID))
-	slices.SortFunc(out, func(a, b LedgerOrder) int {
+	slices.SortFunc(out, func(a, b acme.LedgerOrder) int {
 		return cmp.Or(cmp.Compare(a.Seq, b.Seq), a.At.Compare(b.At.Time), strings.Compare(a.Certificate, b.Certificate), strings.Compare(a.Names, b.Names))
 	})
 	return out
@@ -306,10 +236,10 @@ type orderID struct {
 	seq                int
 }
 
-func idOf(o LedgerOrder) orderID { return orderID{o.Certificate, o.Names, o.Seq} }
+func idOf(o acme.LedgerOrder) orderID { return orderID{o.Certificate, o.Names, o.Seq} }
 
 // holds reports whether have holds every order of want.
-func holds(have, want []LedgerOrder) bool {
+func holds(have, want []acme.LedgerOrder) bool {
 	ids := make(map[orderID]bool, len(have))
 	for _, o := range have {
 		ids[idOf(o)] = true
@@ -324,7 +254,7 @@ func holds(have, want []LedgerOrder) bool {
 
 // inWindow reports whether o counts: it entered the window and has not left
 // it. An order dated after the run's clock (a replica ahead) counts.
-func (l *ledger) inWindow(o LedgerOrder) bool {
+func (l *ledger) inWindow(o acme.LedgerOrder) bool {
 	return o.At.Add(l.quota.Window).After(l.now)
 }
 
@@ -346,7 +276,7 @@ func ledgerTop(in *Input) string {
 
 // asking reports whether r's waiting demand counts: its writer said so
 // within the window.
-func (l *ledger) asking(r OrderRecord) bool {
+func (l *ledger) asking(r acme.OrderRecord) bool {
 	return r.Asked != nil && r.Asked.Add(l.quota.Window).After(l.now)
 }
 
@@ -378,7 +308,7 @@ func (l *ledger) used(branch string) int {
 }
 
 // chargedTo counts the orders charged to branch.
-func chargedTo(orders []LedgerOrder, branch string) int {
+func chargedTo(orders []acme.LedgerOrder, branch string) int {
 	n := 0
 	for _, o := range orders {
 		if slices.Contains(o.Branches, branch) {
@@ -487,7 +417,7 @@ func (l *ledger) take(branch string, free bool) bool {
 // with orders left and an older Gateway waiting.
 func (l *ledger) part(branch string) int {
 	left := l.share[branch]
-	me, mine := l.selfSince(), l.self.writer()
+	me, mine := l.selfSince(), l.self.Writer()
 	members := []string{mine}
 	for w, d := range l.demand {
 		if d[branch] == 0 && !l.memberOf(l.apexes[w], branch) {
@@ -538,7 +468,7 @@ func (l *ledger) older(w, mine string, me time.Time) bool { return l.byAge(w, mi
 // record that waits but will never order again (its Gateway deleted while
 // it waited) holds back one order at most.
 func (l *ledger) remainderOf(branch string, members []string, me time.Time, remainder int) int {
-	mine := l.self.writer()
+	mine := l.self.Writer()
 	asks := func(w string) bool {
 		if w == mine {
 			return l.written != nil && l.written.UID == l.self.UID && l.asking(*l.written) && l.written.Waiting[branch] > 0
@@ -588,7 +518,7 @@ func (l *ledger) capacity(branch string) int {
 // selfSince is when the own record was first written: as the ConfigMap or
 // the Object holds it, else now (a record about to be written first).
 func (l *ledger) selfSince() time.Time {
-	for _, r := range []*OrderRecord{l.written, l.applied} {
+	for _, r := range []*acme.OrderRecord{l.written, l.applied} {
 		if r != nil && r.UID == l.self.UID && r.Since != nil {
 			return r.Since.Time
 		}
@@ -606,12 +536,12 @@ func (l *ledger) record(certificate string, names []string, branches ...string) 
 		l.wants[b]--
 	}
 	seq := 0
-	for _, r := range []*OrderRecord{l.self, l.written, l.applied} {
+	for _, r := range []*acme.OrderRecord{l.self, l.written, l.applied} {
 		for _, o := range ordersOf(r) {
 			seq = max(seq, o.Seq)
 		}
 	}
-	o := LedgerOrder{Branches: branches, Certificate: certificate, Names: namesHash(names), At: metav1.NewTime(l.now), Seq: seq + 1}
+	o := acme.LedgerOrder{Branches: branches, Certificate: certificate, Names: namesHash(names), At: metav1.NewTime(l.now), Seq: seq + 1}
 	if certificate == KeyCertificateWildcard {
 		for i := range l.self.Orders {
 			l.self.Orders[i].DNSNames = nil
@@ -622,7 +552,7 @@ func (l *ledger) record(certificate string, names []string, branches ...string) 
 }
 
 // ordersOf are r's orders (none when r is nil).
-func ordersOf(r *OrderRecord) []LedgerOrder {
+func ordersOf(r *acme.OrderRecord) []acme.LedgerOrder {
 	if r == nil {
 		return nil
 	}
@@ -682,7 +612,7 @@ func (l *ledger) waitMessage(branch, what string) string {
 // domain's oldest.
 func (l *ledger) until(branch string) time.Time {
 	all := slices.Concat(l.others, l.self.Orders)
-	slices.SortStableFunc(all, func(a, b LedgerOrder) int { return a.At.Compare(b.At.Time) })
+	slices.SortStableFunc(all, func(a, b acme.LedgerOrder) int { return a.At.Compare(b.At.Time) })
 	for _, o := range all {
 		if slices.Contains(o.Branches, branch) {
 			return o.At.Add(l.quota.Window)
@@ -698,7 +628,7 @@ func (l *ledger) until(branch string) time.Time {
 // record to empty. An empty record is written once, with a deletion
 // policy that lets its Object delete the ConfigMap, and dropped once that
 // is applied.
-func (l *ledger) Record() *OrderRecord {
+func (l *ledger) Record() *acme.OrderRecord {
 	if !l.quota.Bounded() {
 		return nil
 	}
@@ -712,7 +642,7 @@ func (l *ledger) Record() *OrderRecord {
 	}
 	since := metav1.NewTime(l.selfSince())
 	r.Since, r.Alive = &since, l.alive()
-	if !r.empty() || l.unknown || l.applied != nil && !l.applied.empty() || l.applied == nil && l.written != nil && !l.written.empty() {
+	if !r.Empty() || l.unknown || l.applied != nil && !l.applied.Empty() || l.applied == nil && l.written != nil && !l.written.Empty() {
 		return &r
 	}
 	return nil
@@ -754,8 +684,6 @@ func (l *ledger) alive() *metav1.Time {
 	now := metav1.NewTime(l.now)
 	return &now
 }
-
-func (r *OrderRecord) empty() bool { return len(r.Orders) == 0 && len(r.Waiting) == 0 }
 
 // branch is the branch of the delegation tree ns belongs to, as the
 // budgets' round-robin takes turns: the owner, an attached namespace, or
@@ -963,16 +891,16 @@ func LedgerObjectName(tgw string) string { return tgw + "-order-ledger" }
 // out Delete (a namespaced managed resource's way to orphan), so that
 // deleting or re-creating the TenantGateway, or a tenant deleting the
 // Object, keeps what it ordered; an empty record goes with its Object.
-func ledgerRecordResource(in *Input, record *OrderRecord) (Resource, error) {
+func ledgerRecordResource(in *Input, record *acme.OrderRecord) (kube.Resource, error) {
 	manifest, err := ledgerConfigMap(in.LedgerNamespace, LedgerRecordName(in.Namespace, in.Name, in.UID), record)
 	if err != nil {
-		return Resource{}, err
+		return kube.Resource{}, err
 	}
 	obj := writerObject(in, LedgerObjectName(in.Name), manifest)
 	if len(record.Orders) > 0 {
 		obj.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
 	}
-	return Resource{Key: KeyOrderLedger, Object: obj}, nil
+	return kube.Resource{Key: KeyOrderLedger, Object: obj}, nil
 }
 
 // KeyOrderLedgerReapPrefix begins the composition resource names of the
@@ -984,26 +912,26 @@ const KeyOrderLedgerReapPrefix = "order-ledger-reap-"
 // nothing whatever happens next) with the default deletion policy, and is
 // composed until Crossplane observes it; the next run drops it, and
 // provider-kubernetes deletes the ConfigMap with it.
-func ledgerReapers(in *Input, l *ledger) ([]Resource, error) {
-	var out []Resource
+func ledgerReapers(in *Input, l *ledger) ([]kube.Resource, error) {
+	var out []kube.Resource
 	for _, r := range l.stale {
-		id := fullHash(r.writer())
+		id := fullHash(r.Writer())
 		key := KeyOrderLedgerReapPrefix + id
 		if _, applied := in.Observed[key]; applied {
 			continue
 		}
 		ns, name, _ := strings.Cut(r.TenantGateway, "/")
-		cm, err := ledgerConfigMap(in.LedgerNamespace, LedgerRecordName(ns, name, r.UID), &OrderRecord{RegisteredDomain: r.RegisteredDomain, TenantGateway: r.TenantGateway, UID: r.UID, Apex: r.Apex})
+		cm, err := ledgerConfigMap(in.LedgerNamespace, LedgerRecordName(ns, name, r.UID), &acme.OrderRecord{RegisteredDomain: r.RegisteredDomain, TenantGateway: r.TenantGateway, UID: r.UID, Apex: r.Apex})
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Resource{Key: key, Object: writerObject(in, LedgerObjectName(in.Name)+"-reap-"+id, cm)})
+		out = append(out, kube.Resource{Key: key, Object: writerObject(in, LedgerObjectName(in.Name)+"-reap-"+id, cm)})
 	}
 	return out, nil
 }
 
 // ledgerConfigMap is the manifest of the ConfigMap ns/name holding record.
-func ledgerConfigMap(ns, name string, record *OrderRecord) (runtime.RawExtension, error) {
+func ledgerConfigMap(ns, name string, record *acme.OrderRecord) (runtime.RawExtension, error) {
 	data, err := json.Marshal(record)
 	if err != nil {
 		return runtime.RawExtension{}, fmt.Errorf("cannot encode the order ledger's record: %w", err)
@@ -1013,7 +941,7 @@ func ledgerConfigMap(ns, name string, record *OrderRecord) (runtime.RawExtension
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      name,
 			Namespace: ns,
-			Labels:    map[string]string{LabelManagedBy: ManagedBy, LabelOrderLedger: fullHash(record.RegisteredDomain)},
+			Labels:    map[string]string{kube.LabelManagedBy: kube.ManagedBy, LabelOrderLedger: fullHash(record.RegisteredDomain)},
 		},
 		Data: map[string]string{keyLedgerRecord: string(data)},
 	}
@@ -1025,26 +953,10 @@ func ledgerConfigMap(ns, name string, record *OrderRecord) (runtime.RawExtension
 }
 
 // DecodeLedgerRecord reads a record from its ConfigMap's data.
-func DecodeLedgerRecord(data map[string]string) (OrderRecord, error) {
-	var r OrderRecord
+func DecodeLedgerRecord(data map[string]string) (acme.OrderRecord, error) {
+	var r acme.OrderRecord
 	if err := json.Unmarshal([]byte(data[keyLedgerRecord]), &r); err != nil {
 		return r, fmt.Errorf("cannot decode the order ledger's record (data key %q): %w", keyLedgerRecord, err)
 	}
 	return r, nil
 }
-
-// QuotaSettingPath names the platform setting of the order quotas, by
-// issuer name, for messages.
-const QuotaSettingPath = "gateway.certificateOrders"
-
-// MaxOrderQuota is the largest quota a platform may set: one record holds
-// at most that many orders.
-const MaxOrderQuota = 1000
-
-// LetsEncryptQuota is Let's Encrypt's published limit of new certificates
-// per registered domain, the default for issuers named letsencrypt-*.
-var LetsEncryptQuota = OrderQuota{Limit: 50, Window: 7 * 24 * time.Hour}
-
-// LetsEncryptIssuerPrefix begins the issuer names whose quota defaults to
-// LetsEncryptQuota.
-const LetsEncryptIssuerPrefix = "letsencrypt-"

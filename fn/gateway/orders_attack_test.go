@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // Attacks on the order ledger, written as the tenant: a provider behind,
@@ -41,8 +43,8 @@ func TestLedgerKeepsOrdersTheProviderHasNotWrittenYet(t *testing.T) {
 	p := &platformRun{}
 	in := rootInput(http01Spec)
 	self := writerOf(&in)
-	var landed []OrderRecord
-	var queue []*OrderRecord
+	var landed []acme.OrderRecord
+	var queue []*acme.OrderRecord
 	granted := map[string]bool{}
 	for i := range 24 {
 		p.records = landed
@@ -111,7 +113,7 @@ func TestOrdersShareFairlyWithoutARecordAbove(t *testing.T) {
 	for k := range 60 {
 		ns := fmt.Sprintf("tenant-alice-x%02d", k)
 		apex := fmt.Sprintf("x%02d.alice.example.org", k)
-		alice.Namespaces = append(alice.Namespaces, Namespace{Name: ns, Labels: map[string]string{LabelNamespaceGateway: "tenant-alice", LabelNamespaceHost: apex}})
+		alice.Namespaces = append(alice.Namespaces, Namespace{Name: ns, Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-alice", kube.LabelNamespaceHost: apex}})
 		r := ownRoute(ns, "app", "www."+apex)
 		r.ParentRefs[0].Namespace = "tenant-alice"
 		routes = append(routes, r)
@@ -231,9 +233,9 @@ func TestLedgerKeepsOrdersOfAReplicaAhead(t *testing.T) {
 	// other (or a second boundary between two runs): the later run reads
 	// an order dated after its own clock and composes the record without
 	// it.
-	ahead := OrderRecord{RegisteredDomain: "example.org", TenantGateway: "tenant-root/cozystack", UID: uid, Apex: "example.org",
-		Orders: []LedgerOrder{{Branches: []string{"alice.example.org"}, Certificate: "certificate-https-a-00000000", Names: "x", At: metav1.NewTime(t0.Add(2 * time.Second))}}}
-	l := newLedger(&Input{Spec: http01Spec, Namespace: "tenant-root", Name: "cozystack", UID: uid, Quota: letsEncrypt, Now: t0, Ledger: []OrderRecord{ahead}})
+	ahead := acme.OrderRecord{RegisteredDomain: "example.org", TenantGateway: "tenant-root/cozystack", UID: uid, Apex: "example.org",
+		Orders: []acme.LedgerOrder{{Branches: []string{"alice.example.org"}, Certificate: "certificate-https-a-00000000", Names: "x", At: metav1.NewTime(t0.Add(2 * time.Second))}}}
+	l := newLedger(&Input{Spec: http01Spec, Namespace: "tenant-root", Name: "cozystack", UID: uid, Quota: letsEncrypt, Now: t0, Ledger: []acme.OrderRecord{ahead}})
 	if n := len(l.Record().Orders); n != 1 {
 		t.Errorf("the record composed holds %d orders, want the one a replica ahead wrote", n)
 	}
@@ -253,7 +255,7 @@ func TestDeletedGatewaysLeaveNoDemandWithoutARecordAbove(t *testing.T) {
 		for k := range 100 {
 			cns := fmt.Sprintf("%s-m%02d", ns, k)
 			capex := fmt.Sprintf("m%02d.%s", k, apex)
-			n.Namespaces = append(n.Namespaces, Namespace{Name: cns, Labels: map[string]string{LabelNamespaceGateway: ns, LabelNamespaceHost: capex}})
+			n.Namespaces = append(n.Namespaces, Namespace{Name: cns, Labels: map[string]string{kube.LabelNamespaceGateway: ns, kube.LabelNamespaceHost: capex}})
 			r := ownRoute(cns, "app", "a."+capex, "b."+capex)
 			r.ParentRefs[0].Namespace = ns
 			n.Routes = append(n.Routes, r)

@@ -10,6 +10,8 @@ import (
 	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
 )
 
 // TestFirstWildcardCertificateWaits: until the first dns01 certificate is
@@ -37,17 +39,17 @@ func TestFirstWildcardCertificateWaits(t *testing.T) {
 		name         string
 		run          func(*Input) *Output
 		states       map[string]string
-		reason       ConditionReason
+		reason       conditions.Reason
 		certificates int
 	}{
 		{"first run, no record written", func(in *Input) *Output { return settled(t, in) }, map[string]string{
 			"www.example.org HTTPRoute/tenant-root/www":        "Covered",
 			"app.alice.example.org HTTPRoute/tenant-alice/app": "Waiting",
-		}, ReasonCertificateOrdersWaiting, 0},
+		}, conditions.ReasonCertificateOrdersWaiting, 0},
 		{"ordered", func(in *Input) *Output { return ordered(t, in) }, map[string]string{
 			"www.example.org HTTPRoute/tenant-root/www":        "Covered",
 			"app.alice.example.org HTTPRoute/tenant-alice/app": "Covered",
-		}, ReasonListenersFit, 1},
+		}, conditions.ReasonListenersFit, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := in
@@ -55,7 +57,7 @@ func TestFirstWildcardCertificateWaits(t *testing.T) {
 			if diff := cmp.Diff(c.states, hostnameStates(out)); diff != "" {
 				t.Errorf("hostname states (-want +got):\n%s", diff)
 			}
-			if got := condition(out, ConditionListenersReady); got.Reason != c.reason {
+			if got := condition(out, conditions.ListenersReady); got.Reason != c.reason {
 				t.Errorf("ListenersReady: %s (%s), want %s", got.Reason, got.Message, c.reason)
 			}
 			if n := certificates(out); n != c.certificates {
@@ -86,7 +88,7 @@ func TestRouteReportsLeaveOutWaitingForTheRecord(t *testing.T) {
 		t.Errorf("first run, no record written: app.alice.example.org %s, route report %v; want Waiting, no report", s, report(first))
 	}
 	spent := rootInput(http01Spec)
-	spent.Now, spent.Quota = t0, OrderQuota{Limit: 2, Window: time.Hour}
+	spent.Now, spent.Quota = t0, acme.OrderQuota{Limit: 2, Window: time.Hour}
 	spent.Routes = []Route{routeTo("tenant-alice", "app", hosts(3, "a%d.alice.example.org")...)}
 	out := ordered(t, &spent)
 	if !report(out) {

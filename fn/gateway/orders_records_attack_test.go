@@ -13,6 +13,8 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // Attacks on the order ledger's records: a hostile tenant with full
@@ -65,7 +67,7 @@ func TestAttackDNS01ZoneAddedWithTheLastOrderWhileNotObserved(t *testing.T) {
 		"observed a run late, every run":          func(int) int { return 1 },
 	} {
 		t.Run(name, func(t *testing.T) {
-			q := OrderQuota{Limit: 8, Window: 7 * 24 * time.Hour}
+			q := acme.OrderQuota{Limit: 8, Window: 7 * 24 * time.Hour}
 			p := &platformRun{}
 			in := rootInput(dns01Spec)
 			in.Quota = q
@@ -84,7 +86,7 @@ func TestAttackDNS01ZoneAddedWithTheLastOrderWhileNotObserved(t *testing.T) {
 				// Crossplane's cache shows the Certificate as it was
 				// lagged runs ago.
 				if k := len(history) - 1 - lag(i); lag(i) > 0 && k >= 0 && history[k] != nil {
-					in.Observed[KeyCertificateWildcard] = &ObservedResource{DNSNames: history[k]}
+					in.Observed[KeyCertificateWildcard] = &kube.ObservedResource{DNSNames: history[k]}
 				}
 			}
 			if issued, recorded := len(p.orders), p.recordedOrders(); issued > recorded {
@@ -135,7 +137,7 @@ func TestAttackReaperDeletesALiveRecord(t *testing.T) {
 		g.Routes = nil
 		var out *Output
 		g, out = p.run(t, g, tick())
-		if out.Record == nil || !out.Record.empty() {
+		if out.Record == nil || !out.Record.Empty() {
 			t.Fatalf("g%d's record once its routes left: %+v, want it written emptied", k, out.Record)
 		}
 		// 2. The reaper writes the record as it was (emptied).
@@ -230,7 +232,7 @@ func TestAttackStaggeredNestedGatewaysOrderMoreThanAShareOver(t *testing.T) {
 	root.Routes = []Route{routeTo("tenant-root", "dash", "dashboard.example.org")}
 	root, _ = p.ordered(t, root, t0)
 	base := p.records
-	var waitingRecords, orderingRecords []OrderRecord
+	var waitingRecords, orderingRecords []acme.OrderRecord
 	share := 0
 	for k := range 10 {
 		ns := fmt.Sprintf("tenant-alice-n%d", k)
@@ -314,7 +316,7 @@ func TestAttackDNS01ClassFlipsReorderTheWildcard(t *testing.T) {
 		}
 		ns := fmt.Sprintf("tenant-alice-z%02d", i)
 		apex := fmt.Sprintf("z%02d.alice.example.org", i)
-		in.Namespaces = append(in.Namespaces, Namespace{Name: ns, Labels: map[string]string{LabelNamespaceGateway: "tenant-alice", LabelNamespaceHost: apex}})
+		in.Namespaces = append(in.Namespaces, Namespace{Name: ns, Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-alice", kube.LabelNamespaceHost: apex}})
 		r := ownRoute(ns, "www", "www."+apex)
 		r.ParentRefs[0].Namespace = "tenant-alice"
 		in.Routes = append(in.Routes, r)
@@ -356,7 +358,7 @@ func TestAttackDeleteTheGatewayBeforeItsRecordIsWritten(t *testing.T) {
 		in, _ = p.run(t, in, now.Add(time.Minute)) // orders
 		// Deleted before provider-kubernetes wrote the record with them.
 		for _, r := range landed {
-			if r.writer() == self {
+			if r.Writer() == self {
 				p.records = withRecord(p.records, self, &r)
 			}
 		}

@@ -240,7 +240,7 @@ func TestAttackDeadAskerStallsTheRootGatewayForABranch(t *testing.T) {
 	root, _ = p.run(t, root, t0.Add(-time.Hour)) // its order left the window: emptied
 	root, _ = p.run(t, root, t0.Add(-time.Hour)) // and dropped
 	for _, r := range p.records {
-		if r.writer() == writerOf(&root) {
+		if r.Writer() == writerOf(&root) {
 			t.Fatalf("the root's record should be gone a window after its last order: %+v", r)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 )
 
 // Attacks on a branch's share split among its records: orders numbered within their
@@ -154,7 +155,7 @@ func TestAttackNestedGatewaysRaiseTheirDemandAtOnceAfterTheWindow(t *testing.T) 
 	gws := nestedWithAnOrder(t, p, 10)
 	later := t0.Add(letsEncrypt.Window + time.Hour)
 	base := slices.Clone(p.records)
-	var written []OrderRecord
+	var written []acme.OrderRecord
 	for k := range gws {
 		g := gws[k]
 		g.Routes = []Route{ownRoute(g.Namespace, "apps", hosts(30, "a%02d."+g.Spec.Apex)...)}

@@ -16,7 +16,10 @@ import (
 	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // The ACME order ledger, attacked: a tenant with full rights in its own
@@ -30,7 +33,7 @@ var t0 = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 
 // letsEncrypt is the quota the platform settings default to for the
 // letsencrypt-* issuers.
-var letsEncrypt = LetsEncryptQuota
+var letsEncrypt = acme.LetsEncryptQuota
 
 // settled is attackP as Crossplane runs it: once more with the look-ups the
 // first call asked for answered (nothing found at those names).
@@ -79,7 +82,7 @@ func runs(t *testing.T, in Input, n int, step func(i int, in *Input)) *Output {
 // made: one for each Certificate composed that did not exist with the same
 // names before.
 type platformRun struct {
-	records []OrderRecord
+	records []acme.OrderRecord
 	// certs are each TenantGateway's Certificates as they exist, by key.
 	certs  map[string]map[string][]string
 	orders []time.Time
@@ -96,7 +99,7 @@ func owning(ns, apex string, mode v1alpha1.CertMode) Input {
 		spec.DNS01 = dns01Spec.DNS01
 	}
 	return Input{Spec: spec, Name: "cozystack", Namespace: ns, UID: "uid-" + ns, CertManagerNamespace: "cozy-cert-manager", LedgerNamespace: "cozy-cert-manager", GatewayClass: someClass, Quota: letsEncrypt,
-		Namespaces: []Namespace{{Name: ns, Labels: map[string]string{LabelNamespaceGateway: ns, LabelNamespaceHost: apex}}}}
+		Namespaces: []Namespace{{Name: ns, Labels: map[string]string{kube.LabelNamespaceGateway: ns, kube.LabelNamespaceHost: apex}}}}
 }
 
 // ownRoute is a route of the owner's namespace on its own Gateway.
@@ -161,7 +164,7 @@ func (p *platformRun) run(t *testing.T, in Input, now time.Time) (Input, *Output
 			if err != nil {
 				t.Fatal(err)
 			}
-			p.records = withRecord(p.records, rec.writer(), nil)
+			p.records = withRecord(p.records, rec.Writer(), nil)
 		}
 	}
 	next := fedBack(in, out)
@@ -176,7 +179,7 @@ func (p *platformRun) gone(in Input) Input {
 	delete(p.certs, in.Namespace+"/"+in.Name)
 	// Its record goes with its Object, unless the Object was last applied
 	// holding orders (no Delete policy then), whatever the ConfigMap holds.
-	p.records = slices.DeleteFunc(p.records, func(r OrderRecord) bool { return r.writer() == writerOf(&in) && !p.orphans[writerOf(&in)] })
+	p.records = slices.DeleteFunc(p.records, func(r acme.OrderRecord) bool { return r.Writer() == writerOf(&in) && !p.orphans[writerOf(&in)] })
 	in.Observed, in.Previous = nil, PreviousStatus{}
 	in.UID += "-again"
 	return in
@@ -184,7 +187,7 @@ func (p *platformRun) gone(in Input) Input {
 
 // mostInAWindow is the most orders cert-manager made within any window of
 // the quota.
-func (p *platformRun) mostInAWindow(q OrderQuota) int {
+func (p *platformRun) mostInAWindow(q acme.OrderQuota) int {
 	most := 0
 	for i, a := range p.orders {
 		n := 0
@@ -207,7 +210,7 @@ func TestOrdersBoundedAcrossClassFlips(t *testing.T) {
 	// composes every Certificate again.
 	p := &platformRun{}
 	in := owning("tenant-alice", "alice.example.org", v1alpha1.CertModeHTTP01)
-	in.Namespaces = append(in.Namespaces, Namespace{Name: "tenant-alice-z", Labels: map[string]string{LabelNamespaceGateway: "tenant-alice", LabelNamespaceHost: "z.alice.example.org"}})
+	in.Namespaces = append(in.Namespaces, Namespace{Name: "tenant-alice-z", Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-alice", kube.LabelNamespaceHost: "z.alice.example.org"}})
 	var names []string
 	for i := range 200 {
 		names = append(names, fmt.Sprintf("h%03d.z.alice.example.org", i))
@@ -352,8 +355,8 @@ func TestOrdersWindow(t *testing.T) {
 	if n := count(viewOf(t, out).Hostnames, "Waiting"); n != 5 {
 		t.Fatalf("%d hostnames wait, want 5: %v", n, viewOf(t, out).Hostnames)
 	}
-	if c := condition(out, ConditionListenersReady); c.Status || c.Reason != ReasonCertificateOrdersWaiting || !strings.Contains(c.Message, "5 hostnames or child apexes wait") {
-		t.Errorf("ListenersReady %v %s %q, want False %s counting the 5", c.Status, c.Reason, c.Message, ReasonCertificateOrdersWaiting)
+	if c := condition(out, conditions.ListenersReady); c.Status || c.Reason != conditions.ReasonCertificateOrdersWaiting || !strings.Contains(c.Message, "5 hostnames or child apexes wait") {
+		t.Errorf("ListenersReady %v %s %q, want False %s counting the 5", c.Status, c.Reason, c.Message, conditions.ReasonCertificateOrdersWaiting)
 	}
 	next := fedBack(in, out)
 	next.Now = t0.Add(letsEncrypt.Window - time.Second)
@@ -461,7 +464,7 @@ func TestGoneZonesGiveTheirPlacesUp(t *testing.T) {
 		t.Fatalf("alice's zones fill %d names, want the certificate full but for the zone that waits", n)
 	}
 	in = fedBack(Input{Spec: dns01Spec, Quota: letsEncrypt, LedgerNamespace: "cozy-cert-manager", Namespaces: nss, Routes: routes, Now: t0.Add(30 * time.Hour)}, out)
-	in.Ledger = []OrderRecord{*out.Record}
+	in.Ledger = []acme.OrderRecord{*out.Record}
 	in.Namespaces = append(platform(), labelled("tenant-carol", "carol.example.org"))
 	in.Routes = []Route{routeTo("tenant-carol", "shop", "shop.carol.example.org")}
 	out = settled(t, &in)
@@ -481,16 +484,16 @@ func TestGoneZonesGiveTheirPlacesUp(t *testing.T) {
 func TestOrderRecordBounded(t *testing.T) {
 	// Whatever a TenantGateway orders, its record keeps at most the
 	// largest quota's orders and waiting branches.
-	in := Input{Spec: http01Spec, Namespaces: platform(), Quota: OrderQuota{Limit: MaxOrderQuota, Window: time.Hour}, Now: t0, LedgerNamespace: "cozy-cert-manager",
+	in := Input{Spec: http01Spec, Namespaces: platform(), Quota: acme.OrderQuota{Limit: acme.MaxOrderQuota, Window: time.Hour}, Now: t0, LedgerNamespace: "cozy-cert-manager",
 		Routes: []Route{routeTo("tenant-alice", "many", hosts(60, "h%02d.alice.example.org")...)}}
 	out := ordered(t, &in)
 	old := *out.Record
-	for i := range 2 * MaxOrderQuota {
-		old.Orders = append(old.Orders, LedgerOrder{Branches: []string{"x"}, Certificate: fmt.Sprint(i), At: out.Record.Orders[0].At})
+	for i := range 2 * acme.MaxOrderQuota {
+		old.Orders = append(old.Orders, acme.LedgerOrder{Branches: []string{"x"}, Certificate: fmt.Sprint(i), At: out.Record.Orders[0].At})
 	}
-	l := newLedger(&Input{Spec: http01Spec, Namespace: "tenant-root", Name: "cozystack", UID: old.UID, Quota: in.Quota, Now: t0, Ledger: []OrderRecord{old}})
-	if n := len(l.Record().Orders); n > MaxOrderQuota {
-		t.Errorf("the record holds %d orders, want at most %d", n, MaxOrderQuota)
+	l := newLedger(&Input{Spec: http01Spec, Namespace: "tenant-root", Name: "cozystack", UID: old.UID, Quota: in.Quota, Now: t0, Ledger: []acme.OrderRecord{old}})
+	if n := len(l.Record().Orders); n > acme.MaxOrderQuota {
+		t.Errorf("the record holds %d orders, want at most %d", n, acme.MaxOrderQuota)
 	}
 	if got := slices.Sorted(maps.Keys(out.Record.Waiting)); len(got) > maxWaitingBranches {
 		t.Errorf("%d waiting branches", len(got))

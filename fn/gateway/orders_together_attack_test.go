@@ -7,6 +7,8 @@ import (
 	"time"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // Attacks on Gateways of one branch ordering together or one after
@@ -109,7 +111,7 @@ func TestAttackDNS01TwoOrdersInOneSecond(t *testing.T) {
 	// What must hold: the latest order of the dns01 certificate is the one
 	// the last run recorded, whatever the hashes of two orders of one
 	// second; every change of its names is an order of the ledger.
-	q := OrderQuota{Limit: 6, Window: 7 * day}
+	q := acme.OrderQuota{Limit: 6, Window: 7 * day}
 	for k := range 6 {
 		x, y := fmt.Sprintf("x%d.alice.example.org", k), fmt.Sprintf("y%d.alice.example.org", k)
 		t.Run(x+"+"+y, func(t *testing.T) {
@@ -140,7 +142,7 @@ func TestAttackDNS01TwoOrdersInOneSecond(t *testing.T) {
 			}
 			// Crossplane's observation lags a run: it shows the
 			// certificate with X but not Y yet.
-			in.Observed[KeyCertificateWildcard] = &ObservedResource{DNSNames: withX}
+			in.Observed[KeyCertificateWildcard] = &kube.ObservedResource{DNSNames: withX}
 			_, out = p.run(t, in, t1.Add(time.Hour))
 			if got := wildcardNames(out); !slices.Equal(got, withY) {
 				t.Errorf("the run after two orders within one second composes the certificate with %v, want it as the last run composed it, %v", got, withY)
@@ -227,7 +229,7 @@ func TestAttackNestedGatewaysRaiseTheirDemandAtOnce(t *testing.T) {
 		t.Fatalf("alice's ten Gateways ordered %d, want one each", len(p.orders))
 	}
 	base := slices.Clone(p.records)
-	var written []OrderRecord
+	var written []acme.OrderRecord
 	for k := range gws {
 		g := gws[k]
 		g.Routes = []Route{ownRoute(g.Namespace, "apps", hosts(30, "a%02d."+g.Spec.Apex)...)}
@@ -290,7 +292,7 @@ func TestAttackRecreatedGatewayReapsOnlyItsPredecessor(t *testing.T) {
 		t.Errorf("the predecessor's record (its orders of t0, gone since) is reaped on day %d (reaped: %v), want within two windows", d, ok)
 	}
 	for _, r := range p.records {
-		if r.writer() == old {
+		if r.Writer() == old {
 			t.Errorf("the predecessor's record is still in the ledger after 16 days: %+v", r)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // Attacks on pins and contests under full budgets, written as the tenant
@@ -317,7 +318,7 @@ func TestAttackPassthroughHolder(t *testing.T) {
 				t.Errorf("the platform's passthrough route is %s", s)
 			}
 			for _, l := range composedGateway(out).Spec.Listeners {
-				if l.Name == "tls-api" && l.AllowedRoutes.Namespaces.Selector.MatchLabels[LabelNamespaceName] != "cozy-api" {
+				if l.Name == "tls-api" && l.AllowedRoutes.Namespaces.Selector.MatchLabels[kube.LabelNamespaceName] != "cozy-api" {
 					t.Errorf("tls-api admits %v", l.AllowedRoutes.Namespaces.Selector)
 				}
 			}

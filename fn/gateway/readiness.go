@@ -7,9 +7,9 @@ import (
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // Condition types the function reads, from the libraries that define them.
@@ -21,7 +21,6 @@ const (
 	condProgrammed   = string(gwapiv1.GatewayConditionProgrammed)
 	condResolvedRefs = string(gwapiv1.ListenerConditionResolvedRefs)
 	condReady        = string(cmv1.CertificateConditionReady)
-	condSynced       = string(xpv2.TypeSynced)
 )
 
 // A ListenerReason says why an entry of status.listeners is ready or not
@@ -62,13 +61,13 @@ const maxListenerMessage = 256
 // ready reports whether a composed resource is ready, from what Crossplane
 // observed of it and, for the Gateway, the status of its judged listeners
 // (judgedListeners). A resource not observed yet is not ready.
-func ready(key string, o *ObservedResource, listeners []v1alpha1.ListenerStatus) bool {
+func ready(key string, o *kube.ObservedResource, listeners []v1alpha1.ListenerStatus) bool {
 	if o == nil {
 		return false
 	}
 	switch {
 	case key == KeyGateway:
-		if o.staleStatus() > 0 || o.Conditions[condAccepted] != statusTrue || o.Conditions[condProgrammed] != statusTrue {
+		if staleStatus(o) > 0 || o.Conditions[condAccepted] != statusTrue || o.Conditions[condProgrammed] != statusTrue {
 			return false
 		}
 		for _, l := range listeners {
@@ -84,7 +83,7 @@ func ready(key string, o *ObservedResource, listeners []v1alpha1.ListenerStatus)
 		// A zone guard is part of the isolation the Gateway gives: one
 		// the provider cannot write (RBAC names only the Tenants' guard)
 		// shows as an unready resource.
-		return ObjectReady(o)
+		return kube.ObjectReady(o)
 	default: // Issuer and Certificates.
 		return o.Conditions[condReady] == statusTrue
 	}
@@ -93,14 +92,14 @@ func ready(key string, o *ObservedResource, listeners []v1alpha1.ListenerStatus)
 // listenerReadiness judges one listener from its conditions on the observed
 // Gateway (nil when it reports none) and its observed Certificate (nil when
 // it has none, or Crossplane has not observed it).
-func listenerReadiness(in *Input, conds map[string]string, cert *ObservedResource) (bool, ListenerReason, string) {
+func listenerReadiness(in *Input, conds map[string]string, cert *kube.ObservedResource) (bool, ListenerReason, string) {
 	certReady, certSaid := "", false
 	if cert != nil {
 		certReady, certSaid = cert.Conditions[condReady]
 	}
 	switch {
 	case certSaid && certReady != statusTrue:
-		msg := truncateTo(strings.TrimPrefix(controllerSays(cert, condReady), ": "), maxListenerMessage)
+		msg := text.TruncateTo(strings.TrimPrefix(controllerSays(cert, condReady), ": "), maxListenerMessage)
 		if msg == "" {
 			msg = "Ready=" + certReady
 		}
@@ -136,7 +135,7 @@ func listenerCertificateKey(in *Input, l gwapiv1.Listener) string {
 
 // listenerStatus mirrors each listener of the Gateway, in Gateway order,
 // with its readiness from the observed Gateway status.
-func listenerStatus(in *Input, listeners []gwapiv1.Listener, gw *ObservedResource) []v1alpha1.ListenerStatus {
+func listenerStatus(in *Input, listeners []gwapiv1.Listener, gw *kube.ObservedResource) []v1alpha1.ListenerStatus {
 	out := make([]v1alpha1.ListenerStatus, 0, len(listeners))
 	for _, l := range listeners {
 		s := v1alpha1.ListenerStatus{Name: string(l.Name), Port: l.Port}
@@ -152,7 +151,7 @@ func listenerStatus(in *Input, listeners []gwapiv1.Listener, gw *ObservedResourc
 			// Conditions of an older generation than the Gateway's are
 			// not judged: the listener is Pending until its controller
 			// has seen the spec (Status and conditions in docs/design.md).
-			if stale = gw.staleListener(string(l.Name)); stale == 0 {
+			if stale = staleListener(gw, string(l.Name)); stale == 0 {
 				conds = gw.Listeners[string(l.Name)]
 			}
 		}
@@ -165,13 +164,6 @@ func listenerStatus(in *Input, listeners []gwapiv1.Listener, gw *ObservedResourc
 		out = append(out, s)
 	}
 	return out
-}
-
-// ObjectReady is the readiness of a provider-kubernetes Object: it reports
-// the object it manages Ready and in sync. A namespace patch and a Tenant's
-// Objects are judged alike.
-func ObjectReady(o *ObservedResource) bool {
-	return o.Conditions[string(xpv2.TypeReady)] == statusTrue && o.Conditions[condSynced] == statusTrue
 }
 
 // judgedListeners are the listeners whose readiness counts for GatewayReady

@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 func TestListenerStatusAndGatewayReady(t *testing.T) {
@@ -25,8 +27,8 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 		}
 		return spec
 	}
-	gw := func(conds map[string]string, listeners map[string]map[string]string) map[string]*ObservedResource {
-		return map[string]*ObservedResource{KeyGateway: {Conditions: conds, Listeners: listeners, ListenerHostnames: specOf(listeners)}}
+	gw := func(conds map[string]string, listeners map[string]map[string]string) map[string]*kube.ObservedResource {
+		return map[string]*kube.ObservedResource{KeyGateway: {Conditions: conds, Listeners: listeners, ListenerHostnames: specOf(listeners)}}
 	}
 	cilium := &Class{Name: "cilium", ControllerName: CiliumControllerName}
 	envoy := &Class{Name: "envoy", ControllerName: "gateway.envoyproxy.io/gatewayclass-controller"}
@@ -34,7 +36,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 		reason   string
 		class    *Class
 		noClass  bool
-		observed map[string]*ObservedResource
+		observed map[string]*kube.ObservedResource
 		// reported are the listeners the last run's status.listeners named.
 		reported map[string]string
 		want     want
@@ -44,7 +46,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			noClass: true,
 			want: want{
 				Reasons:      []string{"http:false:Pending", wwwListener + ":false:Pending"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayClassNotFound, Message: "GatewayClass cilium does not exist, so no controller will accept Gateway tenant-root/cozystack; set spec.gatewayClassName to a class of the cluster (kubectl get gatewayclass)"},
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonGatewayClassNotFound, Message: "GatewayClass cilium does not exist, so no controller will accept Gateway tenant-root/cozystack; set spec.gatewayClassName to a class of the cluster (kubectl get gatewayclass)"},
 			},
 		},
 		"NotObserved": {
@@ -52,7 +54,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			class:  cilium,
 			want: want{
 				Reasons:      []string{"http:false:Pending", wwwListener + ":false:Pending"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayNotAccepted, Message: "Underlying Gateway tenant-root/cozystack has not been accepted by its controller yet"},
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonGatewayNotAccepted, Message: "Underlying Gateway tenant-root/cozystack has not been accepted by its controller yet"},
 			},
 		},
 		"NotProgrammed": {
@@ -63,26 +65,26 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			}),
 			want: want{
 				Reasons:      []string{"http:false:NotAccepted", wwwListener + ":false:NotProgrammed"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayNotProgrammed, Message: "Underlying Gateway tenant-root/cozystack has not been programmed by its controller yet"},
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonGatewayNotProgrammed, Message: "Underlying Gateway tenant-root/cozystack has not been programmed by its controller yet"},
 			},
 		},
 		"NotProgrammedWithTheControllersWords": {
 			reason: "GatewayNotProgrammed carries the Gateway's own reason and message (a LoadBalancer pending)",
 			class:  cilium,
-			observed: map[string]*ObservedResource{KeyGateway: {
+			observed: map[string]*kube.ObservedResource{KeyGateway: {
 				Conditions: map[string]string{"Accepted": "True", "Programmed": "False"},
 				Reasons:    map[string]string{"Accepted": "Accepted", "Programmed": "AddressNotAssigned"},
 				Messages:   map[string]string{"Programmed": "No addresses have been assigned to the Gateway"},
 			}},
 			want: want{
 				Reasons:      []string{"http:false:Pending", wwwListener + ":false:Pending"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayNotProgrammed, Message: "Underlying Gateway tenant-root/cozystack has not been programmed by its controller yet: AddressNotAssigned: No addresses have been assigned to the Gateway"},
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonGatewayNotProgrammed, Message: "Underlying Gateway tenant-root/cozystack has not been programmed by its controller yet: AddressNotAssigned: No addresses have been assigned to the Gateway"},
 			},
 		},
 		"CertificateNotReady": {
 			reason: "A listener whose Certificate is not Ready says so with cert-manager's reason and message, in status.listeners and in ListenersNotReady",
 			class:  envoy,
-			observed: map[string]*ObservedResource{
+			observed: map[string]*kube.ObservedResource{
 				KeyGateway: {Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}), Listeners: map[string]map[string]string{
 					"http": accepted, wwwListener: {"Accepted": "True", "Programmed": "False", "ResolvedRefs": "False"},
 				}},
@@ -94,33 +96,33 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			},
 			want: want{
 				Reasons: []string{"http:true:Ready", wwwListener + ":false:CertificateNotReady:DoesNotExist: Issuing certificate as Secret does not exist"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonListenersNotReady,
 					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (CertificateNotReady: DoesNotExist: Issuing certificate as Secret does not exist) (see status.listeners)"},
 			},
 		},
 		"CertificateNothingSaid": {
 			reason: "A Certificate cert-manager has said nothing about yet leaves the listener to the Gateway's conditions",
 			class:  envoy,
-			observed: map[string]*ObservedResource{
+			observed: map[string]*kube.ObservedResource{
 				KeyGateway: {Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}), Listeners: map[string]map[string]string{"http": accepted, wwwListener: {"Accepted": "True", "Programmed": "False"}}},
 				wwwCert:    {Conditions: map[string]string{}},
 			},
 			want: want{
 				Reasons: []string{"http:true:Ready", wwwListener + ":false:NotProgrammed"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonListenersNotReady,
 					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (NotProgrammed) (see status.listeners)"},
 			},
 		},
 		"CertificateReady": {
 			reason: "A Ready Certificate leaves the listener to the Gateway's conditions",
 			class:  envoy,
-			observed: map[string]*ObservedResource{
+			observed: map[string]*kube.ObservedResource{
 				KeyGateway: {Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}), Listeners: map[string]map[string]string{"http": accepted, wwwListener: accepted}},
 				wwwCert:    {Conditions: map[string]string{"Ready": "True"}},
 			},
 			want: want{
 				Reasons:      []string{"http:true:Ready", wwwListener + ":true:Ready"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Status: true, Reason: ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
+				GatewayReady: Condition{Type: conditions.GatewayReady, Status: true, Reason: conditions.ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
 				Ready:        true,
 			},
 		},
@@ -132,7 +134,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			}),
 			want: want{
 				Reasons: []string{"http:true:Ready", wwwListener + ":false:NotProgrammed"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonListenersNotReady,
 					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (NotProgrammed) (see status.listeners)"},
 			},
 		},
@@ -144,7 +146,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			}),
 			want: want{
 				Reasons:      []string{"http:true:Ready", wwwListener + ":true:Ready"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Status: true, Reason: ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
+				GatewayReady: Condition{Type: conditions.GatewayReady, Status: true, Reason: conditions.ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
 				Ready:        true,
 			},
 		},
@@ -154,7 +156,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			observed: gw(accepted, map[string]map[string]string{"http": accepted}),
 			want: want{
 				Reasons:      []string{"http:true:Ready", wwwListener + ":false:Pending"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Status: true, Reason: ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
+				GatewayReady: Condition{Type: conditions.GatewayReady, Status: true, Reason: conditions.ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
 				Ready:        true,
 			},
 		},
@@ -165,24 +167,24 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			reported: map[string]string{"http": "", wwwListener: "www.example.org"},
 			want: want{
 				Reasons: []string{"http:true:Ready", wwwListener + ":false:Pending"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonListenersNotReady,
 					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (Pending) (see status.listeners)"},
 			},
 		},
 		"ListenerAppliedNotReported": {
 			reason:   "A listener in the observed Gateway's spec that its controller has not reported on yet is judged: Pending makes GatewayReady False (a controller that never reports is seen)",
 			class:    envoy,
-			observed: map[string]*ObservedResource{KeyGateway: {Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}), Listeners: map[string]map[string]string{"http": accepted}}},
+			observed: map[string]*kube.ObservedResource{KeyGateway: {Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}), Listeners: map[string]map[string]string{"http": accepted}}},
 			want: want{
 				Reasons: []string{"http:true:Ready", wwwListener + ":false:Pending"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonListenersNotReady,
 					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (Pending) (see status.listeners)"},
 			},
 		},
 		"StatusOfAnOlderGeneration": {
 			reason: "The Gateway's controller reported Accepted and Programmed on generation 3 and every listener ready, but the Gateway is at 4 (the controller is down while routes change): not judged on it, GatewayStatusStale, the listeners Pending and the Gateway not ready",
 			class:  envoy,
-			observed: map[string]*ObservedResource{KeyGateway: {
+			observed: map[string]*kube.ObservedResource{KeyGateway: {
 				Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}),
 				Listeners:  map[string]map[string]string{"http": accepted, wwwListener: accepted},
 				Generation: 4, StatusGenerations: map[string]int64{"Accepted": 3, "Programmed": 3},
@@ -193,14 +195,14 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 					"http:false:Pending:its controller reported on generation 3 of the Gateway, which is at 4",
 					wwwListener + ":false:Pending:its controller reported on generation 3 of the Gateway, which is at 4",
 				},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonGatewayStatusStale,
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonGatewayStatusStale,
 					Message: "Underlying Gateway tenant-root/cozystack is at generation 4; its controller's status describes generation 3, so the Gateway is not judged until the controller has seen it"},
 			},
 		},
 		"ListenerStatusOfAnOlderGeneration": {
 			reason: "One listener's conditions are of an older generation than the Gateway's (the others current): that listener alone is Pending",
 			class:  envoy,
-			observed: map[string]*ObservedResource{KeyGateway: {
+			observed: map[string]*kube.ObservedResource{KeyGateway: {
 				Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}),
 				Listeners:  map[string]map[string]string{"http": accepted, wwwListener: accepted},
 				Generation: 4, StatusGenerations: map[string]int64{"Accepted": 4, "Programmed": 4},
@@ -208,14 +210,14 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			}},
 			want: want{
 				Reasons: []string{"http:true:Ready", wwwListener + ":false:Pending:its controller reported on generation 2 of the Gateway, which is at 4"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonListenersNotReady,
 					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (Pending: its controller reported on generation 2 of the Gateway, which is at 4) (see status.listeners)"},
 			},
 		},
 		"StatusOfTheCurrentGeneration": {
 			reason: "Conditions of the Gateway's own generation, or without an observedGeneration, are judged as they are",
 			class:  envoy,
-			observed: map[string]*ObservedResource{KeyGateway: {
+			observed: map[string]*kube.ObservedResource{KeyGateway: {
 				Conditions: accepted, ListenerHostnames: specOf(map[string]map[string]string{"http": nil, wwwListener: nil}),
 				Listeners:  map[string]map[string]string{"http": accepted, wwwListener: accepted},
 				Generation: 4, StatusGenerations: map[string]int64{"Accepted": 4},
@@ -223,7 +225,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			}},
 			want: want{
 				Reasons:      []string{"http:true:Ready", wwwListener + ":true:Ready"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Status: true, Reason: ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
+				GatewayReady: Condition{Type: conditions.GatewayReady, Status: true, Reason: conditions.ReasonReconciled, Message: "Gateway tenant-root/cozystack is programmed and every listener is ready"},
 				Ready:        true,
 			},
 		},
@@ -235,7 +237,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 			}),
 			want: want{
 				Reasons: []string{"http:true:Ready", wwwListener + ":false:RefsNotResolved"},
-				GatewayReady: Condition{Type: ConditionGatewayReady, Reason: ReasonListenersNotReady,
+				GatewayReady: Condition{Type: conditions.GatewayReady, Reason: conditions.ReasonListenersNotReady,
 					Message: "Gateway tenant-root/cozystack has 1 of 2 listeners not ready: " + wwwListener + " (RefsNotResolved) (see status.listeners)"},
 			},
 		},
@@ -247,7 +249,7 @@ func TestListenerStatusAndGatewayReady(t *testing.T) {
 				compose = runNoClass
 			}
 			out := compose(t, in)
-			got := want{GatewayReady: condition(out, ConditionGatewayReady), Ready: out.Ready[KeyGateway]}
+			got := want{GatewayReady: condition(out, conditions.GatewayReady), Ready: out.Ready[KeyGateway]}
 			for _, l := range out.ListenerStatus {
 				r := strings.Join([]string{l.Name, strconv.FormatBool(l.Ready), l.Reason}, ":")
 				if l.Message != "" {
@@ -270,7 +272,7 @@ func TestReadiness(t *testing.T) {
 			"tenant-root": {Name: "tenant-root"},
 			"cozy-a":      {Name: "cozy-a"},
 		},
-		Observed: map[string]*ObservedResource{
+		Observed: map[string]*kube.ObservedResource{
 			KeyIssuer:                   {Conditions: ready},
 			wwwCert:                     {Conditions: map[string]string{"Ready": "False"}},
 			KeyRedirect:                 {},

@@ -7,6 +7,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 func TestRedirectObject(t *testing.T) {
@@ -43,7 +45,7 @@ func TestRedirectObject(t *testing.T) {
 func wantRedirect(ns, name, tgw string) *gwapiv1.HTTPRoute {
 	return &gwapiv1.HTTPRoute{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "HTTPRoute"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{LabelManagedBy: ManagedBy, LabelTenantGateway: tgw}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{kube.LabelManagedBy: kube.ManagedBy, kube.LabelTenantGateway: tgw}},
 		Spec: gwapiv1.HTTPRouteSpec{
 			CommonRouteSpec: gwapiv1.CommonRouteSpec{ParentRefs: []gwapiv1.ParentReference{{
 				Group: ptr.To(gwapiv1.Group("gateway.networking.k8s.io")), Kind: ptr.To(gwapiv1.Kind("Gateway")),

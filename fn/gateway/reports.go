@@ -12,6 +12,8 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // Route reports tell a tenant, in its own namespace, why its routes are not
@@ -77,7 +79,7 @@ type report struct {
 // many and however named, take no other branch's report. A report names
 // only routes of its own namespace, and its Object writes only into that
 // namespace, a namespace routes were read from.
-func routeReports(in *Input, t *tenancy, claims []*claim) ([]Resource, int, error) {
+func routeReports(in *Input, t *tenancy, claims []*claim) ([]kube.Resource, int, error) {
 	byNS, order := collectReports(in, claims)
 	var cands []budgeted
 	for _, ns := range order {
@@ -87,7 +89,7 @@ func routeReports(in *Input, t *tenancy, claims []*claim) ([]Resource, int, erro
 	}
 	kept := fairShare(cands, MaxRouteReports, t)
 	limit := min(maxReportBytes, maxReportsBytes/max(len(kept), 1))
-	out := make([]Resource, 0, len(kept))
+	out := make([]kube.Resource, 0, len(kept))
 	for _, ns := range order {
 		r := byNS[ns]
 		if len(r.unserved) == 0 || !kept[ns] {
@@ -97,7 +99,7 @@ func routeReports(in *Input, t *tenancy, claims []*claim) ([]Resource, int, erro
 		if err != nil {
 			return nil, 0, err
 		}
-		out = append(out, Resource{Key: ReportKey(ns), Object: o})
+		out = append(out, kube.Resource{Key: ReportKey(ns), Object: o})
 	}
 	return out, len(cands) - len(kept), nil
 }
@@ -123,7 +125,7 @@ func reportData(in *Input, r *report, limit int) map[string]string {
 	}
 	size, kept := 0, 0
 	for _, key := range shown {
-		v := truncateTo(reportLines(in, r.claims[key]), limit/4)
+		v := text.TruncateTo(reportLines(in, r.claims[key]), limit/4)
 		if size+len(key)+len(v) > limit {
 			break
 		}

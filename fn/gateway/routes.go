@@ -56,12 +56,6 @@ type Namespace struct {
 	Annotations map[string]string
 }
 
-// Label keys of the tenant layer the function reads.
-const (
-	// LabelNamespaceHost is a tenant namespace's apex.
-	LabelNamespaceHost = "namespace.cozystack.io/host"
-)
-
 // parentRefsTo are the parentRefs of r that target this TenantGateway's
 // Gateway; a route with none does not attach. Which listeners they select
 // is judged per hostname (see selection.go).

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 func TestAttachment(t *testing.T) {
@@ -44,7 +45,7 @@ func TestAttachment(t *testing.T) {
 		"UnadmittedNamespace": {
 			reason: "Routes from a namespace neither attached nor labelled are ignored entirely",
 			route:  routeTo("tenant-eve", "a", "a.example.org"),
-			nss:    []Namespace{{Name: "tenant-eve", Labels: map[string]string{LabelNamespaceGateway: "tenant-other"}}},
+			nss:    []Namespace{{Name: "tenant-eve", Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-other"}}},
 		},
 		"LabelledNamespace": {
 			reason: "A namespace labelled namespace.cozystack.io/gateway=tenant-root is admitted",
@@ -61,7 +62,7 @@ func TestAttachment(t *testing.T) {
 		"AttachedNamespaceOfAnotherGateway": {
 			reason: "An attached namespace whose gateway label another owner set is not admitted: its routes count for nothing",
 			route:  Route{Kind: KindHTTPRoute, Namespace: "cozy-dashboard", Name: "a", ParentRefs: []ParentRef{{Namespace: "tenant-root", Name: "cozystack"}}, Hostnames: []string{"a.example.org"}},
-			nss:    []Namespace{{Name: "cozy-dashboard", Labels: map[string]string{LabelNamespaceGateway: "tenant-other"}}},
+			nss:    []Namespace{{Name: "cozy-dashboard", Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-other"}}},
 		},
 		"NoHostnames": {
 			reason: "A route without hostnames claims nothing",

@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // naming is routeTo whose parentRef names a listener and a port.
@@ -26,7 +28,7 @@ func naming(section string, port int32, ns, name string, hosts ...string) Route 
 func checkSelection(t *testing.T, out *Output) {
 	t.Helper()
 	gw := composedGateway(out)
-	if gw == nil || strings.Contains(condition(out, ConditionRoutesAccepted).Message, "status.hostnames lists") {
+	if gw == nil || strings.Contains(condition(out, conditions.RoutesAccepted).Message, "status.hostnames lists") {
 		return // status.hostnames was cut short
 	}
 	zones := map[string]bool{}
@@ -150,9 +152,9 @@ func TestListenerSelection(t *testing.T) {
 			if diff := cmp.Diff(tc.want, hostnameStates(out)); diff != "" {
 				t.Errorf("-want, +got:\n%s", diff)
 			}
-			c := condition(out, ConditionRoutesAccepted)
+			c := condition(out, conditions.RoutesAccepted)
 			nomatch := strings.Contains(strings.Join(slices.Collect(maps.Values(tc.want)), " "), "NoMatchingParent")
-			if nomatch != (c.Reason == ReasonNoMatchingParent) {
+			if nomatch != (c.Reason == conditions.ReasonNoMatchingParent) {
 				t.Errorf("RoutesAccepted %s (%s); want NoMatchingParent exactly when a claim is", c.Reason, c.Message)
 			}
 		})
@@ -287,9 +289,9 @@ func TestAttackListenerSelection(t *testing.T) {
 	t.Run("AnotherTenantsListenerNames", func(t *testing.T) {
 		// bob's served name keeps its listener whatever alice's colliding
 		// route names (the pair shares https-harbor-3005190e).
-		served := &ObservedResource{ListenerNames: []string{"http", "https-harbor-3005190e"}, ListenerHostnames: map[string]string{"http": "", "https-harbor-3005190e": "harbor.bob.example.org"}}
+		served := &kube.ObservedResource{ListenerNames: []string{"http", "https-harbor-3005190e"}, ListenerHostnames: map[string]string{"http": "", "https-harbor-3005190e": "harbor.bob.example.org"}}
 		for _, section := range []string{"", "https-harbor-3005190e", "https-harbor-3005190ef4187f1a", ListenerHTTPS} {
-			out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Observed: map[string]*ObservedResource{KeyGateway: served}, Routes: []Route{
+			out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Observed: map[string]*kube.ObservedResource{KeyGateway: served}, Routes: []Route{
 				routeTo("tenant-bob", "harbor", "harbor.bob.example.org"),
 				naming(section, 0, "tenant-alice", "x", "harbor.x19ul5zj.alice.example.org"),
 			}})

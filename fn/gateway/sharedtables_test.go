@@ -11,6 +11,9 @@ import (
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // The attacks of this file aim at the tables an implementation shares: one
@@ -38,17 +41,17 @@ func nested() []Namespace {
 // order ledger's record written, and the status out wrote.
 func fedBack(in Input, out *Output) Input {
 	gw := composedGateway(out)
-	obs := &ObservedResource{ListenerHostnames: map[string]string{}}
+	obs := &kube.ObservedResource{ListenerHostnames: map[string]string{}}
 	prev := PreviousStatus{Listeners: map[string]string{}, ChildApexes: map[string]bool{}}
 	for _, l := range gw.Spec.Listeners {
 		obs.ListenerNames = append(obs.ListenerNames, string(l.Name))
 		obs.ListenerHostnames[string(l.Name)] = hostOf(l)
 		prev.Listeners[string(l.Name)] = hostOf(l)
 	}
-	in.Observed = map[string]*ObservedResource{KeyGateway: obs}
+	in.Observed = map[string]*kube.ObservedResource{KeyGateway: obs}
 	for _, r := range out.Resources {
 		if c, ok := r.Object.(*cmv1.Certificate); ok {
-			in.Observed[r.Key] = &ObservedResource{DNSNames: c.Spec.DNSNames}
+			in.Observed[r.Key] = &kube.ObservedResource{DNSNames: c.Spec.DNSNames}
 		}
 	}
 	in.Ledger = withRecord(in.Ledger, writerOf(&in), out.Record)
@@ -57,7 +60,7 @@ func fedBack(in Input, out *Output) Input {
 			// Crossplane observes the Object it applied at once, as the
 			// Certificates; provider-kubernetes writes the ConfigMap
 			// (in.Ledger) on its own time.
-			in.Observed[KeyOrderLedger] = &ObservedResource{Record: out.Record}
+			in.Observed[KeyOrderLedger] = &kube.ObservedResource{Record: out.Record}
 		}
 	}
 	for _, c := range out.ChildApexes {
@@ -76,8 +79,8 @@ func writerOf(in *Input) string { return in.Namespace + "/" + in.Name + "/" + in
 // withRecord is the ledger's records with the one of the writer self
 // replaced by rec (removed when nil), as the cluster holds them once the
 // run's record is applied.
-func withRecord(records []OrderRecord, self string, rec *OrderRecord) []OrderRecord {
-	out := slices.DeleteFunc(slices.Clone(records), func(r OrderRecord) bool { return r.writer() == self })
+func withRecord(records []acme.OrderRecord, self string, rec *acme.OrderRecord) []acme.OrderRecord {
+	out := slices.DeleteFunc(slices.Clone(records), func(r acme.OrderRecord) bool { return r.Writer() == self })
 	if rec != nil {
 		out = append(out, *rec)
 	}
@@ -207,7 +210,7 @@ func TestAttackTwoRoutesOnAPassthroughName(t *testing.T) {
 				{tls("cozy-api", "a", "api.example.org"), tls("cozy-api", "all", "*.example.org")},
 			} {
 				out := twice(t, Input{Spec: spec, Namespaces: nss, Routes: routes})
-				if c := condition(out, ConditionRoutesAccepted); routes[1].Namespace == "cozy-api" && c.Status {
+				if c := condition(out, conditions.RoutesAccepted); routes[1].Namespace == "cozy-api" && c.Status {
 					t.Errorf("RoutesAccepted %v (%s): two routes of one namespace on tls-api must be reported", c.Status, c.Message)
 				}
 			}
@@ -247,8 +250,8 @@ func TestChallengeRoutesAreNotClaims(t *testing.T) {
 	if diff := cmp.Diff(want, hostnameStates(out)); diff != "" {
 		t.Errorf("-want, +got:\n%s", diff)
 	}
-	if len(out.HostnamelessRoutes) != 0 || !condition(out, ConditionRoutesAccepted).Status {
-		t.Errorf("the challenge route shows up: hostnameless %v, RoutesAccepted %+v", out.HostnamelessRoutes, condition(out, ConditionRoutesAccepted))
+	if len(out.HostnamelessRoutes) != 0 || !condition(out, conditions.RoutesAccepted).Status {
+		t.Errorf("the challenge route shows up: hostnameless %v, RoutesAccepted %+v", out.HostnamelessRoutes, condition(out, conditions.RoutesAccepted))
 	}
 	// The label is no pass elsewhere: a labelled route of a tenant, or one
 	// of the owner's that names an HTTPS listener too, is a claim.

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // www.n21218.alice.example.org and www.n29916.alice.example.org share
@@ -105,8 +106,8 @@ func TestAttackHashCollision(t *testing.T) {
 	t.Run("AimedAtANeighbourBeingServed", func(t *testing.T) {
 		// bob's harbor.bob.example.org is on the Gateway; alice crafts
 		// harbor.x19ul5zj.alice.example.org, whose name collides.
-		served := &ObservedResource{ListenerNames: []string{"http", "https-harbor-3005190e"}, ListenerHostnames: map[string]string{"http": "", "https-harbor-3005190e": "harbor.bob.example.org"}}
-		out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Observed: map[string]*ObservedResource{KeyGateway: served}, Routes: []Route{
+		served := &kube.ObservedResource{ListenerNames: []string{"http", "https-harbor-3005190e"}, ListenerHostnames: map[string]string{"http": "", "https-harbor-3005190e": "harbor.bob.example.org"}}
+		out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Observed: map[string]*kube.ObservedResource{KeyGateway: served}, Routes: []Route{
 			routeTo("tenant-bob", "harbor", "harbor.bob.example.org"),
 			routeTo("tenant-alice", "x", "harbor.x19ul5zj.alice.example.org"),
 		}})
@@ -123,8 +124,8 @@ func TestAttackHashCollision(t *testing.T) {
 		// alice's crafted hostname was served first, so bob's took the
 		// long form; alice's route goes away and comes back: bob keeps
 		// the long form he is served under, nothing is renamed.
-		served := &ObservedResource{ListenerNames: []string{"http", "https-harbor-3005190e4f1e308f"}, ListenerHostnames: map[string]string{"https-harbor-3005190e4f1e308f": "harbor.bob.example.org"}}
-		out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Observed: map[string]*ObservedResource{KeyGateway: served}, Routes: []Route{
+		served := &kube.ObservedResource{ListenerNames: []string{"http", "https-harbor-3005190e4f1e308f"}, ListenerHostnames: map[string]string{"https-harbor-3005190e4f1e308f": "harbor.bob.example.org"}}
+		out := attack(t, Input{Spec: http01Spec, Namespaces: platform(), Observed: map[string]*kube.ObservedResource{KeyGateway: served}, Routes: []Route{
 			routeTo("tenant-bob", "harbor", "harbor.bob.example.org"),
 		}})
 		if diff := cmp.Diff([]string{"http ", "https-harbor-3005190e4f1e308f harbor.bob.example.org"}, listenerNames(out)); diff != "" {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
 )
 
 func TestHostnameStatusIsBounded(t *testing.T) {
@@ -17,7 +18,7 @@ func TestHostnameStatusIsBounded(t *testing.T) {
 		t.Errorf("the claim that is not served must be kept, sorted last: got %+v", last)
 	}
 	want := "hostnames that can never be served (see status.hostnames): zzz.example.net (OutsideApex) (status.hostnames lists 1000 of 1501 claims, those not served first)"
-	if got := condition(out, ConditionRoutesAccepted).Message; got != want {
+	if got := condition(out, conditions.RoutesAccepted).Message; got != want {
 		t.Errorf("RoutesAccepted message:\nwant %s\ngot  %s", want, got)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // A tenancy is who may use this Gateway and for which hostnames: the
@@ -31,6 +33,9 @@ type tenancy struct {
 	// publishers without a host label and every admitted namespace whose
 	// host label is the apex.
 	apexZone []string
+	// attached are the namespaces the function labels (see
+	// AttachedNamespaces).
+	attached []string
 }
 
 // newTenancy reads the admitted namespaces: the TenantGateway's own, the
@@ -40,11 +45,12 @@ type tenancy struct {
 func newTenancy(in *Input) *tenancy {
 	t := &tenancy{owner: in.Namespace, apex: in.Spec.Apex, certManager: in.CertManagerNamespace, publisher: map[string]bool{}, labels: map[string]map[string]string{}}
 	for _, n := range in.Namespaces {
-		if n.Labels[LabelNamespaceGateway] == in.Namespace {
+		if n.Labels[kube.LabelNamespaceGateway] == in.Namespace {
 			t.labels[n.Name] = n.Labels
 		}
 	}
-	for _, ns := range in.attached {
+	t.attached = AttachedNamespaces(in.Namespace, in.Spec.AttachedNamespaces)
+	for _, ns := range t.attached {
 		t.addPublisher(in, ns)
 	}
 	for _, ns := range slices.Sorted(maps.Keys(t.publisher)) {
@@ -73,7 +79,7 @@ func (t *tenancy) addPublisher(in *Input, ns string) {
 	} else if l, ok := t.labels[ns]; ok {
 		labels = l
 	}
-	if g := labels[LabelNamespaceGateway]; g != "" && g != in.Namespace {
+	if g := labels[kube.LabelNamespaceGateway]; g != "" && g != in.Namespace {
 		t.foreign = append(t.foreign, ns)
 		return
 	}
@@ -81,7 +87,7 @@ func (t *tenancy) addPublisher(in *Input, ns string) {
 	if l == nil {
 		l = map[string]string{}
 	}
-	l[LabelNamespaceGateway] = in.Namespace
+	l[kube.LabelNamespaceGateway] = in.Namespace
 	t.labels[ns] = l
 	t.publisher[ns] = true
 }
@@ -100,7 +106,7 @@ func (t *tenancy) admitted(ns string) bool {
 }
 
 // host is the namespace's host label, or "".
-func (t *tenancy) host(ns string) string { return t.labels[ns][LabelNamespaceHost] }
+func (t *tenancy) host(ns string) string { return t.labels[ns][kube.LabelNamespaceHost] }
 
 // delegation is the domain ns may claim hostnames in: its host label, else
 // the apex for the owner and attached namespaces. Other namespaces without

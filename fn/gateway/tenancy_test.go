@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // TestTenancy: who may use tenant-root's Gateway and for which hostnames
@@ -21,15 +22,14 @@ func TestTenancy(t *testing.T) {
 			labelled("tenant-alice-dev", "dev.alice.example.org"),
 			labelled("tenant-apex", "example.org"),
 			labelled("tenant-nohost", ""),
-			{Name: "tenant-other", Labels: map[string]string{LabelNamespaceGateway: "tenant-x", LabelNamespaceHost: "other.example.org"}},
+			{Name: "tenant-other", Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-x", kube.LabelNamespaceHost: "other.example.org"}},
 		},
 		NamedNamespaces: map[string]*Namespace{
-			"tenant-root":    {Name: "tenant-root", Labels: map[string]string{LabelNamespaceHost: "example.org"}},
+			"tenant-root":    {Name: "tenant-root", Labels: map[string]string{kube.LabelNamespaceHost: "example.org"}},
 			"cozy-dashboard": {Name: "cozy-dashboard"},
-			"cozy-foreign":   {Name: "cozy-foreign", Labels: map[string]string{LabelNamespaceGateway: "tenant-x"}},
+			"cozy-foreign":   {Name: "cozy-foreign", Labels: map[string]string{kube.LabelNamespaceGateway: "tenant-x"}},
 		},
 	}
-	in.attached = AttachedNamespaces(in.Namespace, in.Spec.AttachedNamespaces)
 	tn := newTenancy(in)
 
 	type admission struct {

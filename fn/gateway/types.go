@@ -4,14 +4,15 @@ import (
 	"fmt"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
-// Input is everything one run knows about one TenantGateway.
+// Input is everything one run knows about one TenantGateway. Compose reads
+// it and never writes it: what a phase derives from it, the phase returns.
 type Input struct {
 	// Name and Namespace of the TenantGateway.
 	Name      string
@@ -34,7 +35,7 @@ type Input struct {
 	// Observed are the composed resources Crossplane observed, by
 	// composition resource name. The Gateway's listener names keep their
 	// place when the listener budget is short.
-	Observed map[string]*ObservedResource
+	Observed map[string]*kube.ObservedResource
 	// Probes are the look-ups by name of what the function is about to
 	// compose but Crossplane has not observed as ours (see Output.Probes).
 	Probes map[string]Probe
@@ -50,40 +51,16 @@ type Input struct {
 	Now time.Time
 	// Quota is the ACME CA's order quota per registered domain, from the
 	// platform settings.
-	Quota OrderQuota
+	Quota acme.OrderQuota
 	// LedgerNamespace holds the records of the order ledger: a platform
 	// namespace no tenant writes.
 	LedgerNamespace string
 	// Ledger are the records of the order ledger of the apex's registered
 	// domain, this TenantGateway's own included when it exists.
-	Ledger []OrderRecord
+	Ledger []acme.OrderRecord
 	// PlatformApex is the platform's apex (publishing.host): the order
 	// ledger's branches are named under it.
 	PlatformApex string
-
-	// Derived once per run by Compose.
-	//
-	// served maps the listener names being served to their hostnames: the
-	// observed Gateway's, else those the XR's status remembers.
-	served map[string]string
-	// attached are the namespaces the function labels (see
-	// AttachedNamespaces).
-	attached []string
-	// certWaiting says why the first dns01 certificate is not composed
-	// yet ("" when it is): what its listeners would serve waits.
-	certWaiting string
-}
-
-// Object is a typed Kubernetes object the function composes.
-type Object interface {
-	runtime.Object
-	metav1.Object
-}
-
-// Resource is one composed object under its stable composition resource name.
-type Resource struct {
-	Key    string
-	Object Object
 }
 
 // Output is what one TenantGateway composes and reports.
@@ -91,12 +68,12 @@ type Output struct {
 	// CertMode is the mode in force.
 	CertMode v1alpha1.CertMode
 	// Resources in a fixed order; keys are unique.
-	Resources []Resource
+	Resources []kube.Resource
 	// Probes are the resources to compose that Crossplane has not observed
 	// as ours, in the same order: the edge looks each up by name, and the
 	// ownership guard judges it from Input.Probes (see Ownership guard in
 	// docs/design.md). Those the guard refused are among them.
-	Probes []Resource
+	Probes []kube.Resource
 
 	// Hostnames, Conflicts and ChildApexes are the status of the
 	// same names (see APIs in docs/design.md).
@@ -138,8 +115,8 @@ type Output struct {
 	// Record is this TenantGateway's record of the order ledger, as
 	// composed (nil when there is none to write); OrderQuota is the quota
 	// in force and OrdersUsed the registered domain's orders of its window.
-	Record     *OrderRecord
-	OrderQuota OrderQuota
+	Record     *acme.OrderRecord
+	OrderQuota acme.OrderQuota
 	OrdersUsed int
 }
 

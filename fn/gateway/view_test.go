@@ -16,6 +16,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // A view is what an operator notices of an Output, one line per item.
@@ -86,22 +87,22 @@ func listenerLine(l gwapiv1.Listener) string {
 func selectorText(s *metav1.LabelSelector) []string {
 	var parts []string
 	switch {
-	case s.MatchLabels[LabelNamespaceName] != "":
-		parts = append(parts, "pin="+s.MatchLabels[LabelNamespaceName])
-	case s.MatchLabels[LabelNamespaceGateway] != "":
-		parts = append(parts, "label="+s.MatchLabels[LabelNamespaceGateway])
+	case s.MatchLabels[kube.LabelNamespaceName] != "":
+		parts = append(parts, "pin="+s.MatchLabels[kube.LabelNamespaceName])
+	case s.MatchLabels[kube.LabelNamespaceGateway] != "":
+		parts = append(parts, "label="+s.MatchLabels[kube.LabelNamespaceGateway])
 	}
-	if h := s.MatchLabels[LabelNamespaceHost]; h != "" {
+	if h := s.MatchLabels[kube.LabelNamespaceHost]; h != "" {
 		parts = append(parts, "host="+h)
 	}
 	for _, e := range s.MatchExpressions {
 		v := strings.Join(e.Values, ",")
 		switch {
-		case e.Key == LabelNamespaceName && len(s.MatchLabels) == 0:
+		case e.Key == kube.LabelNamespaceName && len(s.MatchLabels) == 0:
 			parts = append(parts, "in="+v)
-		case e.Key == LabelNamespaceName:
+		case e.Key == kube.LabelNamespaceName:
 			parts = append(parts, "names="+v)
-		case e.Key == LabelNamespaceHost && e.Operator == metav1.LabelSelectorOpNotIn:
+		case e.Key == kube.LabelNamespaceHost && e.Operator == metav1.LabelSelectorOpNotIn:
 			parts = append(parts, "host-notin="+v)
 		default:
 			parts = append(parts, fmt.Sprintf("%s-%s=%s", e.Key, e.Operator, v))
@@ -121,9 +122,9 @@ func routeTo(ns, name string, hosts ...string) Route {
 
 // labelled is a namespace publishing through tenant-root, with an apex.
 func labelled(name, host string) Namespace {
-	l := map[string]string{LabelNamespaceGateway: "tenant-root"}
+	l := map[string]string{kube.LabelNamespaceGateway: "tenant-root"}
 	if host != "" {
-		l[LabelNamespaceHost] = host
+		l[kube.LabelNamespaceHost] = host
 	}
 	return Namespace{Name: name, Labels: l}
 }
@@ -140,7 +141,7 @@ func manifestBytes(t testing.TB, o *kobjv1alpha1.Object) []byte {
 }
 
 // manifestOf is the JSON manifest of a namespace patch.
-func manifestOf(t *testing.T, r Resource) string {
+func manifestOf(t *testing.T, r kube.Resource) string {
 	t.Helper()
 	o, ok := r.Object.(*kobjv1alpha1.Object)
 	if !ok {
@@ -165,14 +166,14 @@ const (
 // listener is on the observed Gateway.
 func compose(t *testing.T, spec v1alpha1.TenantGatewaySpec, routes []Route, nss []Namespace, served ...string) view {
 	t.Helper()
-	var obs map[string]*ObservedResource
+	var obs map[string]*kube.ObservedResource
 	if len(served) > 0 {
-		gw := &ObservedResource{ListenerHostnames: map[string]string{}}
+		gw := &kube.ObservedResource{ListenerHostnames: map[string]string{}}
 		for _, h := range served {
 			gw.ListenerNames = append(gw.ListenerNames, HostListenerName(h))
 			gw.ListenerHostnames[HostListenerName(h)] = h
 		}
-		obs = map[string]*ObservedResource{KeyGateway: gw}
+		obs = map[string]*kube.ObservedResource{KeyGateway: gw}
 	}
 	// The edge looks up the owner and attached namespaces by name.
 	named := map[string]*Namespace{}

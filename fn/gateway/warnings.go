@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // Warning events: Crossplane turns every warning into an event and
@@ -29,10 +31,10 @@ type findings struct {
 // warnedGatewayReasons are the GatewayReady causes about the class or the
 // Gateway's programming that warn when they appear or change; the others
 // are a Gateway being created, or the listeners, warned about apart.
-var warnedGatewayReasons = map[ConditionReason]bool{
-	ReasonGatewayClassNotFound:    true,
-	ReasonGatewayClassUnsupported: true,
-	ReasonGatewayNotProgrammed:    true,
+var warnedGatewayReasons = map[conditions.Reason]bool{
+	conditions.ReasonGatewayClassNotFound:    true,
+	conditions.ReasonGatewayClassUnsupported: true,
+	conditions.ReasonGatewayNotProgrammed:    true,
 }
 
 // digestsOf are the digests status remembers of this run's findings.
@@ -59,8 +61,8 @@ func digestsOf(in *Input, f findings, listeners []v1alpha1.ListenerStatus) v1alp
 // gatewayCauseKey identifies a GatewayReady cause: the class, or the
 // controller's reason, never its message (a message with a counter or a
 // time in it would warn on every run).
-func gatewayCauseKey(in *Input, r ConditionReason) string {
-	if r == ReasonGatewayNotProgrammed {
+func gatewayCauseKey(in *Input, r conditions.Reason) string {
+	if r == conditions.ReasonGatewayNotProgrammed {
 		if gw := in.Observed[KeyGateway]; gw != nil {
 			return gw.Reasons[condProgrammed]
 		}
@@ -85,14 +87,15 @@ func digestLines(lines []string) string {
 }
 
 // warnings are the Warning events of this run: one per finding whose
-// digest is set and differs from the last run's.
-func warnings(in *Input, f findings, out *Output) []string {
+// digest is set and differs from the last run's, and one when the Gateway
+// comes close to the listener limit from the served listeners.
+func warnings(in *Input, f findings, out *Output, served servedListeners) []string {
 	w := gatewayWarnings(in.Previous.Digests, f, out)
 	if changed(out.Digests.Repeated, in.Previous.Digests.Repeated) {
-		w = append(w, BoundedList(fmt.Sprintf("the spec repeats %d list entries, each used once (remove the repeats): ", len(f.repeated)), f.repeated, "; ", ""))
+		w = append(w, text.BoundedList(fmt.Sprintf("the spec repeats %d list entries, each used once (remove the repeats): ", len(f.repeated)), f.repeated, "; ", ""))
 	}
 	w = append(w, routeWarnings(in.Previous.Digests, f, out.Digests)...)
-	if out.Listeners > WarnListeners && len(in.served) <= WarnListeners {
+	if out.Listeners > WarnListeners && len(served) <= WarnListeners {
 		w = append(w, fmt.Sprintf("Gateway %s/%s now has %d listeners, close to the limit of %d; %s", in.Namespace, in.Name, out.Listeners, MaxListeners, budgetAdvice(in)))
 	}
 	return w
@@ -107,10 +110,10 @@ func gatewayWarnings(prev v1alpha1.StatusDigests, f findings, out *Output) []str
 	now := out.Digests
 	var w []string
 	if changed(now.Refused, prev.Refused) {
-		w = append(w, BoundedList(fmt.Sprintf("the ownership guard refuses %d objects the TenantGateway needs, so it is not Ready: ", len(f.refused)), f.refused, "; ", ""))
+		w = append(w, text.BoundedList(fmt.Sprintf("the ownership guard refuses %d objects the TenantGateway needs, so it is not Ready: ", len(f.refused)), f.refused, "; ", ""))
 	}
 	if changed(now.Gateway, prev.Gateway) {
-		w = append(w, Truncate(string(f.gatewayReady.Reason)+": "+f.gatewayReady.Message))
+		w = append(w, text.Truncate(string(f.gatewayReady.Reason)+": "+f.gatewayReady.Message))
 	}
 	if changed(now.Certificates, prev.Certificates) {
 		var bad []string
@@ -119,7 +122,7 @@ func gatewayWarnings(prev v1alpha1.StatusDigests, f findings, out *Output) []str
 				bad = append(bad, listenerCause(l))
 			}
 		}
-		w = append(w, BoundedList(fmt.Sprintf("certificates not ready changed; %d listeners wait for theirs: ", len(bad)), bad, ", ", ""))
+		w = append(w, text.BoundedList(fmt.Sprintf("certificates not ready changed; %d listeners wait for theirs: ", len(bad)), bad, ", ", ""))
 	}
 	return w
 }
@@ -128,7 +131,7 @@ func gatewayWarnings(prev v1alpha1.StatusDigests, f findings, out *Output) []str
 func routeWarnings(prev v1alpha1.StatusDigests, f findings, now v1alpha1.StatusDigests) []string {
 	var w []string
 	if changed(now.Conflicts, prev.Conflicts) {
-		w = append(w, BoundedList(fmt.Sprintf("hostname conflicts changed; %d contested now: ", len(f.contests)), conflictLines(f.contests), "; ", ""))
+		w = append(w, text.BoundedList(fmt.Sprintf("hostname conflicts changed; %d contested now: ", len(f.contests)), conflictLines(f.contests), "; ", ""))
 	}
 	for _, c := range []struct {
 		now, prev string
@@ -140,11 +143,11 @@ func routeWarnings(prev v1alpha1.StatusDigests, f findings, now v1alpha1.StatusD
 		{now.ChildApexesOutside, prev.ChildApexesOutside, f.causes.outside, "child tenant apexes outside the apex"},
 	} {
 		if changed(c.now, c.prev) {
-			w = append(w, boundedListOf(fmt.Sprintf("%s changed; %d now: ", c.what, c.cause.total), c.cause.items, c.cause.total, c.cause.sep, ""))
+			w = append(w, text.BoundedListOf(fmt.Sprintf("%s changed; %d now: ", c.what, c.cause.total), c.cause.items, c.cause.total, c.cause.sep, ""))
 		}
 	}
 	if changed(now.LeftOut, prev.LeftOut) {
-		w = append(w, boundedListOf(fmt.Sprintf("hostnames and child apexes left out changed; %d left out now: ", f.leftOut.counts.Total()), f.leftOut.first, f.leftOut.counts.Total(), ", ", ""))
+		w = append(w, text.BoundedListOf(fmt.Sprintf("hostnames and child apexes left out changed; %d left out now: ", f.leftOut.counts.Total()), f.leftOut.first, f.leftOut.counts.Total(), ", ", ""))
 	}
 	return w
 }

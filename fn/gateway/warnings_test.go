@@ -8,17 +8,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // TestWarningsOnEachCause: every cause warns once, when it appears, and not
 // again while it stays the same; each warning is bounded.
 func TestWarningsOnEachCause(t *testing.T) {
-	notProgrammed := map[string]*ObservedResource{KeyGateway: {
+	notProgrammed := map[string]*kube.ObservedResource{KeyGateway: {
 		Conditions: map[string]string{"Accepted": "True", "Programmed": "False"},
 		Reasons:    map[string]string{"Programmed": "AddressNotAssigned"},
 		Messages:   map[string]string{"Programmed": "No addresses have been assigned to the Gateway"},
 	}}
-	certNotReady := map[string]*ObservedResource{
+	certNotReady := map[string]*kube.ObservedResource{
 		KeyGateway: {Conditions: accepted, Listeners: map[string]map[string]string{"http": accepted, wwwListener: accepted}},
 		wwwCert:    {Conditions: map[string]string{"Ready": "False"}, Reasons: map[string]string{"Ready": "DoesNotExist"}, Messages: map[string]string{"Ready": "Issuing certificate as Secret does not exist"}},
 	}
@@ -71,8 +73,8 @@ func TestWarningsOnEachCause(t *testing.T) {
 				compose = runNoClass
 			}
 			first := compose(t, tc.in)
-			if len(first.Warnings) != 1 || !strings.HasPrefix(first.Warnings[0], tc.want) || len(first.Warnings[0]) > MaxMessage {
-				t.Fatalf("first run: want one warning of at most %d bytes starting %q, got %q", MaxMessage, tc.want, first.Warnings)
+			if len(first.Warnings) != 1 || !strings.HasPrefix(first.Warnings[0], tc.want) || len(first.Warnings[0]) > text.MaxMessage {
+				t.Fatalf("first run: want one warning of at most %d bytes starting %q, got %q", text.MaxMessage, tc.want, first.Warnings)
 			}
 			again := tc.in
 			again.Previous = PreviousStatus{Digests: first.Digests}
@@ -127,7 +129,7 @@ func TestWarningsOnlyOnChange(t *testing.T) {
 		names[l.Name] = l.Hostname
 		order = append(order, l.Name)
 	}
-	second := run(t, Input{Spec: spec, Routes: routes, Previous: prev, Observed: map[string]*ObservedResource{KeyGateway: {ListenerNames: order, ListenerHostnames: names}}})
+	second := run(t, Input{Spec: spec, Routes: routes, Previous: prev, Observed: map[string]*kube.ObservedResource{KeyGateway: {ListenerNames: order, ListenerHostnames: names}}})
 	if len(second.Warnings) != 0 {
 		t.Errorf("second run, nothing changed: want no warnings, got %q", second.Warnings)
 	}

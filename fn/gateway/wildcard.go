@@ -204,13 +204,10 @@ func boolRank(b bool) int {
 
 // childSlots makes the listener of every listening child apex and indexes
 // it.
-func (c *coverage) childSlots(in *Input, children []*child) []*slot {
+func (c *coverage) childSlots(in *Input, served servedListeners, children []*child) []*slot {
 	listening := listeningChildren(children)
 	out := make([]*slot, 0, len(listening))
-	servedHosts := make(map[string]bool, len(in.served))
-	for _, h := range in.served {
-		servedHosts[h] = true
-	}
+	servedHosts := served.hostnames()
 	for _, ch := range listening {
 		ch.held = ch.held || servedHosts["*."+ch.apex]
 		if ch.idle && !ch.held {

@@ -14,6 +14,7 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // A zone guard keeps a child apex's zone its own in a shared route table
@@ -99,7 +100,7 @@ func ZoneGuardObjectName(tgw, ns string) string { return writerName(tgw, ns, "zg
 // namespace is kept off gets none (a known limit, see Zone guards).
 //
 //nolint:gocyclo // One step per guard form (zone, exposed apex, key collision), read in order.
-func zoneGuards(in *Input, t *tenancy, children []*child) ([]Resource, error) {
+func zoneGuards(in *Input, t *tenancy, children []*child) ([]kube.Resource, error) {
 	if in.Spec.CertMode == v1alpha1.CertModeHTTP01 {
 		return nil, nil
 	}
@@ -125,7 +126,7 @@ func zoneGuards(in *Input, t *tenancy, children []*child) ([]Resource, error) {
 		objects[ch.apex] = ZoneGuardObjectName(in.Name, guardNS[ch.apex])
 	}
 	keys := zoneGuardKeys(in, objects)
-	out := make([]Resource, 0, len(guarded))
+	out := make([]kube.Resource, 0, len(guarded))
 	for _, ch := range guarded {
 		ns := guardNS[ch.apex]
 		apexListener := ""
@@ -136,7 +137,7 @@ func zoneGuards(in *Input, t *tenancy, children []*child) ([]Resource, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Resource{Key: keys[ch.apex], Object: o})
+		out = append(out, kube.Resource{Key: keys[ch.apex], Object: o})
 	}
 	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
 
 // Attacks on zone guards (zoneguard.go) and on what shared port-80 tables
@@ -268,7 +269,7 @@ func TestAttackModeChange(t *testing.T) {
 		routeTo("tenant-alice-bob", "www", "www.bob.alice.example.org"),
 	}
 	for _, pair := range [][2]v1alpha1.TenantGatewaySpec{{edgeSpec, dns01Spec}, {dns01Spec, edgeSpec}, {existingSpec, edgeSpec}, {edgeSpec, http01Spec}} {
-		t.Run(string(pair[0].CertMode)+"-to-"+string(Defaulted(pair[1]).CertMode), func(t *testing.T) {
+		t.Run(string(pair[0].CertMode)+"-to-"+string(tgwspec.Defaulted(pair[1]).CertMode), func(t *testing.T) {
 			in := Input{Spec: pair[0], Namespaces: deep(), Routes: routes}
 			first := attackP(t, &in)
 			next := fedBack(in, first)

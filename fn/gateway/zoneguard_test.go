@@ -14,6 +14,8 @@ import (
 	kobjv1alpha1 "github.com/crossplane-contrib/provider-kubernetes/apis/namespaced/object/v1alpha1"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
 
 // composedRoutes are the HTTPRoutes the function writes through Objects
@@ -92,7 +94,7 @@ func TestZoneGuards(t *testing.T) {
 			in := Input{Spec: spec, Namespaces: nested(), Routes: routes}
 			out := attackP(t, &in)
 			var want []Route
-			if Defaulted(spec).CertMode != v1alpha1.CertModeHTTP01 {
+			if tgwspec.Defaulted(spec).CertMode != v1alpha1.CertModeHTTP01 {
 				for _, c := range []struct{ ns, apex string }{{"tenant-alice", "alice.example.org"}, {"tenant-alice-bob", "bob.alice.example.org"}} {
 					want = append(want, Route{Kind: KindHTTPRoute, Namespace: c.ns, Name: "cozystack-zone-guard", Hostnames: []string{"*." + c.apex},
 						ParentRefs: []ParentRef{{Group: gwapiv1.GroupName, Kind: "Gateway", Namespace: "tenant-root", Name: "cozystack", SectionName: childPrefix(spec.CertMode) + HostKey(c.apex)}}})
@@ -221,18 +223,18 @@ func TestAttackZoneGuardKeyCollision(t *testing.T) {
 	}
 	bobObject, aliceObject := ZoneGuardObjectName("cozystack", "tenant-bob-harbor"), ZoneGuardObjectName("cozystack", "tenant-alice-x19ul5zj")
 	cases := map[string]struct {
-		observed map[string]*ObservedResource
+		observed map[string]*kube.ObservedResource
 		want     map[string]string // key → the guard Object's name
 	}{
 		"Fresh": {
 			want: map[string]string{ZoneGuardKey(bob): bobObject, fullZoneGuardKey(alice): aliceObject},
 		},
 		"AliceObservedUnderTheShortKey": {
-			observed: map[string]*ObservedResource{ZoneGuardKey(alice): {Name: aliceObject}},
+			observed: map[string]*kube.ObservedResource{ZoneGuardKey(alice): {Name: aliceObject}},
 			want:     map[string]string{ZoneGuardKey(alice): aliceObject, fullZoneGuardKey(bob): bobObject},
 		},
 		"BobObservedUnderTheFullKey": {
-			observed: map[string]*ObservedResource{fullZoneGuardKey(bob): {Name: bobObject}},
+			observed: map[string]*kube.ObservedResource{fullZoneGuardKey(bob): {Name: bobObject}},
 			want:     map[string]string{ZoneGuardKey(alice): aliceObject, fullZoneGuardKey(bob): bobObject},
 		},
 	}

@@ -8,7 +8,8 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // ConditionGatewayClassesFound is set on the publishing tenant only: True
@@ -24,7 +25,7 @@ const (
 	ReasonClassesFound ConditionReason = "Found"
 	// ReasonGatewayClassNotFound: a listed class matches no GatewayClass;
 	// the TenantGateway's GatewayReady reason of the same name.
-	ReasonGatewayClassNotFound = ConditionReason(gateway.ReasonGatewayClassNotFound)
+	ReasonGatewayClassNotFound = ConditionReason(conditions.ReasonGatewayClassNotFound)
 )
 
 // ChecksClasses reports whether the run of the Tenant claim name in
@@ -74,7 +75,7 @@ func classesFound(in Input) (c Condition, warning string, ok bool) {
 		return Condition{Type: ConditionGatewayClassesFound, Status: true, Reason: ReasonClassesFound,
 			Message: "Every class in gateway.tenantSelectableClasses and gateway.edgeTerminatedClasses is a GatewayClass of the cluster"}, "", true
 	}
-	c = Condition{Type: ConditionGatewayClassesFound, Reason: ReasonGatewayClassNotFound, Message: gateway.BoundedList(
+	c = Condition{Type: ConditionGatewayClassesFound, Reason: ReasonGatewayClassNotFound, Message: text.BoundedList(
 		"The platform settings name classes that match no GatewayClass of the cluster: ", missing, ", ",
 		". A tenant that names a selectable class that does not exist gets a Gateway no controller accepts; an edge-terminated class that does not exist never puts a tenant in edge mode, so a Gateway whose TLS an edge terminates keeps terminating it itself. Compare with kubectl get gatewayclass")}
 	if last, ok := find(in.Conditions, xpv2.ConditionType(ConditionGatewayClassesFound)); ok && last.Status == corev1.ConditionFalse && last.Message == c.Message {

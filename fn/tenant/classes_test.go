@@ -11,7 +11,8 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // TestGatewayClassesFound: the publishing tenant's claim says which classes
@@ -41,7 +42,7 @@ func TestGatewayClassesFound(t *testing.T) {
 		return &Condition{Type: ConditionGatewayClassesFound, Reason: ReasonGatewayClassNotFound, Message: message}
 	}
 	allFound := &Condition{Type: ConditionGatewayClassesFound, Status: true, Reason: ReasonClassesFound, Message: found}
-	rootLabels := map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "example.org"}
+	rootLabels := map[string]string{kube.LabelNamespaceGateway: "tenant-root", kube.LabelNamespaceHost: "example.org"}
 	cases := map[string]struct {
 		reason   string
 		in       Input
@@ -55,7 +56,7 @@ func TestGatewayClassesFound(t *testing.T) {
 		},
 		"RootOfAnotherNamespace": {
 			reason: "a claim named root outside the publishing namespace is not the publishing tenant",
-			in: Input{Name: RootTenant, Parent: "tenant-alice", ParentLabels: map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "alice.example.org"},
+			in: Input{Name: RootTenant, Parent: "tenant-alice", ParentLabels: map[string]string{kube.LabelNamespaceGateway: "tenant-root", kube.LabelNamespaceHost: "alice.example.org"},
 				Platform: lists(nil, []string{"edge-tunel"})},
 		},
 		"AllFound": {
@@ -161,8 +162,8 @@ func TestGatewayClassesFoundBounded(t *testing.T) {
 		if c.Type != ConditionGatewayClassesFound {
 			continue
 		}
-		if len(c.Message) > gateway.MaxMessage || !strings.Contains(c.Message, " more") || c.Message != out.Warnings[0] {
-			t.Errorf("message of %d bytes (at most %d), saying how many more, the warning's: %.120s…", len(c.Message), gateway.MaxMessage, c.Message)
+		if len(c.Message) > text.MaxMessage || !strings.Contains(c.Message, " more") || c.Message != out.Warnings[0] {
+			t.Errorf("message of %d bytes (at most %d), saying how many more, the warning's: %.120s…", len(c.Message), text.MaxMessage, c.Message)
 		}
 		return
 	}

@@ -8,7 +8,8 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // A ConditionType is a condition the function sets on an XTenant and, since
@@ -88,7 +89,7 @@ func gatewayReady(in Input, out *Output) (Condition, bool) {
 	if _, owns := out.Ready[KeyTenantGateway]; !owns {
 		return Condition{}, false
 	}
-	cause, hasCause := find(in.GatewayConditions, xpv2.ConditionType(gateway.ConditionGatewayReady))
+	cause, hasCause := find(in.GatewayConditions, xpv2.ConditionType(conditions.GatewayReady))
 	ready, hasReady := find(in.GatewayConditions, xpv2.TypeReady)
 	switch {
 	case hasCause && (cause.Status != corev1.ConditionTrue || !hasReady || ready.Status == corev1.ConditionTrue):
@@ -115,5 +116,5 @@ func find(cs []xpv2.Condition, t xpv2.ConditionType) (xpv2.Condition, bool) {
 // message bounded.
 func mirror(c xpv2.Condition) Condition {
 	return Condition{Type: ConditionTenantGatewayReady, Status: c.Status == corev1.ConditionTrue,
-		Reason: ConditionReason(gateway.Truncate(string(c.Reason))), Message: gateway.Truncate(c.Message)}
+		Reason: ConditionReason(text.Truncate(string(c.Reason))), Message: text.Truncate(c.Message)}
 }

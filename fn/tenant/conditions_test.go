@@ -12,19 +12,20 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // TestTenantGatewayReady: the claim shows the cause its TenantGateway's
 // GatewayReady gives, as provider-kubernetes observed it; Crossplane's Ready
 // only where GatewayReady has nothing to say.
 func TestTenantGatewayReady(t *testing.T) {
-	rootLabels := map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "example.org"}
+	rootLabels := map[string]string{kube.LabelNamespaceGateway: "tenant-root", kube.LabelNamespaceHost: "example.org"}
 	bob := func(gw *bool, observed ...xpv2.Condition) Input {
 		return Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: gw}, ParentLabels: rootLabels, Platform: platform(), GatewayConditions: observed}
 	}
-	gatewayReady := func(status corev1.ConditionStatus, reason gateway.ConditionReason, message string) xpv2.Condition {
-		return xpv2.Condition{Type: xpv2.ConditionType(gateway.ConditionGatewayReady), Status: status, Reason: xpv2.ConditionReason(reason), Message: message}
+	gatewayReady := func(status corev1.ConditionStatus, reason conditions.Reason, message string) xpv2.Condition {
+		return xpv2.Condition{Type: xpv2.ConditionType(conditions.GatewayReady), Status: status, Reason: xpv2.ConditionReason(reason), Message: message}
 	}
 	const (
 		notFound = "GatewayClass cillium does not exist, so no controller will accept Gateway tenant-bob/cozystack; set spec.gatewayClassName to a class of the cluster (kubectl get gatewayclass)"
@@ -39,7 +40,7 @@ func TestTenantGatewayReady(t *testing.T) {
 	}{
 		"NoGateway": {
 			reason: "a tenant that owns no TenantGateway has no such condition, whatever an old Object reports",
-			in:     bob(nil, available, gatewayReady(corev1.ConditionFalse, gateway.ReasonGatewayClassNotFound, notFound)),
+			in:     bob(nil, available, gatewayReady(corev1.ConditionFalse, conditions.ReasonGatewayClassNotFound, notFound)),
 		},
 		"NotReportedYet": {
 			reason: "until the TenantGateway reports GatewayReady or Ready, False Creating",
@@ -55,33 +56,33 @@ func TestTenantGatewayReady(t *testing.T) {
 		},
 		"ClassNotFound": {
 			reason: "GatewayReady False is mirrored with its cause and message, not Crossplane's Creating",
-			in:     bob(yes, creating, gatewayReady(corev1.ConditionFalse, gateway.ReasonGatewayClassNotFound, notFound)),
-			want:   []Condition{{Type: ConditionTenantGatewayReady, Reason: ConditionReason(gateway.ReasonGatewayClassNotFound), Message: notFound}},
+			in:     bob(yes, creating, gatewayReady(corev1.ConditionFalse, conditions.ReasonGatewayClassNotFound, notFound)),
+			want:   []Condition{{Type: ConditionTenantGatewayReady, Reason: ConditionReason(conditions.ReasonGatewayClassNotFound), Message: notFound}},
 		},
 		"ListenersNotReady": {
 			reason: "the cause wins whatever order the conditions come in",
-			in:     bob(yes, gatewayReady(corev1.ConditionFalse, gateway.ReasonListenersNotReady, notReady), creating),
-			want:   []Condition{{Type: ConditionTenantGatewayReady, Reason: ConditionReason(gateway.ReasonListenersNotReady), Message: notReady}},
+			in:     bob(yes, gatewayReady(corev1.ConditionFalse, conditions.ReasonListenersNotReady, notReady), creating),
+			want:   []Condition{{Type: ConditionTenantGatewayReady, Reason: ConditionReason(conditions.ReasonListenersNotReady), Message: notReady}},
 		},
 		"CauseWhileReadyTrue": {
 			reason: "GatewayReady False while Crossplane's Ready is still True (the function judged a listener before Crossplane caught up): the cause, False",
-			in:     bob(yes, available, gatewayReady(corev1.ConditionFalse, gateway.ReasonListenersNotReady, notReady)),
-			want:   []Condition{{Type: ConditionTenantGatewayReady, Reason: ConditionReason(gateway.ReasonListenersNotReady), Message: notReady}},
+			in:     bob(yes, available, gatewayReady(corev1.ConditionFalse, conditions.ReasonListenersNotReady, notReady)),
+			want:   []Condition{{Type: ConditionTenantGatewayReady, Reason: ConditionReason(conditions.ReasonListenersNotReady), Message: notReady}},
 		},
 		"Reconciled": {
 			reason: "GatewayReady True with Ready True: True Reconciled with the function's message",
-			in:     bob(yes, xpv2.Condition{Type: xpv2.TypeSynced, Status: corev1.ConditionFalse}, available, gatewayReady(corev1.ConditionTrue, gateway.ReasonReconciled, "Gateway tenant-bob/cozystack is programmed and every listener is ready")),
-			want: []Condition{{Type: ConditionTenantGatewayReady, Status: true, Reason: ConditionReason(gateway.ReasonReconciled),
+			in:     bob(yes, xpv2.Condition{Type: xpv2.TypeSynced, Status: corev1.ConditionFalse}, available, gatewayReady(corev1.ConditionTrue, conditions.ReasonReconciled, "Gateway tenant-bob/cozystack is programmed and every listener is ready")),
+			want: []Condition{{Type: ConditionTenantGatewayReady, Status: true, Reason: ConditionReason(conditions.ReasonReconciled),
 				Message: "Gateway tenant-bob/cozystack is programmed and every listener is ready"}},
 		},
 		"ReconciledReadyMissing": {
 			reason: "GatewayReady True and no Ready at all: GatewayReady",
-			in:     bob(yes, gatewayReady(corev1.ConditionTrue, gateway.ReasonReconciled, "")),
-			want:   []Condition{{Type: ConditionTenantGatewayReady, Status: true, Reason: ConditionReason(gateway.ReasonReconciled)}},
+			in:     bob(yes, gatewayReady(corev1.ConditionTrue, conditions.ReasonReconciled, "")),
+			want:   []Condition{{Type: ConditionTenantGatewayReady, Status: true, Reason: ConditionReason(conditions.ReasonReconciled)}},
 		},
 		"ReconciledButNotReady": {
 			reason: "GatewayReady True while Crossplane's Ready is False (an Issuer not ready yet): Ready's reason and message, so the claim never says ready before its TenantGateway",
-			in:     bob(yes, gatewayReady(corev1.ConditionTrue, gateway.ReasonReconciled, "Gateway tenant-bob/cozystack is programmed and every listener is ready"), creating),
+			in:     bob(yes, gatewayReady(corev1.ConditionTrue, conditions.ReasonReconciled, "Gateway tenant-bob/cozystack is programmed and every listener is ready"), creating),
 			want:   []Condition{{Type: ConditionTenantGatewayReady, Reason: "Creating", Message: "Unready resources: gateway, issuer"}},
 		},
 		"ReadyBeforeGatewayReady": {
@@ -101,7 +102,7 @@ func TestTenantGatewayReady(t *testing.T) {
 		},
 		"Bounded": {
 			reason: "the claim sits in the parent's namespace: reason and message are cut at 1,024 bytes, whatever wrote that status",
-			in:     bob(yes, gatewayReady(corev1.ConditionFalse, gateway.ConditionReason(strings.Repeat("r", 2000)), strings.Repeat("x", 100000))),
+			in:     bob(yes, gatewayReady(corev1.ConditionFalse, conditions.Reason(strings.Repeat("r", 2000)), strings.Repeat("x", 100000))),
 			want: []Condition{{Type: ConditionTenantGatewayReady, Reason: ConditionReason(strings.Repeat("r", 1021) + "…"),
 				Message: strings.Repeat("x", 1021) + "…"}},
 		},

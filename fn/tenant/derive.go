@@ -17,8 +17,10 @@ import (
 
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
 
 // Names of what a Tenant composes.
@@ -33,8 +35,8 @@ const (
 )
 
 // Composition resource names of what a Tenant composes (the keys of
-// desired state), apart from the TenantGateway's gateway.KeyGateway, which
-// names the Gateway a TenantGateway composes.
+// desired state), apart from the key "gateway" (KeyGateway of fn/gateway),
+// which names the Gateway a TenantGateway composes.
 const (
 	// KeyNamespace is the tenant namespace (an Object when it exists
 	// already, see Tenants in docs/design.md).
@@ -58,7 +60,7 @@ type Input struct {
 	// namespace as the replica Object observed it (nil: not observed).
 	WildcardSecret *ObservedSecret
 	// Observed are the composed resources Crossplane observed, by key.
-	Observed map[string]*gateway.ObservedResource
+	Observed map[string]*kube.ObservedResource
 	// GatewayConditions are the conditions of the tenant's TenantGateway
 	// as provider-kubernetes observed it (nil: none reported yet).
 	GatewayConditions []xpv2.Condition
@@ -80,7 +82,7 @@ type Input struct {
 // Output is what one Tenant composes and reports.
 type Output struct {
 	Status    appsv1alpha1.TenantStatus
-	Resources []gateway.Resource
+	Resources []kube.Resource
 	// Ready maps the key of each resource in Resources to whether it is
 	// ready.
 	Ready map[string]bool
@@ -100,7 +102,7 @@ type RefusedError struct{ Reason string }
 func (e *RefusedError) Error() string { return e.Reason }
 
 func refuse(format string, a ...any) error {
-	return &RefusedError{Reason: gateway.Truncate(fmt.Sprintf(format, a...))}
+	return &RefusedError{Reason: text.Truncate(fmt.Sprintf(format, a...))}
 }
 
 // Derive computes a tenant's namespace, labels and TenantGateway.
@@ -113,15 +115,15 @@ func Derive(in Input) (*Output, error) {
 	out := &Output{Status: appsv1alpha1.TenantStatus{Namespace: ns, Apex: apex}}
 	labels := map[string]string{}
 	if apex != "" {
-		labels[gateway.LabelNamespaceHost] = apex
+		labels[kube.LabelNamespaceHost] = apex
 	}
 	if owning {
 		out.Status.GatewayNamespace = ns
 	} else {
-		out.Status.GatewayNamespace = in.ParentLabels[gateway.LabelNamespaceGateway]
+		out.Status.GatewayNamespace = in.ParentLabels[kube.LabelNamespaceGateway]
 	}
 	if out.Status.GatewayNamespace != "" {
-		labels[gateway.LabelNamespaceGateway] = out.Status.GatewayNamespace
+		labels[kube.LabelNamespaceGateway] = out.Status.GatewayNamespace
 	}
 	if err := checkDerived(in, root, ns, labels); err != nil {
 		return nil, err
@@ -181,7 +183,7 @@ func checkDerived(in Input, root bool, ns string, labels map[string]string) erro
 	}
 	// The gateway label needs no check: it is a namespace name, this one
 	// (checked above) or the one the parent's label already holds.
-	host, ok := labels[gateway.LabelNamespaceHost]
+	host, ok := labels[kube.LabelNamespaceHost]
 	if !ok {
 		return nil
 	}
@@ -191,10 +193,10 @@ func checkDerived(in Input, root bool, ns string, labels map[string]string) erro
 	case root:
 		from, fix = "platform setting publishing.host", "shorten publishing.host"
 	default:
-		from = fmt.Sprintf("the tenant name under the parent's host %s", in.ParentLabels[gateway.LabelNamespaceHost])
+		from = fmt.Sprintf("the tenant name under the parent's host %s", in.ParentLabels[kube.LabelNamespaceHost])
 		fix = "choose a shorter tenant name or set spec.host"
 	}
-	return checkValue("namespace label "+gateway.LabelNamespaceHost, host, from, fix, validation.LabelValueMaxLength, validation.IsValidLabelValue(host))
+	return checkValue("namespace label "+kube.LabelNamespaceHost, host, from, fix, validation.LabelValueMaxLength, validation.IsValidLabelValue(host))
 }
 
 // checkNestedHost refuses a spec.host outside the parent's zone for a
@@ -215,7 +217,7 @@ func checkNestedHost(in Input, root bool) error {
 	if root || in.Spec.Host == "" || in.Parent == in.Platform.IngressName {
 		return nil
 	}
-	h, p := in.Spec.Host, in.ParentLabels[gateway.LabelNamespaceHost]
+	h, p := in.Spec.Host, in.ParentLabels[kube.LabelNamespaceHost]
 	if p != "" && inZone(h, p) {
 		return nil
 	}
@@ -267,28 +269,28 @@ func owningResources(in Input, ns, apex string, out *Output) error {
 	}
 	out.Resources = append(out.Resources, rs...)
 	if warning != "" {
-		out.Warnings = append(out.Warnings, gateway.Truncate(warning))
+		out.Warnings = append(out.Warnings, text.Truncate(warning))
 	}
 	return nil
 }
 
 // gatewayResource is the owning tenant's TenantGateway, named cozystack, in
 // a cluster-scoped Object.
-func gatewayResource(in Input, ns, apex string) (gateway.Resource, v1alpha1.TenantGatewaySpec, error) {
+func gatewayResource(in Input, ns, apex string) (kube.Resource, v1alpha1.TenantGatewaySpec, error) {
 	spec, err := gatewaySpec(in, ns, apex)
 	if err != nil {
-		return gateway.Resource{}, spec, err
+		return kube.Resource{}, spec, err
 	}
 	o, err := object(objectName("tenantgateway", ns), &v1alpha1.TenantGateway{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: v1alpha1.Kind},
 		ObjectMeta: metav1.ObjectMeta{Name: TenantGateway, Namespace: ns},
 		Spec:       spec,
 	}, nil)
-	return gateway.Resource{Key: KeyTenantGateway, Object: o}, spec, err
+	return kube.Resource{Key: KeyTenantGateway, Object: o}, spec, err
 }
 
 // quotaResource is the tenant's ResourceQuota, in a cluster-scoped Object.
-func quotaResource(in Input, ns string) (gateway.Resource, error) {
+func quotaResource(in Input, ns string) (kube.Resource, error) {
 	hard := corev1.ResourceList{}
 	for k, v := range in.Spec.ResourceQuotas {
 		hard[corev1.ResourceName(k)] = v
@@ -298,7 +300,7 @@ func quotaResource(in Input, ns string) (gateway.Resource, error) {
 		ObjectMeta: metav1.ObjectMeta{Name: QuotaName, Namespace: ns},
 		Spec:       corev1.ResourceQuotaSpec{Hard: hard},
 	}, nil)
-	return gateway.Resource{Key: KeyResourceQuota, Object: o}, err
+	return kube.Resource{Key: KeyResourceQuota, Object: o}, err
 }
 
 // namespaceOf is tenant-<name> under the publishing tenant's namespace,
@@ -323,7 +325,7 @@ func apexOf(in Input, root bool) string {
 	case root:
 		return in.Platform.Host
 	}
-	if p := in.ParentLabels[gateway.LabelNamespaceHost]; p != "" {
+	if p := in.ParentLabels[kube.LabelNamespaceHost]; p != "" {
 		return in.Name + "." + p
 	}
 	return ""
@@ -332,16 +334,16 @@ func apexOf(in Input, root bool) string {
 // namespaceResource composes the tenant namespace directly; the root tenant's
 // namespace exists already and is only patched, through an Object that may
 // observe and update it but never create or delete it.
-func namespaceResource(ns string, labels map[string]string, root bool) (gateway.Resource, error) {
+func namespaceResource(ns string, labels map[string]string, root bool) (kube.Resource, error) {
 	n := &corev1.Namespace{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 		ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: labels},
 	}
 	if !root {
-		return gateway.Resource{Key: KeyNamespace, Object: n}, nil
+		return kube.Resource{Key: KeyNamespace, Object: n}, nil
 	}
 	o, err := object(objectName("namespace", ns), n, xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionUpdate})
-	return gateway.Resource{Key: KeyNamespace, Object: o}, err
+	return kube.Resource{Key: KeyNamespace, Object: o}, err
 }
 
 // gatewaySpec derives the TenantGateway of an owning tenant (see Tenants in
@@ -357,7 +359,7 @@ func gatewaySpec(in Input, ns, apex string) (v1alpha1.TenantGatewaySpec, error) 
 	}
 	allowed := append([]string{p.ClassName}, p.TenantSelectableClasses...)
 	if !slices.Contains(allowed, class) {
-		return v1alpha1.TenantGatewaySpec{}, refuse("gatewayClass %q is not allowed for tenants: allowed classes are [%s] (gateway.className and gateway.tenantSelectableClasses)", class, gateway.Quoted(allowed))
+		return v1alpha1.TenantGatewaySpec{}, refuse("gatewayClass %q is not allowed for tenants: allowed classes are [%s] (gateway.className and gateway.tenantSelectableClasses)", class, text.Quoted(allowed))
 	}
 	edge := slices.Contains(p.EdgeTerminatedClasses, class)
 	publishing := ns == p.IngressName
@@ -399,7 +401,7 @@ func pinSettings(p Platform, ns string, spec *v1alpha1.TenantGatewaySpec) error 
 	}
 	spec.Addresses = pin.Addresses
 	path := pathInfrastructure.Key(ns)
-	errs := append(gateway.ValidateInfrastructure(path, spec.Infrastructure), gateway.ValidateAddresses(path.Child("addresses"), spec.Addresses)...)
+	errs := append(tgwspec.ValidateInfrastructure(path, spec.Infrastructure), tgwspec.ValidateAddresses(path.Child("addresses"), spec.Addresses)...)
 	if len(errs) > 0 {
 		return refuse("platform setting %s cannot pin the Gateway: %s", path, errs.ToAggregate().Error())
 	}
@@ -432,7 +434,7 @@ var acmeSolvers = []v1alpha1.CertMode{v1alpha1.CertModeHTTP01, v1alpha1.CertMode
 // with the allowed list. Edge and existingSecret never read them.
 func acmeSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
 	if !slices.Contains(acmeSolvers, v1alpha1.CertMode(p.Solver)) {
-		return refuse("publishing.certificates.solver %q is not supported: use [%s]", p.Solver, gateway.Quoted(acmeSolvers))
+		return refuse("publishing.certificates.solver %q is not supported: use [%s]", p.Solver, text.Quoted(acmeSolvers))
 	}
 	spec.CertMode = v1alpha1.CertMode(p.Solver)
 	if err := issuerSettings(p, spec); err != nil {
@@ -441,11 +443,11 @@ func acmeSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
 	if spec.CertMode != v1alpha1.CertModeDNS01 {
 		return nil
 	}
-	spec.DNS01 = gateway.PlatformDNS01(p.DNS01)
+	spec.DNS01 = tgwspec.PlatformDNS01(p.DNS01)
 	if !slices.Contains(v1alpha1.DNS01ProviderNames, spec.DNS01.Provider) {
-		return refuse("publishing.certificates.dns01.provider %q is not supported: use [%s]", spec.DNS01.Provider, gateway.Quoted(v1alpha1.DNS01ProviderNames))
+		return refuse("publishing.certificates.dns01.provider %q is not supported: use [%s]", spec.DNS01.Provider, text.Quoted(v1alpha1.DNS01ProviderNames))
 	}
-	if errs := gateway.Validate(gateway.Defaulted(*spec)); len(errs) > 0 {
+	if errs := tgwspec.Validate(tgwspec.Defaulted(*spec)); len(errs) > 0 {
 		return refuse("publishing.certificates.dns01 does not make a valid TenantGateway: %s", strings.ReplaceAll(errs.ToAggregate().Error(), "spec.dns01", "publishing.certificates.dns01"))
 	}
 	return nil
@@ -483,7 +485,7 @@ func issuerSettings(p Platform, spec *v1alpha1.TenantGatewaySpec) error {
 	if msgs := validation.IsDNS1123Label(p.IssuerName); len(msgs) > 0 {
 		errs = append(errs, field.Invalid(pathIssuerName, name, "the name of an ACME server becomes the TenantGateway's spec.issuerName, a DNS label: "+strings.Join(msgs, "; ")))
 	}
-	errs = append(errs, gateway.ValidateACMEServer(pathACMEServers.Key(p.IssuerName), &a)...)
+	errs = append(errs, tgwspec.ValidateACMEServer(pathACMEServers.Key(p.IssuerName), &a)...)
 	if len(errs) > 0 {
 		return refuse("%s %q does not name a valid ACME server: %s", pathIssuerName, name, errs.ToAggregate().Error())
 	}
@@ -507,10 +509,10 @@ func object(name string, manifest any, policies xpv2.ManagementPolicies) (*kclus
 	}
 	o := &kclusterv1alpha2.Object{
 		TypeMeta:   metav1.TypeMeta{APIVersion: kclusterv1alpha2.SchemeGroupVersion.String(), Kind: kclusterv1alpha2.ObjectKind},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{gateway.LabelManagedBy: gateway.ManagedBy}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{kube.LabelManagedBy: kube.ManagedBy}},
 		Spec:       kclusterv1alpha2.ObjectSpec{ForProvider: kclusterv1alpha2.ObjectParameters{Manifest: raw}},
 	}
-	o.Spec.ProviderConfigReference = &xpv2.Reference{Name: gateway.ProviderConfigName}
+	o.Spec.ProviderConfigReference = &xpv2.Reference{Name: kube.ProviderConfigName}
 	o.Spec.ManagementPolicies = policies
 	return o, nil
 }

@@ -11,7 +11,7 @@ import (
 
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 func platform() Platform {
@@ -87,7 +87,7 @@ func derive(t *testing.T, in Input) view {
 	return v
 }
 
-func manifest(t *testing.T, r gateway.Resource) map[string]any {
+func manifest(t *testing.T, r kube.Resource) map[string]any {
 	t.Helper()
 	raw, err := json.Marshal(r.Object)
 	if err != nil {
@@ -117,8 +117,8 @@ func manifest(t *testing.T, r gateway.Resource) map[string]any {
 }
 
 func TestDerive(t *testing.T) {
-	rootLabels := map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "example.org"}
-	host := func(h string) map[string]string { return map[string]string{gateway.LabelNamespaceHost: h} }
+	rootLabels := map[string]string{kube.LabelNamespaceGateway: "tenant-root", kube.LabelNamespaceHost: "example.org"}
+	host := func(h string) map[string]string { return map[string]string{kube.LabelNamespaceHost: h} }
 	with := func(p Platform, f func(*Platform)) Platform { f(&p); return p }
 	cases := map[string]struct {
 		reason string
@@ -130,7 +130,7 @@ func TestDerive(t *testing.T) {
 			in:     Input{Name: "alice", Parent: "tenant-root", ParentLabels: rootLabels, Platform: platform()},
 			want: view{
 				Status: appsv1alpha1.TenantStatus{Namespace: "tenant-alice", Apex: "alice.example.org", GatewayNamespace: "tenant-root"},
-				Labels: map[string]string{gateway.LabelNamespaceHost: "alice.example.org", gateway.LabelNamespaceGateway: "tenant-root"},
+				Labels: map[string]string{kube.LabelNamespaceHost: "alice.example.org", kube.LabelNamespaceGateway: "tenant-root"},
 			},
 		},
 		"Acme": {
@@ -138,7 +138,7 @@ func TestDerive(t *testing.T) {
 			in:     Input{Name: "acme", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Host: "customer1.example", Gateway: yes}, ParentLabels: rootLabels, Platform: platform()},
 			want: view{
 				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-acme", Apex: "customer1.example", GatewayNamespace: "tenant-acme", GatewayClassName: "cilium", CertMode: "http01"},
-				Labels:  map[string]string{gateway.LabelNamespaceHost: "customer1.example", gateway.LabelNamespaceGateway: "tenant-acme"},
+				Labels:  map[string]string{kube.LabelNamespaceHost: "customer1.example", kube.LabelNamespaceGateway: "tenant-acme"},
 				Gateway: `{"apex":"customer1.example","certMode":"http01","gatewayClassName":"cilium","issuerName":"letsencrypt-prod"}`,
 			},
 		},
@@ -152,26 +152,26 @@ func TestDerive(t *testing.T) {
 			})},
 			want: view{
 				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-acme", Apex: "customer1.example", GatewayNamespace: "tenant-acme", GatewayClassName: "cilium", CertMode: "http01"},
-				Labels:  map[string]string{gateway.LabelNamespaceHost: "customer1.example", gateway.LabelNamespaceGateway: "tenant-acme"},
+				Labels:  map[string]string{kube.LabelNamespaceHost: "customer1.example", kube.LabelNamespaceGateway: "tenant-acme"},
 				Gateway: `{"addresses":[{"value":"198.51.100.10"}],"apex":"customer1.example","certMode":"http01","gatewayClassName":"cilium","infrastructure":{"annotations":{"lbipam.cilium.io/ips":"198.51.100.10"}},"issuerName":"letsencrypt-prod"}`,
 			},
 		},
 		"NestedOwnApex": {
 			reason: "three levels down, an owning tenant an administrator gave its own apex (tenant-host-policy lets only trusted callers set spec.host): customer1.example, as for a direct child",
 			in: Input{Name: "acme", Parent: "tenant-alice-x", Spec: appsv1alpha1.TenantSpec{Host: "customer1.example", Gateway: yes},
-				ParentLabels: map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "x.alice.example.org"}, Platform: platform()},
+				ParentLabels: map[string]string{kube.LabelNamespaceGateway: "tenant-root", kube.LabelNamespaceHost: "x.alice.example.org"}, Platform: platform()},
 			want: view{
 				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-alice-x-acme", Apex: "customer1.example", GatewayNamespace: "tenant-alice-x-acme", GatewayClassName: "cilium", CertMode: "http01"},
-				Labels:  map[string]string{gateway.LabelNamespaceHost: "customer1.example", gateway.LabelNamespaceGateway: "tenant-alice-x-acme"},
+				Labels:  map[string]string{kube.LabelNamespaceHost: "customer1.example", kube.LabelNamespaceGateway: "tenant-alice-x-acme"},
 				Gateway: `{"apex":"customer1.example","certMode":"http01","gatewayClassName":"cilium","issuerName":"letsencrypt-prod"}`,
 			},
 		},
 		"Nested": {
 			reason: "two levels down: <parent>-<name>, apex under the parent's, the parent's gateway label inherited",
-			in:     Input{Name: "bob", Parent: "tenant-alice", ParentLabels: map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "alice.example.org"}, Platform: platform()},
+			in:     Input{Name: "bob", Parent: "tenant-alice", ParentLabels: map[string]string{kube.LabelNamespaceGateway: "tenant-root", kube.LabelNamespaceHost: "alice.example.org"}, Platform: platform()},
 			want: view{
 				Status: appsv1alpha1.TenantStatus{Namespace: "tenant-alice-bob", Apex: "bob.alice.example.org", GatewayNamespace: "tenant-root"},
-				Labels: map[string]string{gateway.LabelNamespaceHost: "bob.alice.example.org", gateway.LabelNamespaceGateway: "tenant-root"},
+				Labels: map[string]string{kube.LabelNamespaceHost: "bob.alice.example.org", kube.LabelNamespaceGateway: "tenant-root"},
 			},
 		},
 		"NoGatewayAbove": {
@@ -179,7 +179,7 @@ func TestDerive(t *testing.T) {
 			in:     Input{Name: "bob", Parent: "tenant-alice", ParentLabels: host("alice.example.org"), Platform: platform()},
 			want: view{
 				Status: appsv1alpha1.TenantStatus{Namespace: "tenant-alice-bob", Apex: "bob.alice.example.org"},
-				Labels: map[string]string{gateway.LabelNamespaceHost: "bob.alice.example.org"},
+				Labels: map[string]string{kube.LabelNamespaceHost: "bob.alice.example.org"},
 			},
 		},
 		"RootPublishing": {
@@ -187,7 +187,7 @@ func TestDerive(t *testing.T) {
 			in:     Input{Name: "root", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, Platform: platform()},
 			want: view{
 				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-root", Apex: "example.org", GatewayNamespace: "tenant-root", GatewayClassName: "cilium", CertMode: "http01"},
-				Labels:  map[string]string{gateway.LabelNamespaceHost: "example.org", gateway.LabelNamespaceGateway: "tenant-root"},
+				Labels:  map[string]string{kube.LabelNamespaceHost: "example.org", kube.LabelNamespaceGateway: "tenant-root"},
 				Gateway: `{"apex":"example.org","attachedNamespaces":["cozy-dashboard"],"certMode":"http01","gatewayClassName":"cilium","issuerName":"letsencrypt-prod","tlsPassthroughServices":["api"]}`,
 			},
 		},
@@ -196,7 +196,7 @@ func TestDerive(t *testing.T) {
 			in:     Input{Name: "root", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, Platform: with(platform(), func(p *Platform) { p.GatewayEnabled = false })},
 			want: view{
 				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-root", Apex: "example.org", GatewayNamespace: "tenant-root", GatewayClassName: "cilium", CertMode: "http01"},
-				Labels:  map[string]string{gateway.LabelNamespaceHost: "example.org", gateway.LabelNamespaceGateway: "tenant-root"},
+				Labels:  map[string]string{kube.LabelNamespaceHost: "example.org", kube.LabelNamespaceGateway: "tenant-root"},
 				Gateway: `{"apex":"example.org","attachedNamespaces":["cozy-dashboard"],"certMode":"http01","gatewayClassName":"cilium","issuerName":"letsencrypt-prod"}`,
 			},
 		},
@@ -205,7 +205,7 @@ func TestDerive(t *testing.T) {
 			in:     Input{Name: "carol", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes, GatewayClass: "edge-tunnel"}, ParentLabels: rootLabels, Platform: with(platform(), func(p *Platform) { p.WildcardSecret = "w" })},
 			want: view{
 				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-carol", Apex: "carol.example.org", GatewayNamespace: "tenant-carol", GatewayClassName: "edge-tunnel", CertMode: "edge"},
-				Labels:  map[string]string{gateway.LabelNamespaceHost: "carol.example.org", gateway.LabelNamespaceGateway: "tenant-carol"},
+				Labels:  map[string]string{kube.LabelNamespaceHost: "carol.example.org", kube.LabelNamespaceGateway: "tenant-carol"},
 				Gateway: `{"apex":"carol.example.org","certMode":"edge","gatewayClassName":"edge-tunnel"}`,
 			},
 		},
@@ -216,16 +216,16 @@ func TestDerive(t *testing.T) {
 			})},
 			want: view{
 				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-dave", Apex: "dave.example.org", GatewayNamespace: "tenant-dave", GatewayClassName: "cilium", CertMode: "existingSecret"},
-				Labels:  map[string]string{gateway.LabelNamespaceHost: "dave.example.org", gateway.LabelNamespaceGateway: "tenant-dave"},
+				Labels:  map[string]string{kube.LabelNamespaceHost: "dave.example.org", kube.LabelNamespaceGateway: "tenant-dave"},
 				Gateway: `{"apex":"dave.example.org","certMode":"existingSecret","gatewayClassName":"cilium","wildcardSecretRef":{"name":"wild"}}`,
 			},
 		},
 		"NamespaceFitsExactly": {
 			reason: "a 56-character name makes tenant-<name> exactly 63 characters, and a short parent host keeps the host label under 63: allowed",
-			in:     Input{Name: strings.Repeat("a", 56), Parent: "tenant-root", ParentLabels: map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "ex.io"}, Platform: platform()},
+			in:     Input{Name: strings.Repeat("a", 56), Parent: "tenant-root", ParentLabels: map[string]string{kube.LabelNamespaceGateway: "tenant-root", kube.LabelNamespaceHost: "ex.io"}, Platform: platform()},
 			want: view{
 				Status: appsv1alpha1.TenantStatus{Namespace: "tenant-" + strings.Repeat("a", 56), Apex: strings.Repeat("a", 56) + ".ex.io", GatewayNamespace: "tenant-root"},
-				Labels: map[string]string{gateway.LabelNamespaceHost: strings.Repeat("a", 56) + ".ex.io", gateway.LabelNamespaceGateway: "tenant-root"},
+				Labels: map[string]string{kube.LabelNamespaceHost: strings.Repeat("a", 56) + ".ex.io", kube.LabelNamespaceGateway: "tenant-root"},
 			},
 		},
 		"HostFitsExactly": {
@@ -233,7 +233,7 @@ func TestDerive(t *testing.T) {
 			in:     Input{Name: "acme", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Host: strings.Repeat("h", 55) + ".example"}, ParentLabels: rootLabels, Platform: platform()},
 			want: view{
 				Status: appsv1alpha1.TenantStatus{Namespace: "tenant-acme", Apex: strings.Repeat("h", 55) + ".example", GatewayNamespace: "tenant-root"},
-				Labels: map[string]string{gateway.LabelNamespaceHost: strings.Repeat("h", 55) + ".example", gateway.LabelNamespaceGateway: "tenant-root"},
+				Labels: map[string]string{kube.LabelNamespaceHost: strings.Repeat("h", 55) + ".example", kube.LabelNamespaceGateway: "tenant-root"},
 			},
 		},
 		"DNS01AndQuota": {
@@ -244,7 +244,7 @@ func TestDerive(t *testing.T) {
 			})},
 			want: view{
 				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-frank", Apex: "frank.example.org", GatewayNamespace: "tenant-frank", GatewayClassName: "cilium", CertMode: "dns01"},
-				Labels:  map[string]string{gateway.LabelNamespaceHost: "frank.example.org", gateway.LabelNamespaceGateway: "tenant-frank"},
+				Labels:  map[string]string{kube.LabelNamespaceHost: "frank.example.org", kube.LabelNamespaceGateway: "tenant-frank"},
 				Gateway: `{"apex":"frank.example.org","certMode":"dns01","dns01":{"provider":"route53","route53":{"region":"eu-west-1"}},"gatewayClassName":"cilium","issuerName":"letsencrypt-prod"}`,
 				Quota:   `{"hard":{"count/certificates.cert-manager.io":"10"}}`,
 			},
@@ -257,7 +257,7 @@ func TestDerive(t *testing.T) {
 			})},
 			want: view{
 				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-acme", Apex: "acme.example.org", GatewayNamespace: "tenant-acme", GatewayClassName: "cilium", CertMode: "http01"},
-				Labels:  map[string]string{gateway.LabelNamespaceHost: "acme.example.org", gateway.LabelNamespaceGateway: "tenant-acme"},
+				Labels:  map[string]string{kube.LabelNamespaceHost: "acme.example.org", kube.LabelNamespaceGateway: "tenant-acme"},
 				Gateway: `{"acme":` + corpCAJSON + `,"apex":"acme.example.org","certMode":"http01","gatewayClassName":"cilium","issuerName":"corp-ca"}`,
 			},
 		},
@@ -269,7 +269,7 @@ func TestDerive(t *testing.T) {
 			})},
 			want: view{
 				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-frank", Apex: "frank.example.org", GatewayNamespace: "tenant-frank", GatewayClassName: "cilium", CertMode: "dns01"},
-				Labels:  map[string]string{gateway.LabelNamespaceHost: "frank.example.org", gateway.LabelNamespaceGateway: "tenant-frank"},
+				Labels:  map[string]string{kube.LabelNamespaceHost: "frank.example.org", kube.LabelNamespaceGateway: "tenant-frank"},
 				Gateway: `{"acme":{"server":"https://pebble.test:14000/dir"},"apex":"frank.example.org","certMode":"dns01","dns01":{"cloudflare":{"apiTokenSecretRef":{"key":"api-token","name":"cloudflare-api-token-secret"}},"provider":"cloudflare"},"gatewayClassName":"cilium","issuerName":"pebble"}`,
 			},
 		},
@@ -281,7 +281,7 @@ func TestDerive(t *testing.T) {
 			})},
 			want: view{
 				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-acme", Apex: "acme.example.org", GatewayNamespace: "tenant-acme", GatewayClassName: "cilium", CertMode: "http01"},
-				Labels:  map[string]string{gateway.LabelNamespaceHost: "acme.example.org", gateway.LabelNamespaceGateway: "tenant-acme"},
+				Labels:  map[string]string{kube.LabelNamespaceHost: "acme.example.org", kube.LabelNamespaceGateway: "tenant-acme"},
 				Gateway: `{"apex":"acme.example.org","certMode":"http01","gatewayClassName":"cilium","issuerName":"letsencrypt-stage"}`,
 			},
 		},
@@ -292,7 +292,7 @@ func TestDerive(t *testing.T) {
 			})},
 			want: view{
 				Status:  appsv1alpha1.TenantStatus{Namespace: "tenant-frank", Apex: "frank.example.org", GatewayNamespace: "tenant-frank", GatewayClassName: "cilium", CertMode: "dns01"},
-				Labels:  map[string]string{gateway.LabelNamespaceHost: "frank.example.org", gateway.LabelNamespaceGateway: "tenant-frank"},
+				Labels:  map[string]string{kube.LabelNamespaceHost: "frank.example.org", kube.LabelNamespaceGateway: "tenant-frank"},
 				Gateway: `{"apex":"frank.example.org","certMode":"dns01","dns01":{"cloudflare":{"apiTokenSecretRef":{"key":"api-token","name":"cloudflare-api-token-secret"}},"provider":"cloudflare"},"gatewayClassName":"cilium","issuerName":"letsencrypt-prod"}`,
 			},
 		},
@@ -307,7 +307,7 @@ func TestDerive(t *testing.T) {
 }
 
 func TestRefusals(t *testing.T) {
-	rootLabels := map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "example.org"}
+	rootLabels := map[string]string{kube.LabelNamespaceGateway: "tenant-root", kube.LabelNamespaceHost: "example.org"}
 	with := func(f func(*Platform)) Platform { p := platform(); f(&p); return p }
 	cases := map[string]struct {
 		reason string
@@ -323,12 +323,12 @@ func TestRefusals(t *testing.T) {
 			want: `namespace name "tenant-` + strings.Repeat("a", 63) + `" (from 'tenant-' and the tenant name) is 70 characters, over the limit of 63: choose a shorter tenant name`,
 		},
 		"NameOneOverTheNamespaceLimit": {
-			in:   Input{Name: strings.Repeat("a", 57), Parent: "tenant-root", ParentLabels: map[string]string{gateway.LabelNamespaceHost: "ex.io"}, Platform: platform()},
+			in:   Input{Name: strings.Repeat("a", 57), Parent: "tenant-root", ParentLabels: map[string]string{kube.LabelNamespaceHost: "ex.io"}, Platform: platform()},
 			want: `namespace name "tenant-` + strings.Repeat("a", 57) + `" (from 'tenant-' and the tenant name) is 64 characters, over the limit of 63: choose a shorter tenant name`,
 		},
 		"NestedNamespaceOverflows": {
 			reason: "each name fits, but the parent namespace (48 characters), '-' and the name (15) make 64",
-			in:     Input{Name: strings.Repeat("b", 15), Parent: "tenant-" + strings.Repeat("a", 41), ParentLabels: map[string]string{gateway.LabelNamespaceHost: "ex.io"}, Platform: platform()},
+			in:     Input{Name: strings.Repeat("b", 15), Parent: "tenant-" + strings.Repeat("a", 41), ParentLabels: map[string]string{kube.LabelNamespaceHost: "ex.io"}, Platform: platform()},
 			want:   `namespace name "tenant-` + strings.Repeat("a", 41) + "-" + strings.Repeat("b", 15) + `" (from the parent namespace tenant-` + strings.Repeat("a", 41) + `, '-' and the tenant name) is 64 characters, over the limit of 63: choose a shorter tenant name`,
 		},
 		"DerivedHostOverflows": {
@@ -361,25 +361,25 @@ func TestRefusals(t *testing.T) {
 		"NestedHostInSiblingZone": {
 			reason: "A nested tenant's spec.host must stay in its parent's zone, whatever the admission policies do: the host label is a delegation",
 			in: Input{Name: "evil", Parent: "tenant-alice", Spec: appsv1alpha1.TenantSpec{Host: "shop.bob.example.org"},
-				ParentLabels: map[string]string{gateway.LabelNamespaceHost: "alice.example.org", gateway.LabelNamespaceGateway: "tenant-root"}, Platform: platform()},
+				ParentLabels: map[string]string{kube.LabelNamespaceHost: "alice.example.org", kube.LabelNamespaceGateway: "tenant-root"}, Platform: platform()},
 			want: `spec.host "shop.bob.example.org" must equal or be under the parent tenant's host "alice.example.org" (namespace tenant-alice): a nested tenant is delegated only part of its parent's zone; only a tenant with its own Gateway (spec.gateway) may be given an apex of its own outside the platform's zone "example.org"`,
 		},
 		"NestedOwnerHostInSiblingZone": {
 			reason: "Owning its Gateway does not open another tenant's zone: inside the platform's zone only the parent's part may be delegated",
 			in: Input{Name: "evil", Parent: "tenant-alice-x", Spec: appsv1alpha1.TenantSpec{Host: "shop.bob.example.org", Gateway: yes},
-				ParentLabels: map[string]string{gateway.LabelNamespaceHost: "x.alice.example.org", gateway.LabelNamespaceGateway: "tenant-root"}, Platform: platform()},
+				ParentLabels: map[string]string{kube.LabelNamespaceHost: "x.alice.example.org", kube.LabelNamespaceGateway: "tenant-root"}, Platform: platform()},
 			want: `spec.host "shop.bob.example.org" must equal or be under the parent tenant's host "x.alice.example.org" (namespace tenant-alice-x), or, for a tenant with its own Gateway, be an apex of its own outside the platform's zone "example.org": a nested tenant is delegated only part of its parent's zone`,
 		},
 		"NestedOwnApexWithoutGateway": {
 			reason: "An apex of its own is for a tenant that owns its Gateway: without one, its routes would be judged on the parent's Gateway, outside its apex",
 			in: Input{Name: "acme", Parent: "tenant-alice", Spec: appsv1alpha1.TenantSpec{Host: "customer1.example"},
-				ParentLabels: map[string]string{gateway.LabelNamespaceHost: "alice.example.org", gateway.LabelNamespaceGateway: "tenant-root"}, Platform: platform()},
+				ParentLabels: map[string]string{kube.LabelNamespaceHost: "alice.example.org", kube.LabelNamespaceGateway: "tenant-root"}, Platform: platform()},
 			want: `spec.host "customer1.example" must equal or be under the parent tenant's host "alice.example.org" (namespace tenant-alice): a nested tenant is delegated only part of its parent's zone; only a tenant with its own Gateway (spec.gateway) may be given an apex of its own outside the platform's zone "example.org"`,
 		},
 		"NestedHostThePlatformApex": {
 			reason: "Nor may it claim the platform's apex",
 			in: Input{Name: "evil", Parent: "tenant-alice", Spec: appsv1alpha1.TenantSpec{Host: "example.org"},
-				ParentLabels: map[string]string{gateway.LabelNamespaceHost: "alice.example.org", gateway.LabelNamespaceGateway: "tenant-root"}, Platform: platform()},
+				ParentLabels: map[string]string{kube.LabelNamespaceHost: "alice.example.org", kube.LabelNamespaceGateway: "tenant-root"}, Platform: platform()},
 			want: `spec.host "example.org" must equal or be under the parent tenant's host "alice.example.org" (namespace tenant-alice): a nested tenant is delegated only part of its parent's zone; only a tenant with its own Gateway (spec.gateway) may be given an apex of its own outside the platform's zone "example.org"`,
 		},
 		"NoApex": {

@@ -11,7 +11,8 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // ConditionCozystackValuesAgree is set on the publishing tenant only: True
@@ -60,7 +61,7 @@ func NeedsPublishingNamespace(name, parent, host string, owning bool, parentLabe
 	if !owning || host == "" || parent == p.IngressName || isPublishing(name, parent, p) {
 		return false
 	}
-	ph := parentLabels[gateway.LabelNamespaceHost]
+	ph := parentLabels[kube.LabelNamespaceHost]
 	return ph == "" || !inZone(host, ph)
 }
 
@@ -71,7 +72,7 @@ func NeedsPublishingNamespace(name, parent, host string, owning bool, parentLabe
 // refusal of a nested tenant's own apex counts a name in it as the
 // platform's too (checkNestedHost).
 func labelZone(in Input) string {
-	if l := in.PublishingLabels[gateway.LabelNamespaceHost]; l != in.Platform.Host {
+	if l := in.PublishingLabels[kube.LabelNamespaceHost]; l != in.Platform.Host {
 		return l
 	}
 	return ""
@@ -90,14 +91,14 @@ func valuesAgree(in Input, owning bool) (c Condition, warning string, ok bool) {
 	if owning {
 		differ = issuerDrift(in.ClusterIssuers, p)
 	}
-	if l := in.ParentLabels[gateway.LabelNamespaceHost]; l != "" && p.Host != "" && l != p.Host {
+	if l := in.ParentLabels[kube.LabelNamespaceHost]; l != "" && p.Host != "" && l != p.Host {
 		differ = append(differ, fmt.Sprintf("namespace %s carries the host label %q (Cozystack's charts write it from their publishing.host), but publishing.host is %q: the root tenant rewrites the label, which moves every tenant's zone and so what each may serve, and a chart that writes it again moves it back; set publishing.host to one apex in both", p.IngressName, l, p.Host))
 	}
 	if len(differ) == 0 {
 		return Condition{Type: ConditionCozystackValuesAgree, Status: true, Reason: ReasonValuesAgree,
 			Message: fmt.Sprintf("Nothing Cozystack's charts rendered disagrees with the platform settings: the HTTP-01 solvers of the ClusterIssuers that name Gateway %s/%s, and namespace %s's host label", p.IngressName, TenantGateway, p.IngressName)}, "", true
 	}
-	c = Condition{Type: ConditionCozystackValuesAgree, Reason: ReasonValuesDiffer, Message: gateway.BoundedList(
+	c = Condition{Type: ConditionCozystackValuesAgree, Reason: ReasonValuesDiffer, Message: text.BoundedList(
 		"The platform settings and Cozystack's platform values disagree: ", differ, "; ", "")}
 	if last, ok := find(in.Conditions, xpv2.ConditionType(ConditionCozystackValuesAgree)); ok && last.Status == corev1.ConditionFalse && last.Message == c.Message {
 		return c, "", true

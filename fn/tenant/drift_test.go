@@ -14,7 +14,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // clusterIssuer is a ClusterIssuer as Cozystack's platform chart renders
@@ -121,7 +121,7 @@ func TestCozystackValuesAgree(t *testing.T) {
 	}{
 		"Pinned": {
 			reason: "cilium, and the solvers pin http, as Cozystack renders for cilium: True",
-			in:     root(platform(), []cmv1.ClusterIssuer{clusterIssuer("letsencrypt-prod", "http")}, map[string]string{gateway.LabelNamespaceHost: "example.org"}),
+			in:     root(platform(), []cmv1.ClusterIssuer{clusterIssuer("letsencrypt-prod", "http")}, map[string]string{kube.LabelNamespaceHost: "example.org"}),
 			want:   agreeing,
 		},
 		"EdgeUnpinned": {
@@ -163,24 +163,24 @@ func TestCozystackValuesAgree(t *testing.T) {
 		},
 		"HostLabel": {
 			reason: "the publishing namespace's host label, as Cozystack's charts wrote it, is not publishing.host",
-			in:     root(platform(), nil, map[string]string{gateway.LabelNamespaceHost: "example.com"}),
+			in:     root(platform(), nil, map[string]string{kube.LabelNamespaceHost: "example.com"}),
 			want:   differ(label), warnings: []string{prefix + label},
 		},
 		"BothInOrder": {
 			reason: "every disagreement, the ClusterIssuers first, by name",
-			in:     root(platform(), []cmv1.ClusterIssuer{clusterIssuer("letsencrypt-prod", ""), clusterIssuer("a-first", "http")}, map[string]string{gateway.LabelNamespaceHost: "example.com"}),
+			in:     root(platform(), []cmv1.ClusterIssuer{clusterIssuer("letsencrypt-prod", ""), clusterIssuer("a-first", "http")}, map[string]string{kube.LabelNamespaceHost: "example.com"}),
 			want:   differ(unpinned + "; " + label), warnings: []string{prefix + unpinned + "; " + label},
 		},
 		"RootWithoutGateway": {
 			reason: "a publishing tenant without a Gateway has none for the solvers to name: only its label is compared",
 			in: Input{Name: RootTenant, Parent: "tenant-root", Platform: platform(), ClusterIssuers: []cmv1.ClusterIssuer{clusterIssuer("letsencrypt-prod", "")},
-				ParentLabels: map[string]string{gateway.LabelNamespaceHost: "example.org"}},
+				ParentLabels: map[string]string{kube.LabelNamespaceHost: "example.org"}},
 			want: agreeing,
 		},
 		"OtherTenant": {
 			reason: "no other tenant says anything about Cozystack's values",
 			in: Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, Platform: platform(),
-				ClusterIssuers: []cmv1.ClusterIssuer{clusterIssuer("letsencrypt-prod", "")}, ParentLabels: map[string]string{gateway.LabelNamespaceHost: "example.com"}},
+				ClusterIssuers: []cmv1.ClusterIssuer{clusterIssuer("letsencrypt-prod", "")}, ParentLabels: map[string]string{kube.LabelNamespaceHost: "example.com"}},
 		},
 	}
 	for name, tc := range cases {
@@ -221,12 +221,12 @@ func TestCozystackValuesAgree(t *testing.T) {
 // gets a certificate for bob's names. The derivation must refuse it,
 // naming both zones, and still allow an apex outside both.
 func TestHostDriftDefeatsNestedRefusal(t *testing.T) {
-	parentLabels := map[string]string{gateway.LabelNamespaceHost: "x.alice.example.com", gateway.LabelNamespaceGateway: "tenant-alice"}
+	parentLabels := map[string]string{kube.LabelNamespaceHost: "x.alice.example.com", kube.LabelNamespaceGateway: "tenant-alice"}
 	nested := func(host string, publishing map[string]string) Input {
 		return Input{Name: "shop", Parent: "tenant-alice-x", Spec: appsv1alpha1.TenantSpec{Host: host, Gateway: yes},
 			ParentLabels: parentLabels, PublishingLabels: publishing, Platform: platform()}
 	}
-	cozystack := map[string]string{gateway.LabelNamespaceHost: "example.com", gateway.LabelNamespaceGateway: "tenant-root"}
+	cozystack := map[string]string{kube.LabelNamespaceHost: "example.com", kube.LabelNamespaceGateway: "tenant-root"}
 	cases := map[string]struct {
 		reason string
 		in     Input
@@ -247,7 +247,7 @@ func TestHostDriftDefeatsNestedRefusal(t *testing.T) {
 		},
 		"NoDrift": {
 			reason: "the label agrees with publishing.host: example.com is no zone of the platform",
-			in:     nested("shop.bob.example.com", map[string]string{gateway.LabelNamespaceHost: "example.org"}),
+			in:     nested("shop.bob.example.com", map[string]string{kube.LabelNamespaceHost: "example.org"}),
 		},
 		"InsideTheParent": {
 			in: nested("www.x.alice.example.com", cozystack),
@@ -265,7 +265,7 @@ func TestHostDriftDefeatsNestedRefusal(t *testing.T) {
 // TestNeedsPublishingNamespace: only the run that judges a nested owning
 // tenant's own apex reads the publishing namespace.
 func TestNeedsPublishingNamespace(t *testing.T) {
-	alice := map[string]string{gateway.LabelNamespaceHost: "alice.example.org"}
+	alice := map[string]string{kube.LabelNamespaceHost: "alice.example.org"}
 	cases := map[string]struct {
 		name, parent, host string
 		owning             bool

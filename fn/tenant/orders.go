@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 	"github.com/cozystack/function-tenant-gateway/fn/internal/jsonobj"
 )
 
@@ -33,10 +33,10 @@ const (
 // published limit for an issuer named letsencrypt-*, and no bound for any
 // other (the function cannot know another CA's limits). TenantGateways read
 // it apart from the Tenant settings, as CertManagerNamespace.
-func CertificateOrders(data map[string]any, issuer string) (gateway.OrderQuota, error) {
-	q := gateway.OrderQuota{Window: gateway.LetsEncryptQuota.Window}
-	if strings.HasPrefix(issuer, gateway.LetsEncryptIssuerPrefix) {
-		q = gateway.LetsEncryptQuota
+func CertificateOrders(data map[string]any, issuer string) (acme.OrderQuota, error) {
+	q := acme.OrderQuota{Window: acme.LetsEncryptQuota.Window}
+	if strings.HasPrefix(issuer, acme.LetsEncryptIssuerPrefix) {
+		q = acme.LetsEncryptQuota
 	}
 	r := reader{data: data}
 	all, ok := r.get(PathCertificateOrders...).(map[string]any)
@@ -55,8 +55,8 @@ func CertificateOrders(data map[string]any, issuer string) (gateway.OrderQuota, 
 	if err := jsonobj.DecodeStrict(v, &s); err != nil {
 		return q, fmt.Errorf("platform setting %s: %w", path, err)
 	}
-	if s.Limit == nil || *s.Limit < 0 || *s.Limit > gateway.MaxOrderQuota {
-		return q, fmt.Errorf("platform setting %s.limit must be set, between 0 (no bound) and %d", path, gateway.MaxOrderQuota)
+	if s.Limit == nil || *s.Limit < 0 || *s.Limit > acme.MaxOrderQuota {
+		return q, fmt.Errorf("platform setting %s.limit must be set, between 0 (no bound) and %d", path, acme.MaxOrderQuota)
 	}
 	q.Limit = *s.Limit
 	w, err := orderWindow(path, s.Window, q.Window)

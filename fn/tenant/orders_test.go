@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 )
 
 func TestCertificateOrders(t *testing.T) {
@@ -14,23 +14,23 @@ func TestCertificateOrders(t *testing.T) {
 	for name, tc := range map[string]struct {
 		data    map[string]any
 		issuer  string
-		want    gateway.OrderQuota
+		want    acme.OrderQuota
 		wantErr string
 	}{
-		"LetsEncryptByDefault": {issuer: "letsencrypt-prod", want: gateway.OrderQuota{Limit: 50, Window: week}},
-		"StagingToo":           {issuer: "letsencrypt-stage", want: gateway.OrderQuota{Limit: 50, Window: week}},
-		"OtherCANoBound":       {issuer: "corp-ca", want: gateway.OrderQuota{Window: week}},
+		"LetsEncryptByDefault": {issuer: "letsencrypt-prod", want: acme.OrderQuota{Limit: 50, Window: week}},
+		"StagingToo":           {issuer: "letsencrypt-stage", want: acme.OrderQuota{Limit: 50, Window: week}},
+		"OtherCANoBound":       {issuer: "corp-ca", want: acme.OrderQuota{Window: week}},
 		"Set": {
 			data:   map[string]any{"gateway": map[string]any{"certificateOrders": map[string]any{"corp-ca": map[string]any{"limit": 300, "window": "24h"}}}},
-			issuer: "corp-ca", want: gateway.OrderQuota{Limit: 300, Window: 24 * time.Hour},
+			issuer: "corp-ca", want: acme.OrderQuota{Limit: 300, Window: 24 * time.Hour},
 		},
 		"Lifted": {
 			data:   map[string]any{"gateway": map[string]any{"certificateOrders": map[string]any{"letsencrypt-prod": map[string]any{"limit": 0}}}},
-			issuer: "letsencrypt-prod", want: gateway.OrderQuota{Window: week},
+			issuer: "letsencrypt-prod", want: acme.OrderQuota{Window: week},
 		},
 		"OtherIssuerSet": {
 			data:   map[string]any{"gateway": map[string]any{"certificateOrders": map[string]any{"corp-ca": map[string]any{"limit": 5}}}},
-			issuer: "letsencrypt-prod", want: gateway.OrderQuota{Limit: 50, Window: week},
+			issuer: "letsencrypt-prod", want: acme.OrderQuota{Limit: 50, Window: week},
 		},
 		"Misspelt": {
 			data:    map[string]any{"gateway": map[string]any{"certificateOrders": map[string]any{"corp-ca": map[string]any{"limt": 5}}}},

@@ -1,8 +1,6 @@
 package tenant
 
-import (
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
-)
+import "github.com/cozystack/function-tenant-gateway/fn/kube"
 
 // report fills in what a derived tenant reports of what it composes: the
 // readiness of each resource and the conditions besides Accepted.
@@ -27,7 +25,7 @@ func report(in Input, out *Output) {
 
 // readiness maps each resource the tenant composes to whether it is ready,
 // from what Crossplane observed of it.
-func readiness(in Input, resources []gateway.Resource) map[string]bool {
+func readiness(in Input, resources []kube.Resource) map[string]bool {
 	out := make(map[string]bool, len(resources))
 	for _, r := range resources {
 		out[r.Key] = ready(in, r.Key)
@@ -50,6 +48,6 @@ func ready(in Input, key string) bool {
 	case key == KeyNamespace && len(o.Conditions) == 0:
 		return true
 	default:
-		return gateway.ObjectReady(o)
+		return kube.ObjectReady(o)
 	}
 }

@@ -6,16 +6,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // TestReadiness: which composed resources Crossplane is told are ready,
 // from what it observed of them; the XR is Ready only once all are.
 func TestReadiness(t *testing.T) {
-	rootLabels := map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "example.org"}
+	rootLabels := map[string]string{kube.LabelNamespaceGateway: "tenant-root", kube.LabelNamespaceHost: "example.org"}
 	bob := Input{Name: "bob", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: rootLabels, Platform: platform()}
 	with := func(in Input, f func(*Input)) Input { f(&in); return in }
-	conds := func(c map[string]string) *gateway.ObservedResource { return &gateway.ObservedResource{Conditions: c} }
+	conds := func(c map[string]string) *kube.ObservedResource { return &kube.ObservedResource{Conditions: c} }
 	readySynced := conds(map[string]string{"Ready": "True", "Synced": "True"})
 	wildcard := platform()
 	wildcard.WildcardSecret = "wildcard-tls"
@@ -32,27 +32,27 @@ func TestReadiness(t *testing.T) {
 		"Observed": {
 			reason: "a Namespace is ready once it exists (it has no conditions); the TenantGateway's Object once Ready and Synced",
 			in: with(bob, func(in *Input) {
-				in.Observed = map[string]*gateway.ObservedResource{KeyNamespace: conds(nil), KeyTenantGateway: readySynced}
+				in.Observed = map[string]*kube.ObservedResource{KeyNamespace: conds(nil), KeyTenantGateway: readySynced}
 			}),
 			want: map[string]bool{KeyNamespace: true, KeyTenantGateway: true},
 		},
 		"ReadyNotSynced": {
 			reason: "an Object that is Ready but failed its last sync is not ready: its desired state has not reached the object",
 			in: with(bob, func(in *Input) {
-				in.Observed = map[string]*gateway.ObservedResource{KeyTenantGateway: conds(map[string]string{"Ready": "True", "Synced": "False"})}
+				in.Observed = map[string]*kube.ObservedResource{KeyTenantGateway: conds(map[string]string{"Ready": "True", "Synced": "False"})}
 			}),
 			want: map[string]bool{KeyNamespace: false, KeyTenantGateway: false},
 		},
 		"SyncedNotReady": {
 			reason: "an Object that is Synced but not Ready is not ready",
 			in: with(bob, func(in *Input) {
-				in.Observed = map[string]*gateway.ObservedResource{KeyTenantGateway: conds(map[string]string{"Ready": "False", "Synced": "True"})}
+				in.Observed = map[string]*kube.ObservedResource{KeyTenantGateway: conds(map[string]string{"Ready": "False", "Synced": "True"})}
 			}),
 			want: map[string]bool{KeyNamespace: false, KeyTenantGateway: false},
 		},
 		"RootNamespaceObject": {
 			reason: "the root tenant's namespace is patched through an Object, ready once Ready and Synced like every Object",
-			in: Input{Name: RootTenant, Parent: "tenant-root", Platform: platform(), Observed: map[string]*gateway.ObservedResource{
+			in: Input{Name: RootTenant, Parent: "tenant-root", Platform: platform(), Observed: map[string]*kube.ObservedResource{
 				KeyNamespace: conds(map[string]string{"Ready": "True", "Synced": "False"}),
 			}},
 			want: map[string]bool{KeyNamespace: false},
@@ -62,7 +62,7 @@ func TestReadiness(t *testing.T) {
 			in: with(bob, func(in *Input) {
 				in.Platform = wildcard
 				in.WildcardSecret = &ObservedSecret{Labels: map[string]string{LabelReplicaOf: "tenant-root"}}
-				in.Observed = map[string]*gateway.ObservedResource{KeyReplica: conds(map[string]string{"Ready": "False"}), KeyReplicaData: readySynced}
+				in.Observed = map[string]*kube.ObservedResource{KeyReplica: conds(map[string]string{"Ready": "False"}), KeyReplicaData: readySynced}
 			}),
 			want: map[string]bool{KeyNamespace: false, KeyTenantGateway: false, KeyReplica: true, KeyReplicaData: true},
 		},
@@ -70,7 +70,7 @@ func TestReadiness(t *testing.T) {
 			reason: "until it has observed the Secret the holder is not ready, even Ready and Synced",
 			in: with(bob, func(in *Input) {
 				in.Platform = wildcard
-				in.Observed = map[string]*gateway.ObservedResource{KeyReplica: readySynced}
+				in.Observed = map[string]*kube.ObservedResource{KeyReplica: readySynced}
 			}),
 			want: map[string]bool{KeyNamespace: false, KeyTenantGateway: false, KeyReplica: false},
 		},

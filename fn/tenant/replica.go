@@ -10,7 +10,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // Keys and marks of the wildcard replica (see Tenants: the wildcard replica
@@ -51,7 +51,7 @@ func replicaWanted(p Platform, ns string, spec v1alpha1.TenantGatewaySpec) bool 
 // that name is someone else's. The copy is made by provider-kubernetes from
 // the Object's references, so the key never passes through the function;
 // the source is the platform's, never the tenant's to choose.
-func replicaResources(in Input, ns string) ([]gateway.Resource, string, error) {
+func replicaResources(in Input, ns string) ([]kube.Resource, string, error) {
 	p := in.Platform
 	holderPolicies := xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate}
 	ours := in.WildcardSecret != nil && in.WildcardSecret.Labels[LabelReplicaOf] == p.IngressName
@@ -62,8 +62,8 @@ func replicaResources(in Input, ns string) ([]gateway.Resource, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	out := make([]gateway.Resource, 0, 2)
-	out = append(out, gateway.Resource{Key: KeyReplica, Object: holder})
+	out := make([]kube.Resource, 0, 2)
+	out = append(out, kube.Resource{Key: KeyReplica, Object: holder})
 	if !ours {
 		warning := ""
 		if in.WildcardSecret != nil {
@@ -83,7 +83,7 @@ func replicaResources(in Input, ns string) ([]gateway.Resource, string, error) {
 		},
 		ToFieldPath: ptr("data"),
 	}}
-	return append(out, gateway.Resource{Key: KeyReplicaData, Object: data}), "", nil
+	return append(out, kube.Resource{Key: KeyReplicaData, Object: data}), "", nil
 }
 
 // replicaSecret is the manifest of the replica: marked, of type TLS. The

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	appsv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/apps/v1alpha1"
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // replicaView is what an operator notices of a replica Object: its name,
@@ -78,8 +78,8 @@ func replicas(t *testing.T, out *Output) []replicaView {
 }
 
 func TestReplica(t *testing.T) {
-	rootLabels := map[string]string{gateway.LabelNamespaceGateway: "tenant-root", gateway.LabelNamespaceHost: "example.org"}
-	aliceLabels := map[string]string{gateway.LabelNamespaceGateway: "tenant-alice", gateway.LabelNamespaceHost: "alice.example.org"}
+	rootLabels := map[string]string{kube.LabelNamespaceGateway: "tenant-root", kube.LabelNamespaceHost: "example.org"}
+	aliceLabels := map[string]string{kube.LabelNamespaceGateway: "tenant-alice", kube.LabelNamespaceHost: "alice.example.org"}
 	wildcard := func(f func(*Platform)) Platform {
 		p := platform()
 		p.WildcardSecret = "wildcard-tls"
@@ -188,7 +188,7 @@ func TestReplica(t *testing.T) {
 func TestReplicaAttacks(t *testing.T) {
 	p := platform()
 	p.WildcardSecret = "wildcard-tls"
-	aliceLabels := map[string]string{gateway.LabelNamespaceGateway: "tenant-alice", gateway.LabelNamespaceHost: "alice.example.org"}
+	aliceLabels := map[string]string{kube.LabelNamespaceGateway: "tenant-alice", kube.LabelNamespaceHost: "alice.example.org"}
 	forged := &ObservedSecret{Labels: map[string]string{LabelReplicaOf: "tenant-root"}}
 	cases := map[string]struct {
 		reason string
@@ -213,7 +213,7 @@ func TestReplicaAttacks(t *testing.T) {
 		},
 		"ForgedMark": {
 			reason: "a tenant that marks a Secret of its own gets it filled, in its own namespace only: the key it is given there anyway",
-			in:     Input{Name: "acme", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: map[string]string{gateway.LabelNamespaceHost: "example.org"}, Platform: p, WildcardSecret: forged},
+			in:     Input{Name: "acme", Parent: "tenant-root", Spec: appsv1alpha1.TenantSpec{Gateway: yes}, ParentLabels: map[string]string{kube.LabelNamespaceHost: "example.org"}, Platform: p, WildcardSecret: forged},
 			want:   "tenant-acme",
 		},
 	}
@@ -265,7 +265,7 @@ func TestObjectNamesUnique(t *testing.T) {
 		var next []string
 		for _, parent := range parents {
 			for _, name := range names {
-				labels := map[string]string{gateway.LabelNamespaceHost: "example.org"}
+				labels := map[string]string{kube.LabelNamespaceHost: "example.org"}
 				out, err := Derive(Input{Name: name, Parent: parent, Spec: spec, ParentLabels: labels, Platform: p, WildcardSecret: marked})
 				if err != nil {
 					t.Fatalf("Tenant %s/%s: %v", parent, name, err)

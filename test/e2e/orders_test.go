@@ -10,6 +10,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
+	"github.com/cozystack/function-tenant-gateway/fn/conditions"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
 )
 
@@ -77,17 +79,17 @@ spec:
 	certificates := func() int { return len(list(t, gvkCertificate, ordersNS)) }
 	eventually(t, 2*oneTTL+settle, "two hostnames Listening, one Waiting, ListenersReady False with CertificateOrdersWaiting, two Certificates", func() (bool, string) {
 		s := states()
-		_, reason, msg := condition(tgw(t, ordersNS, "cozystack"), string(gateway.ConditionListenersReady))
-		return s[v1alpha1.HostnameListening] == 2 && s[v1alpha1.HostnameWaiting] == 1 && reason == string(gateway.ReasonCertificateOrdersWaiting) && certificates() == 2,
+		_, reason, msg := condition(tgw(t, ordersNS, "cozystack"), string(conditions.ListenersReady))
+		return s[v1alpha1.HostnameListening] == 2 && s[v1alpha1.HostnameWaiting] == 1 && reason == string(conditions.ReasonCertificateOrdersWaiting) && certificates() == 2,
 			fmt.Sprintf("states %v, ListenersReady %s (%s), %d Certificates", s, reason, msg, certificates())
 	})
 	// records are the ledger's records of the TenantGateway, by uid.
-	records := func() (map[string]gateway.OrderRecord, string) {
+	records := func() (map[string]acme.OrderRecord, string) {
 		cms := &corev1.ConfigMapList{}
 		if err := k8s.List(t.Context(), cms, client.InNamespace(ordersLedgerNS), client.MatchingLabels{gateway.LabelOrderLedger: gateway.LedgerLabel(ordersApex)}); err != nil {
 			return nil, err.Error()
 		}
-		out, saw := map[string]gateway.OrderRecord{}, []string{}
+		out, saw := map[string]acme.OrderRecord{}, []string{}
 		for _, cm := range cms.Items {
 			r, err := gateway.DecodeLedgerRecord(cm.Data)
 			if err != nil {

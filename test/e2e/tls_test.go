@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
 
 // The real issuer tls.sh brings up: cert-manager's ACME controllers watch
@@ -68,7 +69,7 @@ spec:
       nameserver: %s
       tsigKeyName: %s
       tsigSecretSecretRef: {name: %s, key: %s}
-`, tlsNamespace, tlsZone, pebbleDirectory, strings.ReplaceAll(ca, "\n", "\n      "), dnsServer, tsigKeyName, tsigSecret, gateway.PlatformRFC2136TSIGSecretKey)
+`, tlsNamespace, tlsZone, pebbleDirectory, strings.ReplaceAll(ca, "\n", "\n      "), dnsServer, tsigKeyName, tsigSecret, tgwspec.PlatformRFC2136TSIGSecretKey)
 }
 
 // TestDNS01Issuance: a TenantGateway in dns01 mode with the rfc2136
@@ -85,7 +86,7 @@ func TestDNS01Issuance(t *testing.T) {
 	alice, bob := "alice."+tlsZone, "bob."+tlsZone
 	tenantNamespaces(t, tlsNamespace, tlsZone, map[string]string{"tenant-tls-alice": alice})
 	secret := &corev1.Secret{Type: corev1.SecretTypeOpaque, StringData: map[string]string{
-		gateway.PlatformRFC2136TSIGSecretKey: strings.TrimSpace(string(tlsRun(t, "run", "tls", "tsig.secret"))),
+		tgwspec.PlatformRFC2136TSIGSecretKey: strings.TrimSpace(string(tlsRun(t, "run", "tls", "tsig.secret"))),
 	}}
 	secret.SetName(tsigSecret)
 	secret.SetNamespace(tlsNamespace)

@@ -9,6 +9,7 @@ import (
 
 	tgwv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // Issue 21's attacks that need several runs, judged by Envoy Gateway's
@@ -16,8 +17,8 @@ import (
 // one before composed, as Crossplane's observed state would be.
 
 // observe is the observed Gateway an Output's Gateway becomes.
-func observe(out *gateway.Output) map[string]*gateway.ObservedResource {
-	obs := &gateway.ObservedResource{ListenerHostnames: map[string]string{}}
+func observe(out *gateway.Output) map[string]*kube.ObservedResource {
+	obs := &kube.ObservedResource{ListenerHostnames: map[string]string{}}
 	for _, r := range out.Resources {
 		if gw, ok := r.Object.(*gwapiv1.Gateway); ok {
 			for _, l := range gw.Spec.Listeners {
@@ -28,7 +29,7 @@ func observe(out *gateway.Output) map[string]*gateway.ObservedResource {
 			}
 		}
 	}
-	return map[string]*gateway.ObservedResource{gateway.KeyGateway: obs}
+	return map[string]*kube.ObservedResource{gateway.KeyGateway: obs}
 }
 
 // judgeTables fails on what the Judge finds in the tables Envoy shares: a

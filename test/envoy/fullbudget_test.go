@@ -10,6 +10,7 @@ import (
 
 	tgwv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // Attacks under a full listener budget judged by Envoy Gateway's translator
@@ -74,7 +75,7 @@ func TestAttackEnvoyOwnerOffEdge(t *testing.T) {
 	if b, err := translateScenario(t, s).Backends(80, "www.example.org"); err != nil || len(b) != 1 || b[0] != "tenant-root/www:80" {
 		t.Fatalf("before the attack www.example.org goes to %v (%v)", b, err)
 	}
-	obs := &gateway.ObservedResource{ListenerHostnames: map[string]string{}}
+	obs := &kube.ObservedResource{ListenerHostnames: map[string]string{}}
 	for _, r := range first.Resources {
 		if gw, ok := r.Object.(*gwapiv1.Gateway); ok {
 			for _, l := range gw.Spec.Listeners {
@@ -86,15 +87,15 @@ func TestAttackEnvoyOwnerOffEdge(t *testing.T) {
 		}
 	}
 	_, s = composeScenario(t, gateway.Input{Spec: edgeSpec, Namespaces: nss, Routes: append(routes, tenantRoute("cozy-dashboard", "a", "a.apps.example.org")),
-		Observed: map[string]*gateway.ObservedResource{gateway.KeyGateway: obs}})
+		Observed: map[string]*kube.ObservedResource{gateway.KeyGateway: obs}})
 	if b, err := translateScenario(t, s).Backends(80, "www.example.org"); err != nil || len(b) != 1 || b[0] != "tenant-root/www:80" {
 		t.Errorf("after the publisher routed a.apps.example.org, www.example.org goes to %v (%v)", b, err)
 	}
 }
 
 // observedGateway is the Gateway of out as the next run observes it.
-func observedGateway(out *gateway.Output) map[string]*gateway.ObservedResource {
-	obs := &gateway.ObservedResource{ListenerHostnames: map[string]string{}}
+func observedGateway(out *gateway.Output) map[string]*kube.ObservedResource {
+	obs := &kube.ObservedResource{ListenerHostnames: map[string]string{}}
 	for _, r := range out.Resources {
 		if gw, ok := r.Object.(*gwapiv1.Gateway); ok {
 			for _, l := range gw.Spec.Listeners {
@@ -105,7 +106,7 @@ func observedGateway(out *gateway.Output) map[string]*gateway.ObservedResource {
 			}
 		}
 	}
-	return map[string]*gateway.ObservedResource{gateway.KeyGateway: obs}
+	return map[string]*kube.ObservedResource{gateway.KeyGateway: obs}
 }
 
 // TestEnvoyChildContestUnderAFullBudgetKeepsItsParentOff: under a full budget

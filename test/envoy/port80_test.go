@@ -9,6 +9,7 @@ import (
 
 	tgwv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 	"github.com/cozystack/function-tenant-gateway/test/policies"
 )
 
@@ -34,7 +35,7 @@ func TestAttackOwnerPort80(t *testing.T) {
 		t.Fatal(err)
 	}
 	owner := map[string]any{"metadata": map[string]any{"name": "tenant-root", "labels": map[string]any{
-		gateway.LabelNamespaceHost: "example.org", gateway.LabelNamespaceGateway: "tenant-root",
+		kube.LabelNamespaceHost: "example.org", kube.LabelNamespaceGateway: "tenant-root",
 	}}}
 	attacker := map[string]any{"operation": "CREATE", "namespace": "tenant-root", "userInfo": map[string]any{
 		"username": "root-admin@example.com", "groups": []any{"tenant-root-admins", "system:authenticated"},

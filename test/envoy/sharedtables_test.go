@@ -15,6 +15,7 @@ import (
 
 	tgwv1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
 )
 
 // Attacks on tables the implementation shares, judged by Envoy Gateway's
@@ -24,9 +25,9 @@ import (
 // package.
 
 func tenantNS(name, host string) gateway.Namespace {
-	l := map[string]string{gateway.LabelNamespaceGateway: "tenant-root"}
+	l := map[string]string{kube.LabelNamespaceGateway: "tenant-root"}
 	if host != "" {
-		l[gateway.LabelNamespaceHost] = host
+		l[kube.LabelNamespaceHost] = host
 	}
 	return gateway.Namespace{Name: name, Labels: l}
 }
@@ -85,7 +86,7 @@ func composeScenario(t *testing.T, in gateway.Input) (*gateway.Output, *Scenario
 			l[k] = v
 		}
 		if attached[n.Name] {
-			l[gateway.LabelNamespaceGateway] = in.Namespace
+			l[kube.LabelNamespaceGateway] = in.Namespace
 		}
 		s.Namespaces = append(s.Namespaces, corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: l}})
 	}
@@ -201,7 +202,7 @@ func TestAttackEnvoyDroppedPinServed(t *testing.T) {
 		routes = append(routes, tenantRoute(ns, "www", fmt.Sprintf("www.f%02d.example.org", i)))
 	}
 	first, _ := composeScenario(t, gateway.Input{Spec: spec, Namespaces: nss, Routes: routes})
-	obs := &gateway.ObservedResource{ListenerHostnames: map[string]string{}}
+	obs := &kube.ObservedResource{ListenerHostnames: map[string]string{}}
 	for _, r := range first.Resources {
 		if gw, ok := r.Object.(*gwapiv1.Gateway); ok {
 			for _, l := range gw.Spec.Listeners {
@@ -213,7 +214,7 @@ func TestAttackEnvoyDroppedPinServed(t *testing.T) {
 		}
 	}
 	out, s := composeScenario(t, gateway.Input{Spec: spec, Namespaces: nss, Routes: append(routes, tenantRoute("tenant-root", "shop", "shop.alice.example.org")),
-		Observed: map[string]*gateway.ObservedResource{gateway.KeyGateway: obs}})
+		Observed: map[string]*kube.ObservedResource{gateway.KeyGateway: obs}})
 	state := ""
 	for _, h := range out.Hostnames {
 		if h.Route == "HTTPRoute/tenant-root/shop" {

@@ -30,7 +30,7 @@ import (
 
 	fnv1beta1 "github.com/cozystack/function-tenant-gateway/apis/fn/v1beta1"
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
-	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/acme"
 	"github.com/cozystack/function-tenant-gateway/fn/tenant"
 )
 
@@ -329,7 +329,7 @@ var Settings = []Setting{
 	{Path: "gateway.attachedNamespaces", Type: typeStrings, Doc: "Platform namespaces whose routes the publishing tenant's Gateway serves."},
 	{Path: "gateway.tlsPassthroughServices", Type: typeStrings, Default: "`" + strings.Join(tenant.DefaultTLSPassthroughServices, "`, `") + "`", Doc: "Platform services published with TLS passthrough when in `publishing.exposedServices`."},
 	{Path: "gateway.certManagerNamespace", Type: typeString, Default: "the function input's `certManagerNamespace` (`" + fnv1beta1.DefaultCertManagerNamespace + "`)", Allowed: "a namespace name not starting with `tenant-`", Doc: "Namespace of cert-manager's HTTP-01 challenge routes, which every TenantGateway's port-80 listener admits. Read by every TenantGateway, not only Tenants'."},
-	{Path: "gateway.certificateOrders", Type: "map of object", Default: "Let's Encrypt's limit (" + strconv.Itoa(gateway.LetsEncryptQuota.Limit) + " per " + strconv.Itoa(int(gateway.LetsEncryptQuota.Window.Hours())) + "h) for issuers named `" + gateway.LetsEncryptIssuerPrefix + "*`, no bound for others", Allowed: "by issuer name: `limit` 0 (no bound) to " + strconv.Itoa(gateway.MaxOrderQuota) + ", `window` a duration of 1h to 2160h (default 168h)", Doc: "The ACME order quota of a registered domain, shared fairly by every TenantGateway under it (see Certificate orders in docs/design.md). Read by every TenantGateway, not only Tenants'."},
+	{Path: "gateway.certificateOrders", Type: "map of object", Default: "Let's Encrypt's limit (" + strconv.Itoa(acme.LetsEncryptQuota.Limit) + " per " + strconv.Itoa(int(acme.LetsEncryptQuota.Window.Hours())) + "h) for issuers named `" + acme.LetsEncryptIssuerPrefix + "*`, no bound for others", Allowed: "by issuer name: `limit` 0 (no bound) to " + strconv.Itoa(acme.MaxOrderQuota) + ", `window` a duration of 1h to 2160h (default 168h)", Doc: "The ACME order quota of a registered domain, shared fairly by every TenantGateway under it (see Certificate orders in docs/design.md). Read by every TenantGateway, not only Tenants'."},
 	{Path: "gateway.infrastructure", Type: "map of object", Fields: "spec.infrastructure and spec.addresses", Doc: "Pins an owning tenant's Gateway, by tenant namespace: `labels` and `annotations` go to the Gateway's `spec.infrastructure`, `addresses` to `spec.addresses`. Unknown keys are refused."},
 }
 

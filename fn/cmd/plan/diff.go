@@ -14,6 +14,7 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // What a change is about. Every category but conditions is served: the
@@ -77,7 +78,7 @@ func diff(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) []change 
 	for _, r := range rsp.GetResults() {
 		if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
 			// Crossplane keeps what is composed and reports Synced=False.
-			return []change{{Category: catRefused, Action: "refused", Name: "the function refuses it", To: gateway.Truncate(r.GetMessage()), Served: true}}
+			return []change{{Category: catRefused, Action: "refused", Name: "the function refuses it", To: text.Truncate(r.GetMessage()), Served: true}}
 		}
 	}
 	observed, desired := structs(req.GetObserved().GetResources()), structs(rsp.GetDesired().GetResources())
@@ -130,7 +131,7 @@ func at(o any, path ...string) any {
 	return o
 }
 
-func text(o any, path ...string) string { s, _ := at(o, path...).(string); return s }
+func stringAt(o any, path ...string) string { s, _ := at(o, path...).(string); return s }
 
 func items(o any, path ...string) []map[string]any {
 	l, _ := at(o, path...).([]any)
@@ -177,7 +178,7 @@ func listenersOf(gw map[string]any) []listener {
 	out := make([]listener, 0, len(ls))
 	for _, m := range ls {
 		port, _ := m["port"].(float64)
-		out = append(out, listener{name: text(m, "name"), hostname: text(m, "hostname"), protocol: text(m, "protocol"), port: port, spec: m})
+		out = append(out, listener{name: stringAt(m, "name"), hostname: stringAt(m, "hostname"), protocol: stringAt(m, "protocol"), port: port, spec: m})
 	}
 	return out
 }
@@ -245,8 +246,8 @@ func routeChanges(observedXR, desiredXR *structpb.Struct, observedGW, desiredGW 
 	served := func(xr *structpb.Struct, gw map[string]any) map[string]string {
 		out := map[string]string{}
 		for _, h := range items(xr.AsMap(), "status", "hostnames") {
-			if servedStates[text(h, "state")] {
-				route, host := text(h, "route"), text(h, "hostname")
+			if servedStates[stringAt(h, "state")] {
+				route, host := stringAt(h, "route"), stringAt(h, "hostname")
 				out[route+" "+host] = listenerFor(listenersOf(gw), route, host)
 			}
 		}
@@ -301,12 +302,12 @@ type certificate struct {
 func certificatesOf(rs map[string]map[string]any) map[string]certificate {
 	out := map[string]certificate{}
 	for k, o := range rs {
-		if text(o, "kind") != "Certificate" {
+		if stringAt(o, "kind") != "Certificate" {
 			continue
 		}
 		names := strs(o, "spec", "dnsNames")
 		slices.Sort(names)
-		out[k] = certificate{name: text(o, "metadata", "name"), dnsNames: names}
+		out[k] = certificate{name: stringAt(o, "metadata", "name"), dnsNames: names}
 	}
 	return out
 }
@@ -359,14 +360,14 @@ func resourceChanges(observed, desired map[string]map[string]any) []change {
 	var out []change
 	for _, k := range slices.Sorted(maps.Keys(union(observed, desired))) {
 		o, d := observed[k], desired[k]
-		kind := text(d, "kind")
+		kind := stringAt(d, "kind")
 		if d == nil {
-			kind = text(o, "kind")
+			kind = stringAt(o, "kind")
 		}
 		if kind == "Certificate" || k == gateway.KeyGateway {
 			continue
 		}
-		if manifest := at(d, "spec", "forProvider", "manifest"); kind == "Object" && text(manifest, "kind") == "Namespace" || d == nil && text(at(o, "spec", "forProvider", "manifest"), "kind") == "Namespace" {
+		if manifest := at(d, "spec", "forProvider", "manifest"); kind == "Object" && stringAt(manifest, "kind") == "Namespace" || d == nil && stringAt(at(o, "spec", "forProvider", "manifest"), "kind") == "Namespace" {
 			out = append(out, namespaceChanges(at(o, "spec", "forProvider", "manifest"), manifest)...)
 			continue
 		}
@@ -408,10 +409,10 @@ func qualified(objs ...map[string]any) string {
 		if o == nil {
 			continue
 		}
-		if ns := text(o, "metadata", "namespace"); ns != "" {
-			return ns + "/" + text(o, "metadata", "name")
+		if ns := stringAt(o, "metadata", "namespace"); ns != "" {
+			return ns + "/" + stringAt(o, "metadata", "name")
 		}
-		return text(o, "metadata", "name")
+		return stringAt(o, "metadata", "name")
 	}
 	return ""
 }
@@ -423,9 +424,9 @@ func qualified(objs ...map[string]any) string {
 //
 //nolint:gocyclo // Labels and annotations, each added, removed or changed, on an Object's manifest or a Namespace.
 func namespaceChanges(observed, desired any) []change {
-	ns := text(desired, "metadata", "name")
+	ns := stringAt(desired, "metadata", "name")
 	if ns == "" {
-		ns = text(observed, "metadata", "name")
+		ns = stringAt(observed, "metadata", "name")
 	}
 	var out []change
 	for _, f := range []string{"labels", "annotations"} {
@@ -438,7 +439,7 @@ func namespaceChanges(observed, desired any) []change {
 			switch {
 			case has && !had:
 				out = append(out, change{Category: catNamespace, Action: actAdded, Name: name, To: av, Served: true})
-			case had && !has && desired != nil && text(observed, "kind") != "Namespace" || had && desired == nil:
+			case had && !has && desired != nil && stringAt(observed, "kind") != "Namespace" || had && desired == nil:
 				out = append(out, change{Category: catNamespace, Action: actRemoved, Name: name, From: bv, Served: true})
 			case has && av != bv:
 				out = append(out, change{Category: catNamespace, Action: actChanged, Name: name, From: bv, To: av, Served: true})
@@ -453,7 +454,7 @@ func namespaceChanges(observed, desired any) []change {
 func conditionChanges(xr *structpb.Struct, conds []*fnv1.Condition) []change {
 	live := map[string]map[string]any{}
 	for _, c := range items(xr.AsMap(), "status", "conditions") {
-		live[text(c, "type")] = c
+		live[stringAt(c, "type")] = c
 	}
 	var out []change
 	for _, c := range conds {
@@ -465,12 +466,12 @@ func conditionChanges(xr *structpb.Struct, conds []*fnv1.Condition) []change {
 			out = append(out, change{Category: catCondition, Action: actAdded, Name: c.GetType(), To: to})
 			continue
 		}
-		from := text(l, "status") + " " + text(l, "reason")
+		from := stringAt(l, "status") + " " + stringAt(l, "reason")
 		switch {
 		case from != to:
 			out = append(out, change{Category: catCondition, Action: actChanged, Name: c.GetType(), From: from, To: to})
-		case text(l, "message") != c.GetMessage():
-			out = append(out, change{Category: catCondition, Action: actChanged, Name: c.GetType() + " message", From: gateway.Truncate(text(l, "message")), To: gateway.Truncate(c.GetMessage())})
+		case stringAt(l, "message") != c.GetMessage():
+			out = append(out, change{Category: catCondition, Action: actChanged, Name: c.GetType() + " message", From: text.Truncate(stringAt(l, "message")), To: text.Truncate(c.GetMessage())})
 		}
 	}
 	return out
@@ -529,7 +530,7 @@ func orRoot(path string) string {
 const maxPaths = 5
 
 func boundedPaths(paths []string) string {
-	return gateway.BoundedList("fields ", paths[:min(len(paths), maxPaths)], ", ", more(len(paths)-maxPaths))
+	return text.BoundedList("fields ", paths[:min(len(paths), maxPaths)], ", ", more(len(paths)-maxPaths))
 }
 
 func more(n int) string {

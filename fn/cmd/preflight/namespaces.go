@@ -7,6 +7,8 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
+	"github.com/cozystack/function-tenant-gateway/fn/text"
 )
 
 // checkNamespaces reports the attached namespaces whose gateway label or
@@ -41,7 +43,7 @@ func checkAttached(s *snapshot, t *v1alpha1.TenantGateway, a string, r *report) 
 	if n == nil {
 		return
 	}
-	label, by := n.Labels[gateway.LabelNamespaceGateway], n.Annotations[gateway.AnnotationAttachedBy]
+	label, by := n.Labels[kube.LabelNamespaceGateway], n.Annotations[gateway.AnnotationAttachedBy]
 	switch {
 	case label != "" && label != t.Namespace:
 		// Without a route of that namespace on this Gateway nothing stops
@@ -51,11 +53,11 @@ func checkAttached(s *snapshot, t *v1alpha1.TenantGateway, a string, r *report) 
 		routes, count := routesOf(s, t, a)
 		if count == 0 {
 			r.add(warning, topicNamespaces, "TenantGateway %s/%s attaches namespace %s, whose label %s=%s (%s=%q) names another owner: once %s is taken over, the function does not admit it on this Gateway; no route of it names this Gateway today",
-				t.Namespace, t.Name, a, gateway.LabelNamespaceGateway, label, gateway.AnnotationAttachedBy, by, t.Namespace)
+				t.Namespace, t.Name, a, kube.LabelNamespaceGateway, label, gateway.AnnotationAttachedBy, by, t.Namespace)
 			return
 		}
 		r.add(blocker, topicNamespaces, "TenantGateway %s/%s attaches namespace %s, whose label %s=%s (%s=%q) names another owner: at the takeover of %s the function does not admit it, so %s on this Gateway stop being served",
-			t.Namespace, t.Name, a, gateway.LabelNamespaceGateway, label, gateway.AnnotationAttachedBy, by, t.Namespace, routes)
+			t.Namespace, t.Name, a, kube.LabelNamespaceGateway, label, gateway.AnnotationAttachedBy, by, t.Namespace, routes)
 	case by != "" && by != t.Namespace:
 		r.add(warning, topicNamespaces, "TenantGateway %s/%s attaches namespace %s, labelled for it but annotated %s=%s: the controller of %s would strip the label when it drops the namespace",
 			t.Namespace, t.Name, a, gateway.AnnotationAttachedBy, by, by)
@@ -86,7 +88,7 @@ func routesOf(s *snapshot, t *v1alpha1.TenantGateway, ns string) (string, int) {
 	if len(ids) == 0 {
 		return "its routes (none today)", 0
 	}
-	return fmt.Sprintf("its %d routes (%s)", len(ids), gateway.BoundedList("", ids, ", ", "")), len(ids)
+	return fmt.Sprintf("its %d routes (%s)", len(ids), text.BoundedList("", ids, ", ", "")), len(ids)
 }
 
 // attachesTo is the Cozystack controller's attachment test: a parentRef of

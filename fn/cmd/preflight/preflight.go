@@ -8,6 +8,8 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
 
 // options name what the pre-flight looks for where a platform may differ.
@@ -78,11 +80,11 @@ func composeFor(s *snapshot, t *v1alpha1.TenantGateway, o options) (*gateway.Out
 		CertManagerNamespace: o.CertManagerNamespace,
 		Routes:               s.Routes,
 		NamedNamespaces:      map[string]*gateway.Namespace{},
-		GatewayClass:         s.Classes[gateway.Defaulted(t.Spec).GatewayClassName],
+		GatewayClass:         s.Classes[tgwspec.Defaulted(t.Spec).GatewayClassName],
 		Now:                  time.Now(),
 	}
 	for _, n := range s.Namespaces {
-		if n.Labels[gateway.LabelNamespaceGateway] == t.Namespace {
+		if n.Labels[kube.LabelNamespaceGateway] == t.Namespace {
 			in.Namespaces = append(in.Namespaces, gateway.Namespace{Name: n.Name, Labels: n.Labels, Annotations: n.Annotations})
 		}
 	}

@@ -7,6 +7,8 @@ import (
 
 	v1alpha1 "github.com/cozystack/function-tenant-gateway/apis/gateway/v1alpha1"
 	"github.com/cozystack/function-tenant-gateway/fn/gateway"
+	"github.com/cozystack/function-tenant-gateway/fn/kube"
+	"github.com/cozystack/function-tenant-gateway/fn/tgwspec"
 )
 
 // servedStates are the states in which the function serves a claim.
@@ -36,7 +38,7 @@ func checkWinners(s *snapshot, t *v1alpha1.TenantGateway, out *gateway.Output, r
 	changed := 0
 	for _, h := range sortedKeys(claims) {
 		cs := claims[h]
-		if mode := gateway.Defaulted(t.Spec).CertMode; mode == v1alpha1.CertModeHTTP01 && !slices.Contains(served[h], cs[0]) {
+		if mode := tgwspec.Defaulted(t.Spec).CertMode; mode == v1alpha1.CertModeHTTP01 && !slices.Contains(served[h], cs[0]) {
 			changed++
 			if len(served[h]) > 0 {
 				r.add(blocker, topicWinners, "TenantGateway %s/%s, %s: the controller serves %s (it ranks cozy-* namespaces first, then by name); the function serves %s (it ranks the namespace delegated the most specific domain first): the backend changes at the takeover",
@@ -79,7 +81,7 @@ func controllerClaims(s *snapshot, t *v1alpha1.TenantGateway) map[string][]strin
 		allowed[a] = true
 	}
 	for _, n := range s.Namespaces {
-		if n.Labels[gateway.LabelNamespaceGateway] == t.Namespace {
+		if n.Labels[kube.LabelNamespaceGateway] == t.Namespace {
 			allowed[n.Name] = true
 		}
 	}
@@ -131,5 +133,5 @@ func labelled(s *snapshot, id, owner string) bool {
 		return false
 	}
 	n := s.Namespaces[parts[1]]
-	return n != nil && n.Labels[gateway.LabelNamespaceGateway] == owner
+	return n != nil && n.Labels[kube.LabelNamespaceGateway] == owner
 }

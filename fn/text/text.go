@@ -1,10 +1,13 @@
-package gateway
+// Package text bounds and quotes the text the function writes for people:
+// condition messages, warnings and refusals. Both computations (fn/gateway
+// for a TenantGateway, fn/tenant for a Tenant) and the operators' commands
+// write such text, and Crossplane copies it into status and events, so the
+// bound and the way lists are cut or quoted are decided here once rather
+// than in either computation.
+package text
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"hash"
 	"strings"
 	"unicode/utf8"
 )
@@ -17,17 +20,17 @@ const MaxMessage = 1024
 // BoundedList is prefix, then as many items joined by sep as fit within
 // MaxMessage, then "… and N more" for the rest, then suffix.
 func BoundedList(prefix string, items []string, sep, suffix string) string {
-	return boundedListOf(prefix, items, len(items), sep, suffix)
+	return BoundedListOf(prefix, items, len(items), sep, suffix)
 }
 
-// boundedListOf is BoundedList for the first items of a list of total.
-func boundedListOf(prefix string, items []string, total int, sep, suffix string) string {
-	return boundedListWithin(MaxMessage, prefix, items, total, sep, suffix)
+// BoundedListOf is BoundedList for the first items of a list of total.
+func BoundedListOf(prefix string, items []string, total int, sep, suffix string) string {
+	return BoundedListWithin(MaxMessage, prefix, items, total, sep, suffix)
 }
 
-// boundedListWithin is boundedListOf within limit bytes rather than
+// BoundedListWithin is BoundedListOf within limit bytes rather than
 // MaxMessage.
-func boundedListWithin(limit int, prefix string, items []string, total int, sep, suffix string) string {
+func BoundedListWithin(limit int, prefix string, items []string, total int, sep, suffix string) string {
 	var b strings.Builder
 	b.WriteString(prefix)
 	shown := 0
@@ -54,16 +57,16 @@ func boundedListWithin(limit int, prefix string, items []string, total int, sep,
 		fmt.Fprintf(&b, "… and %d more", total-shown)
 	}
 	b.WriteString(suffix)
-	return truncateTo(b.String(), limit)
+	return TruncateTo(b.String(), limit)
 }
 
 // Truncate cuts a message at MaxMessage bytes, on a rune boundary: a list
 // whose prefix is still too long, or a message that is not a list, such as a
 // refusal quoting its input.
-func Truncate(s string) string { return truncateTo(s, MaxMessage) }
+func Truncate(s string) string { return TruncateTo(s, MaxMessage) }
 
-// truncateTo cuts s at limit bytes, on a rune boundary.
-func truncateTo(s string, limit int) string {
+// TruncateTo cuts s at limit bytes, on a rune boundary.
+func TruncateTo(s string, limit int) string {
 	if len(s) <= limit {
 		return s
 	}
@@ -75,25 +78,12 @@ func truncateTo(s string, limit int) string {
 	return s[:cut] + ellipsis
 }
 
-// A lineDigest is a short, stable digest of a list of lines, written as a
-// stream, so that status can remember a list it does not hold.
-type lineDigest struct {
-	h hash.Hash
-	n int
-}
-
-func newLineDigest() *lineDigest { return &lineDigest{h: sha256.New()} }
-
-func (d *lineDigest) add(line string) {
-	d.n++
-	d.h.Write([]byte(line))
-	d.h.Write([]byte{'\n'})
-}
-
-// sum is the first 16 hex digits of the digest; "" for no lines.
-func (d *lineDigest) sum() string {
-	if d.n == 0 {
-		return ""
+// Quoted lists allowed values as "a", "b", the way every refusal names
+// them (refusals of the Tenant derivation put them in brackets).
+func Quoted[T ~string](l []T) string {
+	s := make([]string, len(l))
+	for i, v := range l {
+		s[i] = fmt.Sprintf("%q", v)
 	}
-	return hex.EncodeToString(d.h.Sum(nil)[:8])
+	return strings.Join(s, ", ")
 }

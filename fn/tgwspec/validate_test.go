@@ -1,4 +1,4 @@
-package gateway
+package tgwspec
 
 import (
 	"encoding/base64"
@@ -15,15 +15,13 @@ import (
 
 // testCABundle is a self-signed ed25519 CA certificate, as a platform's own
 // ACME directory would be verified with (the one examples/acme-server carries).
-var testCABundle = mustReadFile("../../test/testdata/acme-ca.pem")
-
-func mustReadFile(path string) string {
-	b, err := os.ReadFile(path)
+var testCABundle = func() string {
+	b, err := os.ReadFile("../../test/testdata/acme-ca.pem")
 	if err != nil {
 		panic(err)
 	}
 	return string(b)
-}
+}()
 
 func TestValidate(t *testing.T) {
 	secret := v1alpha1.SecretKeySelector{Name: "dns", Key: "token"}
