@@ -373,10 +373,10 @@ type callSampler struct {
 	polling sync.Mutex
 	mu      sync.Mutex
 	latest  map[string]callCounts  // by namespace
-	runs   map[string][]time.Time // by namespace: one time per call
-	err    error
-	cancel func()
-	done   chan struct{}
+	runs    map[string][]time.Time // by namespace: one time per call
+	err     error
+	cancel  func()
+	done    chan struct{}
 }
 
 // sampleCalls starts polling the calls of the TenantGateways of
