@@ -154,8 +154,36 @@ composed_by_crossplane(){ # KIND NS NAME
     and any(.metadata.managedFields[]; .operation == "Apply" and (.manager | startswith($p)))' >/dev/null
 }
 
+composed_refs(){ # NS NAME: "<kind>.<group> <name>" of each resource the TenantGateway composes
+  kubectl get "$CRD" -n "$1" "$2" -o json | jq -r '.spec.crossplane.resourceRefs[]? | "\(.kind).\(.apiVersion | split("/") | if length == 2 then .[0] else "" end) \(.name)"'
+}
+
+hand_over_composed(){ # KIND NS NAME TENANTGATEWAY-UID: the controller's fields of what Crossplane now applies
+  local kind=$1 ns=$2 rname=$3 uid=$4 mgr
+  waitfor "$TIMEOUT" composed_by_crossplane "$kind" "$ns" "$rname" || fail "$kind $ns/$rname was not applied by Crossplane"
+  if [ "${kind%%.*}" = Object ]; then
+    local target tkind
+    tkind=$(kubectl get "$kind" -n "$ns" "$rname" -o json | jq -r '.spec.forProvider.manifest.kind')
+    # A route report (a ConfigMap in a tenant's namespace, see Route
+    # reports in docs/design.md) is new with the function: the
+    # controller left nothing of it to hand over.
+    [ "$tkind" = Namespace ] || return
+    target=$(kubectl get "$kind" -n "$ns" "$rname" -o json | jq -r '.spec.forProvider.manifest.metadata.name')
+    waitfor "$TIMEOUT" marks_applied "$target" "$rname" || fail "namespace $target: provider-kubernetes has not applied the marks of Object $ns/$rname"
+    retry 5 release_namespace "$target" "$rname" || fail "cannot release the marks of namespace $target"
+    return
+  fi
+  # The controller's entry is the Update entry that wrote the controller
+  # reference to this TenantGateway.
+  local owns_ref=".fieldsV1[\"f:metadata\"][\"f:ownerReferences\"][\"k:{\\\"uid\\\":\\\"$uid\\\"}\"] != null"
+  mgr=$(kubectl get "$kind" -n "$ns" "$rname" -o json --show-managed-fields | jq -r --arg p "$XP_COMPOSED_PREFIX" '[.metadata.managedFields[] | select(.operation == "Apply" and (.manager | startswith($p))) | .manager][0]')
+  ref_mgr=${ref_mgr:-$(kubectl get "$kind" -n "$ns" "$rname" -o json --show-managed-fields | jq -r "[.metadata.managedFields[] | select(.operation == \"Update\" and ($owns_ref)) | .manager][0] // empty")}
+  retry 5 hand_over "$kind" "$ns" "$rname" "" "$mgr" "$owns_ref" || fail "cannot hand over the fields of $kind $ns/$rname"
+}
+
 takeover(){
-  local ns=$1 name=${2:-cozystack} uid refs kind rname mgr ref_mgr=""
+  local ns=$1 name=${2:-cozystack} uid kind rname waiting
+  ref_mgr=""
   uid=$(kubectl get "$CRD" -n "$ns" "$name" -o jsonpath='{.metadata.uid}') || fail "no TenantGateway $ns/$name"
   if [ "${MIGRATE_FORCE:-}" = 1 ]; then
     log "MIGRATE_FORCE=1: taking over $ns/$name without the pre-flight"
@@ -172,30 +200,29 @@ takeover(){
   log "resumed TenantGateway $ns/$name ($uid)"
   waitfor "$TIMEOUT" sh -c "kubectl get $CRD -n $ns $name -o json | jq -e '(.status.conditions // []) | any(.type == \"Synced\" and .status == \"True\")'" \
     || fail "TenantGateway $ns/$name is not Synced: $(kubectl get "$CRD" -n "$ns" "$name" -o jsonpath='{.status.conditions}')"
-  refs=$(kubectl get "$CRD" -n "$ns" "$name" -o json | jq -r '.spec.crossplane.resourceRefs[] | "\(.kind).\(.apiVersion | split("/") | if length == 2 then .[0] else "" end) \(.name)"')
-  [ -n "$refs" ] || fail "TenantGateway $ns/$name composed nothing"
-  while read -r kind rname; do
-    kind=${kind%.}
-    waitfor "$TIMEOUT" composed_by_crossplane "$kind" "$ns" "$rname" || fail "$kind $ns/$rname was not applied by Crossplane"
-    if [ "${kind%%.*}" = Object ]; then
-      local target tkind
-      tkind=$(kubectl get "$kind" -n "$ns" "$rname" -o json | jq -r '.spec.forProvider.manifest.kind')
-      # A route report (a ConfigMap in a tenant's namespace, see Route
-      # reports in docs/design.md) is new with the function: the
-      # controller left nothing of it to hand over.
-      [ "$tkind" = Namespace ] || continue
-      target=$(kubectl get "$kind" -n "$ns" "$rname" -o json | jq -r '.spec.forProvider.manifest.metadata.name')
-      waitfor "$TIMEOUT" marks_applied "$target" "$rname" || fail "namespace $target: provider-kubernetes has not applied the marks of Object $ns/$rname"
-      retry 5 release_namespace "$target" "$rname" || fail "cannot release the marks of namespace $target"
-      continue
+  [ -n "$(composed_refs "$ns" "$name")" ] || fail "TenantGateway $ns/$name composed nothing"
+  # The first runs may compose less than the function will: a certificate
+  # waits while the order ledger's record is written (docs/design.md,
+  # Certificate orders), and its hostname reads Waiting. What appears later
+  # is handed over as it appears, until no hostname waits; one still
+  # waiting at the timeout (the quota, say) is listed, and its Certificate
+  # is handed over by running the takeover again once it is composed.
+  local handed=" " deadline=$((SECONDS + TIMEOUT)) ref
+  while :; do
+    while read -r ref; do
+      [[ $handed == *" $ref "* ]] && continue
+      read -r kind rname <<<"$ref"
+      hand_over_composed "${kind%.}" "$ns" "$rname" "$uid"
+      handed+="$ref "
+    done < <(composed_refs "$ns" "$name")
+    waiting=$(kubectl get "$CRD" -n "$ns" "$name" -o json | jq -r '[.status.hostnames[]? | select(.state == "Waiting") | .hostname] | unique | join(" ")')
+    [ -n "$waiting" ] || break
+    if ((SECONDS > deadline)); then
+      log "TenantGateway $ns/$name: still waiting for a certificate after ${TIMEOUT}s: $waiting; run the takeover again once it is composed"
+      break
     fi
-    # The controller's entry is the Update entry that wrote the controller
-    # reference to this TenantGateway.
-    local owns_ref=".fieldsV1[\"f:metadata\"][\"f:ownerReferences\"][\"k:{\\\"uid\\\":\\\"$uid\\\"}\"] != null"
-    mgr=$(kubectl get "$kind" -n "$ns" "$rname" -o json --show-managed-fields | jq -r --arg p "$XP_COMPOSED_PREFIX" '[.metadata.managedFields[] | select(.operation == "Apply" and (.manager | startswith($p))) | .manager][0]')
-    ref_mgr=${ref_mgr:-$(kubectl get "$kind" -n "$ns" "$rname" -o json --show-managed-fields | jq -r "[.metadata.managedFields[] | select(.operation == \"Update\" and ($owns_ref)) | .manager][0] // empty")}
-    retry 5 hand_over "$kind" "$ns" "$rname" "" "$mgr" "$owns_ref" || fail "cannot hand over the fields of $kind $ns/$rname"
-  done <<<"$refs"
+    sleep 2
+  done
   # The TenantGateway's status: what the controller wrote goes to
   # Crossplane's status manager, so its own fields (observedGeneration, the
   # listeners it reported) leave on Crossplane's next status write.
