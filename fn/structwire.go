@@ -319,7 +319,7 @@ func sizeNested(num protowire.Number, size int) int {
 // appendNested appends the tag and length of a length-delimited field num
 // whose size bytes follow.
 func appendNested(b []byte, num protowire.Number, size int) []byte {
-	return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.BytesType), uint64(size))
+	return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.BytesType), uint64(size)) //nolint:gosec // a size, never negative
 }
 
 // appendStringEntry appends a Struct's entry of a string value.
