@@ -167,11 +167,11 @@ hand_over_composed(){ # KIND NS NAME TENANTGATEWAY-UID: the controller's fields 
     # A route report (a ConfigMap in a tenant's namespace, see Route
     # reports in docs/design.md) is new with the function: the
     # controller left nothing of it to hand over.
-    [ "$tkind" = Namespace ] || return
+    [ "$tkind" = Namespace ] || return 0
     target=$(kubectl get "$kind" -n "$ns" "$rname" -o json | jq -r '.spec.forProvider.manifest.metadata.name')
     waitfor "$TIMEOUT" marks_applied "$target" "$rname" || fail "namespace $target: provider-kubernetes has not applied the marks of Object $ns/$rname"
     retry 5 release_namespace "$target" "$rname" || fail "cannot release the marks of namespace $target"
-    return
+    return 0
   fi
   # The controller's entry is the Update entry that wrote the controller
   # reference to this TenantGateway.
