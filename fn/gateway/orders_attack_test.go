@@ -23,6 +23,22 @@ func rootInput(spec v1alpha1.TenantGatewaySpec) Input {
 	return Input{Spec: spec, Namespaces: platform(), Name: "cozystack", Namespace: "tenant-root", UID: uid, CertManagerNamespace: "cozy-cert-manager", LedgerNamespace: "cozy-cert-manager", GatewayClass: someClass, Quota: letsEncrypt}
 }
 
+// platformGateway is the root tenant's Gateway serving the platform's
+// dashboard: the record every ledger attack starts beside.
+func platformGateway() Input {
+	root := rootInput(http01Spec)
+	root.Routes = []Route{routeTo("tenant-root", "dash", "dashboard.example.org")}
+	return root
+}
+
+// nestedGateway is alice's nested tenant n, owning its Gateway in http01,
+// with one route of hostnames.
+func nestedGateway(hostnames ...string) Input {
+	n := owning("tenant-alice-n", "n.alice.example.org", v1alpha1.CertModeHTTP01)
+	n.Routes = []Route{ownRoute(n.Namespace, "apps", hostnames...)}
+	return n
+}
+
 // ordered is run as a fresh TenantGateway reaches its first orders: its
 // first run writes its record and orders nothing (no order is made before
 // the record that holds it is written), the next orders.
@@ -135,8 +151,7 @@ func TestOrdersBoundedWhenNestedGatewaysDecideTogether(t *testing.T) {
 	// applications: the ten new TenantGateways run before provider-kubernetes
 	// writes any of their records, each reading the same ledger.
 	p := &platformRun{}
-	root := rootInput(http01Spec)
-	root.Routes = []Route{routeTo("tenant-root", "dash", "dashboard.example.org")}
+	root := platformGateway()
 	root, _ = p.run(t, root, t0)
 	snapshot := p.records
 	var gws []Input
@@ -171,11 +186,9 @@ func TestDeletedGatewaysLeaveNoDemand(t *testing.T) {
 	// window, bob asks for forty on the platform's Gateway: he is alone
 	// but for a newcomer, so he gets half the quota.
 	p := &platformRun{}
-	root := rootInput(http01Spec)
-	root.Routes = []Route{routeTo("tenant-root", "dash", "dashboard.example.org")}
+	root := platformGateway()
 	root, _ = p.ordered(t, root, t0)
-	n := owning("tenant-alice-n", "n.alice.example.org", v1alpha1.CertModeHTTP01)
-	n.Routes = []Route{ownRoute("tenant-alice-n", "apps", hosts(100, "a%02d.n.alice.example.org")...)}
+	n := nestedGateway(hosts(100, "a%02d.n.alice.example.org")...)
 	_, out := p.ordered(t, n, t0.Add(time.Hour))
 	if len(out.Record.Waiting) == 0 {
 		t.Fatalf("n waits for nothing: %+v", out.Record)
@@ -280,8 +293,7 @@ func TestOrdersWaitWhileTheRecordIsRefused(t *testing.T) {
 	// deleted (provider-kubernetes' finalizer), so the guard refuses the
 	// record's Object; the Certificates are composed all the same. Their
 	// orders are in no record the cluster will hold.
-	in := owning("tenant-alice-n", "n.alice.example.org", v1alpha1.CertModeHTTP01)
-	in.Routes = []Route{ownRoute("tenant-alice-n", "apps", hosts(20, "a%02d.n.alice.example.org")...)}
+	in := nestedGateway(hosts(20, "a%02d.n.alice.example.org")...)
 	in.Now = t0
 	in.NamedNamespaces = map[string]*Namespace{"tenant-alice-n": &in.Namespaces[0]}
 	out, err := Compose(in)

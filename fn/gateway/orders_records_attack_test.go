@@ -228,8 +228,7 @@ func TestAttackStaggeredNestedGatewaysOrderMoreThanAShareOver(t *testing.T) {
 	// only its part of the share as the waiting records it read split it
 	// in the worst case.
 	p := &platformRun{}
-	root := rootInput(http01Spec)
-	root.Routes = []Route{routeTo("tenant-root", "dash", "dashboard.example.org")}
+	root := platformGateway()
 	root, _ = p.ordered(t, root, t0)
 	base := p.records
 	var waitingRecords, orderingRecords []acme.OrderRecord
@@ -348,8 +347,7 @@ func TestAttackDeleteTheGatewayBeforeItsRecordIsWritten(t *testing.T) {
 	// orders, and, older than the new Gateway's, keeps the branch's share
 	// for that demand: the new Gateway orders nothing more.
 	p := &platformRun{}
-	in := owning("tenant-alice-n", "n.alice.example.org", v1alpha1.CertModeHTTP01)
-	in.Routes = []Route{ownRoute(in.Namespace, "apps", hosts(40, "h%02d.n.alice.example.org")...)}
+	in := nestedGateway(hosts(40, "h%02d.n.alice.example.org")...)
 	self := writerOf(&in)
 	for i := range 6 {
 		now := t0.Add(time.Duration(i) * time.Hour)

@@ -184,11 +184,9 @@ func TestAttackRootAndNestedGatewayWaitingTogetherRoundAfterRound(t *testing.T) 
 	// the window, however many hours they race; and it is not left with
 	// orders unused while both wait.
 	p := &platformRun{}
-	root := rootInput(http01Spec)
-	root.Routes = []Route{routeTo("tenant-root", "dash", "dashboard.example.org")}
+	root := platformGateway()
 	root, _ = p.ordered(t, root, t0)
-	n := owning("tenant-alice-n", "n.alice.example.org", v1alpha1.CertModeHTTP01)
-	n.Routes = []Route{ownRoute(n.Namespace, "apps", "a00.n.alice.example.org")}
+	n := nestedGateway("a00.n.alice.example.org")
 	n, _ = p.ordered(t, n, t0.Add(time.Minute))
 	for k := range 10 {
 		ns := fmt.Sprintf("tenant-alice-bob-x%d", k)
@@ -234,8 +232,7 @@ func TestAttackDeadAskerStallsTheRootGatewayForABranch(t *testing.T) {
 	// alice's branch, gets what the branch has left within a day.
 	p := &platformRun{}
 	const branch, share = "alice.example.org", 25
-	root := rootInput(http01Spec)
-	root.Routes = []Route{routeTo("tenant-root", "dash", "dashboard.example.org")}
+	root := platformGateway()
 	root, _ = p.ordered(t, root, t0.Add(-letsEncrypt.Window-2*time.Hour))
 	root, _ = p.run(t, root, t0.Add(-time.Hour)) // its order left the window: emptied
 	root, _ = p.run(t, root, t0.Add(-time.Hour)) // and dropped

@@ -110,11 +110,9 @@ func TestAttackRootAndNestedGatewayRaiseABranchAtOnce(t *testing.T) {
 	// demand at once take no more than is left): alice's branch holds no
 	// more than its share (25) within the window.
 	p := &platformRun{}
-	root := rootInput(http01Spec)
-	root.Routes = []Route{routeTo("tenant-root", "dash", "dashboard.example.org")}
+	root := platformGateway()
 	root, _ = p.ordered(t, root, t0)
-	n := owning("tenant-alice-n", "n.alice.example.org", v1alpha1.CertModeHTTP01)
-	n.Routes = []Route{ownRoute(n.Namespace, "apps", "a00.n.alice.example.org")}
+	n := nestedGateway("a00.n.alice.example.org")
 	n, _ = p.ordered(t, n, t0.Add(time.Minute))
 	base := slices.Clone(p.records)
 	now := t0.Add(time.Hour)

@@ -50,8 +50,7 @@ func TestRecreatedGatewayWaitsBehindItsPredecessorsDemand(t *testing.T) {
 	if len(p.orders) != 20 {
 		t.Fatalf("bob ordered %d, want 20", len(p.orders))
 	}
-	n := owning("tenant-alice-n", "n.alice.example.org", v1alpha1.CertModeHTTP01)
-	n.Routes = []Route{ownRoute(n.Namespace, "apps", hosts(40, "a%02d.n.alice.example.org")...)}
+	n := nestedGateway(hosts(40, "a%02d.n.alice.example.org")...)
 	n, out := p.ordered(t, n, t0.Add(3*day))
 	// The root Gateway may order for alice's branch too, so n takes its
 	// even part of what is left run after run, each once its record is
@@ -259,11 +258,9 @@ func TestAttackRecreatedGatewayReapsOnlyItsPredecessor(t *testing.T) {
 	// the successor's, which holds none of its orders some days but says
 	// it waits and is alive. Either Gateway may reap it.
 	p := &platformRun{}
-	root := rootInput(http01Spec)
-	root.Routes = []Route{routeTo("tenant-root", "dash", "dashboard.example.org")}
+	root := platformGateway()
 	root, _ = p.ordered(t, root, t0)
-	n := owning("tenant-alice-n", "n.alice.example.org", v1alpha1.CertModeHTTP01)
-	n.Routes = []Route{ownRoute(n.Namespace, "apps", hosts(3, "a%02d.n.alice.example.org")...)}
+	n := nestedGateway(hosts(3, "a%02d.n.alice.example.org")...)
 	n, _ = p.ordered(t, n, t0)
 	old := writerOf(&n)
 	n = p.gone(n)
