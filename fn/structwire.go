@@ -274,7 +274,7 @@ func hostnamesValue(hs []v1alpha1.HostnameStatus) (encodedValue, error) {
 		b = appendNested(b, fieldListValues, sizeNested(fieldValueStruct, fields))
 		b = appendNested(b, fieldValueStruct, fields)
 		for _, f := range hostnameFields(h) {
-			if f[1] == "" && f[0] == "message" {
+			if omitted(f) {
 				continue
 			}
 			if !utf8.ValidString(f[1]) {
@@ -292,11 +292,15 @@ func hostnameFields(h *v1alpha1.HostnameStatus) [4][2]string {
 	return [4][2]string{{"hostname", h.Hostname}, {"message", h.Message}, {"route", h.Route}, {"state", string(h.State)}}
 }
 
+// omitted says whether a hostname's field is left out of its Struct: an
+// empty message, as the type's omitempty leaves it out.
+func omitted(f [2]string) bool { return f[0] == "message" && f[1] == "" }
+
 // sizeHostname is the size of a hostname's Struct fields.
 func sizeHostname(h *v1alpha1.HostnameStatus) int {
 	n := 0
 	for _, f := range hostnameFields(h) {
-		if f[1] == "" && f[0] == "message" {
+		if omitted(f) {
 			continue
 		}
 		n += sizeNested(fieldStructFields, sizeStringEntry(f[0], f[1]))
