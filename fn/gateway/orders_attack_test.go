@@ -151,8 +151,7 @@ func TestOrdersBoundedWhenNestedGatewaysDecideTogether(t *testing.T) {
 	// applications: the ten new TenantGateways run before provider-kubernetes
 	// writes any of their records, each reading the same ledger.
 	p := &platformRun{}
-	root := platformGateway()
-	root, _ = p.run(t, root, t0)
+	p.run(t, platformGateway(), t0)
 	snapshot := p.records
 	var gws []Input
 	for k := range 10 {

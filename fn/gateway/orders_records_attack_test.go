@@ -228,8 +228,7 @@ func TestAttackStaggeredNestedGatewaysOrderMoreThanAShareOver(t *testing.T) {
 	// only its part of the share as the waiting records it read split it
 	// in the worst case.
 	p := &platformRun{}
-	root := platformGateway()
-	root, _ = p.ordered(t, root, t0)
+	p.ordered(t, platformGateway(), t0)
 	base := p.records
 	var waitingRecords, orderingRecords []acme.OrderRecord
 	share := 0
