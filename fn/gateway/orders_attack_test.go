@@ -48,6 +48,22 @@ func (p *platformRun) ordered(t *testing.T, in Input, now time.Time) (Input, *Ou
 	return p.run(t, in, now)
 }
 
+// aDayHourly runs in, then each of others, once an hour for a day from
+// from, as their TenantGateways reconcile on the same platform; it returns
+// in and its last run's output.
+func (p *platformRun) aDayHourly(t *testing.T, in Input, others []Input, from time.Time) (Input, *Output) {
+	t.Helper()
+	var out *Output
+	for h := range 24 {
+		now := from.Add(time.Duration(h) * time.Hour)
+		in, out = p.run(t, in, now)
+		for k := range others {
+			others[k], _ = p.run(t, others[k], now)
+		}
+	}
+	return in, out
+}
+
 func TestLedgerKeepsOrdersTheProviderHasNotWrittenYet(t *testing.T) {
 	// provider-kubernetes writes a record some time after Crossplane
 	// applies the Object; the Certificates the same run composed are

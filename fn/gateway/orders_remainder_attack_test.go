@@ -77,14 +77,7 @@ func TestAttackDeadAskerTakesTheRemainderForAWindow(t *testing.T) {
 	}
 	before := p.branchUsed(branch, t0.Add(3*time.Hour), letsEncrypt.Window)
 	carol.Routes = []Route{ownRoute(carol.Namespace, "apps", hosts(20, "c%02d.carol.alice.example.org")...)}
-	var out *Output
-	for h := range 24 {
-		now := t0.Add(3*time.Hour + time.Duration(h)*time.Hour)
-		carol, out = p.run(t, carol, now)
-		for k := range bobs {
-			bobs[k], _ = p.run(t, bobs[k], now)
-		}
-	}
+	carol, out := p.aDayHourly(t, carol, bobs, t0.Add(3*time.Hour))
 	now := t0.Add(27 * time.Hour)
 	used := p.branchUsed(branch, now, letsEncrypt.Window)
 	waiting := 0
@@ -143,14 +136,7 @@ func TestAttackOutsideApexGatewaysInflateEveryBranch(t *testing.T) {
 	}
 	before := p.branchUsed(branch, t0.Add(3*time.Hour), letsEncrypt.Window)
 	carol.Routes = []Route{ownRoute(carol.Namespace, "apps", hosts(20, "c%02d.carol.alice.k8s.example.org")...)}
-	var out *Output
-	for h := range 24 {
-		now := t0.Add(3*time.Hour + time.Duration(h)*time.Hour)
-		carol, out = p.run(t, carol, now)
-		for k := range eves {
-			eves[k], _ = p.run(t, eves[k], now)
-		}
-	}
+	carol, out := p.aDayHourly(t, carol, eves, t0.Add(3*time.Hour))
 	now := t0.Add(27 * time.Hour)
 	used, evil := p.branchUsed(branch, now, letsEncrypt.Window), p.branchUsed("evil.example.org", now, letsEncrypt.Window)
 	in := carol
@@ -253,14 +239,7 @@ func TestAttackDeadAskerStallsTheRootGatewayForABranch(t *testing.T) {
 		g, _ = p.run(t, g, t0.Add(2*time.Hour))
 		bobs = append(bobs, g)
 	}
-	var out *Output
-	for h := range 24 {
-		now := t0.Add(3*time.Hour + time.Duration(h)*time.Hour)
-		root, out = p.run(t, root, now)
-		for k := range bobs {
-			bobs[k], _ = p.run(t, bobs[k], now)
-		}
-	}
+	root, out := p.aDayHourly(t, root, bobs, t0.Add(3*time.Hour))
 	alice := 0
 	for _, h := range out.Hostnames {
 		if h.State == v1alpha1.HostnameListening && strings.HasSuffix(h.Hostname, ".alice.example.org") {

@@ -69,14 +69,7 @@ func TestAttackWaitingNestedGatewaysStarveAnOlderRecord(t *testing.T) {
 	const branch = "alice.example.org"
 	before := p.branchUsed(branch, t0.Add(2*time.Hour), letsEncrypt.Window)
 	carol.Routes = []Route{ownRoute(carol.Namespace, "apps", hosts(20, "c%02d.carol.alice.example.org")...)}
-	var out *Output
-	for h := range 24 {
-		now := t0.Add(2*time.Hour + time.Duration(h)*time.Hour)
-		carol, out = p.run(t, carol, now)
-		for k := range bobs {
-			bobs[k], _ = p.run(t, bobs[k], now)
-		}
-	}
+	carol, out := p.aDayHourly(t, carol, bobs, t0.Add(2*time.Hour))
 	now := t0.Add(26 * time.Hour)
 	used := p.branchUsed(branch, now, letsEncrypt.Window)
 	waiting := 0
